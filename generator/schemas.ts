@@ -1,0 +1,153 @@
+/**
+ * The records: the only type definitions in the project (everything else uses z.infer).
+ *
+ * Each record type has a data schema (what a record in data/ holds, validated at build) and an
+ * output schema (what a response body carries, the spec's part 2.2). Data records may hold a few
+ * fields the API does not show, such as a bank's country or a country's alternative names; they
+ * index lookups and are stripped from bodies.
+ */
+import { z } from 'zod';
+import type { RecordType } from '../proxy/routes.ts';
+
+/** Lower case in data, so that references compare exactly and keys need no second folding. */
+const id = z.uuid({ message: 'must be a UUID' }).regex(/^[0-9a-f-]+$/, 'must be a lower-case UUID');
+const text = z.string().trim().min(1, 'must not be empty');
+/** `2024-04-10 00:00:00 GMT+03:00`: local midnight with the UTC offset in force that day. */
+const localDateTime = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} GMT[+-]\d{2}:\d{2}$/, 'must look like 2024-04-10 00:00:00 GMT+03:00');
+
+export const bankSchema = z.strictObject({
+  id,
+  name: text,
+  code: z.string().regex(/^\d{3}$/, 'must be three digits, zero-padded (e.g. 010)'),
+  countryId: id,
+});
+export const currencySchema = z.strictObject({
+  id,
+  name: text,
+  code: z.string().regex(/^[A-Z]{3}$/, 'must be three upper-case letters (ISO 4217)'),
+});
+export const countrySchema = z.strictObject({
+  id,
+  name: text,
+  nativeName: text,
+  alpha2Code: z.string().regex(/^[A-Z]{2}$/, 'must be two upper-case letters'),
+  alpha3Code: z.string().regex(/^[A-Z]{3}$/, 'must be three upper-case letters'),
+  countryPopulation: z.number().int().nonnegative(),
+  flag: z.base64({ message: 'must be base64 text' }).min(1),
+  area: z.number().nonnegative().multipleOf(0.01),
+  capitalCity: text,
+  callingCodeId: id,
+  numericIsoCode: z.number().int().min(1).max(999),
+  regionId: id,
+  displayOrder: z.number().int().min(0),
+  /** Other names that find the country by name (Turkey for Türkiye); not in responses. */
+  altNames: z.array(text).optional(),
+});
+export const regionSchema = z.strictObject({ id, name: text });
+export const stateProvinceSchema = z.strictObject({ id, countryId: id, name: text, abbreviation: text });
+export const districtSchema = z.strictObject({ id, stateProvinceId: id, name: text });
+export const neighborhoodSchema = z.strictObject({
+  id,
+  districtId: id,
+  name: text,
+  zipCode: z.string().regex(/^[0-9A-Z -]{3,10}$/, 'must be a postal code such as 34710'),
+});
+export const callingCodeSchema = z.strictObject({ id, code: z.number().int().min(1).max(999) });
+export const languageSchema = z.strictObject({
+  id,
+  name: text,
+  languageCulture: text,
+  uniqueSeoCode: text.nullable(),
+  rtl: z.boolean(),
+});
+export const timeZoneSchema = z.strictObject({
+  id,
+  name: z.string().regex(/^[A-Za-z0-9_+-]+(\/[A-Za-z0-9_+-]+)*$/, 'must be an IANA zone name such as Europe/Istanbul'),
+  utcOffset: z.string().regex(/^[+-]\d{2}:\d{2}$/, 'must look like +03:00'),
+});
+export const webDomainSchema = z.strictObject({
+  id,
+  name: z.string().regex(/^[a-z0-9-]+(\.[a-z0-9-]+)*$/, 'must be a lower-case ASCII domain without the leading dot'),
+  isTopLevel: z.boolean(),
+});
+export const countryCurrencySchema = z.strictObject({ id, countryId: id, currencyCode: currencySchema.shape.code });
+export const countryLanguageSchema = z.strictObject({ id, countryId: id, languageId: id });
+export const countryTimeZoneSchema = z.strictObject({ id, countryId: id, timeZoneId: id });
+export const countryTopLevelWebDomainSchema = z.strictObject({ id, countryId: id, webDomainId: id });
+export const countryDaySchema = z.strictObject({
+  id,
+  countryId: id,
+  summary: text,
+  startDate: localDateTime,
+  endDate: localDateTime,
+});
+
+/** A field that refers to another record: `to`'s `toField` (its id unless said otherwise). */
+export interface Reference {
+  readonly field: string;
+  readonly to: RecordType;
+  readonly toField?: string;
+}
+
+export interface RecordDefinition {
+  readonly schema: z.ZodObject;
+  /** Data fields that are not part of the API's record. */
+  readonly hidden: readonly string[];
+  readonly references: readonly Reference[];
+}
+
+const countryRef: Reference = { field: 'countryId', to: 'country' };
+
+export const recordDefinitions: Record<RecordType, RecordDefinition> = {
+  bank: { schema: bankSchema, hidden: ['countryId'], references: [countryRef] },
+  currency: { schema: currencySchema, hidden: [], references: [] },
+  country: {
+    schema: countrySchema,
+    hidden: ['altNames'],
+    references: [
+      { field: 'callingCodeId', to: 'callingCode' },
+      { field: 'regionId', to: 'region' },
+    ],
+  },
+  region: { schema: regionSchema, hidden: [], references: [] },
+  stateProvince: { schema: stateProvinceSchema, hidden: [], references: [countryRef] },
+  district: { schema: districtSchema, hidden: [], references: [{ field: 'stateProvinceId', to: 'stateProvince' }] },
+  neighborhood: { schema: neighborhoodSchema, hidden: [], references: [{ field: 'districtId', to: 'district' }] },
+  callingCode: { schema: callingCodeSchema, hidden: [], references: [] },
+  language: { schema: languageSchema, hidden: [], references: [] },
+  timeZone: { schema: timeZoneSchema, hidden: [], references: [] },
+  webDomain: { schema: webDomainSchema, hidden: [], references: [] },
+  countryCurrency: {
+    schema: countryCurrencySchema,
+    hidden: [],
+    references: [countryRef, { field: 'currencyCode', to: 'currency', toField: 'code' }],
+  },
+  countryLanguage: { schema: countryLanguageSchema, hidden: [], references: [countryRef, { field: 'languageId', to: 'language' }] },
+  countryTimeZone: { schema: countryTimeZoneSchema, hidden: [], references: [countryRef, { field: 'timeZoneId', to: 'timeZone' }] },
+  countryTopLevelWebDomain: {
+    schema: countryTopLevelWebDomainSchema,
+    hidden: [],
+    references: [countryRef, { field: 'webDomainId', to: 'webDomain' }],
+  },
+  countryHoliday: { schema: countryDaySchema, hidden: [], references: [countryRef] },
+  countrySpecialDay: { schema: countryDaySchema, hidden: [], references: [countryRef] },
+};
+
+export type Bank = z.infer<typeof bankSchema>;
+export type Currency = z.infer<typeof currencySchema>;
+export type Country = z.infer<typeof countrySchema>;
+export type Region = z.infer<typeof regionSchema>;
+export type CallingCode = z.infer<typeof callingCodeSchema>;
+/** Any validated record: its fields by name. */
+export type DataRecord = { readonly id: string } & Readonly<Record<string, unknown>>;
+
+/** Build settings kept in data/build.json. */
+export const buildSettingsSchema = z.strictObject({
+  /** The years that have holiday and special-day files; other years answer 404 naming this window. */
+  holidayYears: z
+    .strictObject({ first: z.number().int().min(1900).max(2200), last: z.number().int().min(1900).max(2200) })
+    .refine((years) => years.first <= years.last, 'first must not be after last'),
+});
+export type BuildSettings = z.infer<typeof buildSettingsSchema>;

@@ -1,0 +1,104 @@
+/**
+ * Write: every body into a fresh build directory, the manifest last, then one atomic swap.
+ *
+ * `dist` is a symbolic link to `.dist-builds/<buildId>/`. A new build is written beside the old one
+ * and the link is replaced with rename(2), which is atomic: a reader (the proxy, nginx) sees the
+ * old build or the new one, never a half-written mix, and a failed build leaves `dist` untouched.
+ * The previous build is kept so that a proxy still reading it is not cut off.
+ */
+import { createHash } from 'node:crypto';
+import { lstat, mkdir, readdir, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { manifestFileName, type Manifest } from '../proxy/manifest.ts';
+
+/** Files written at once: enough to keep the disk busy without exhausting file descriptors. */
+const writeConcurrency = 64;
+
+export interface WrittenBuild {
+  readonly buildDir: string;
+  readonly files: number;
+  readonly bytes: number;
+}
+
+/** Where the builds behind a dist link live: `dist` → `.dist-builds/`. */
+export function buildsRootOf(distDir: string): string {
+  const absolute = path.resolve(distDir);
+  return path.join(path.dirname(absolute), `.${path.basename(absolute)}-builds`);
+}
+
+/** A strong ETag from the body's bytes: the same body always has the same tag. */
+export function computeEtag(body: Buffer): string {
+  return `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+}
+
+async function writeBodies(buildDir: string, bodies: ReadonlyMap<string, string>): Promise<Manifest['files']> {
+  const directories = new Set([...bodies.keys()].map((file) => path.dirname(file)));
+  for (const directory of [...directories].sort()) await mkdir(path.join(buildDir, directory), { recursive: true });
+
+  const files: Manifest['files'] = {};
+  const queue = [...bodies.keys()].sort();
+  for (const file of queue) files[file] = { size: 0, etag: '""' }; // keeps the manifest's keys sorted
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < queue.length) {
+      const file = queue[next++] as string;
+      const body = Buffer.from(bodies.get(file) ?? '', 'utf8');
+      await writeFile(path.join(buildDir, file), body);
+      files[file] = { size: body.length, etag: computeEtag(body) };
+    }
+  };
+  await Promise.all(Array.from({ length: writeConcurrency }, worker));
+  return files;
+}
+
+async function currentTarget(distDir: string): Promise<string | undefined> {
+  const stats = await lstat(distDir).catch(() => undefined);
+  if (!stats) return undefined;
+  if (stats.isSymbolicLink()) return path.resolve(path.dirname(distDir), await readlink(distDir));
+  // A plain directory from elsewhere (a copy, an older layout): moved aside once, then linked.
+  const movedAside = path.join(buildsRootOf(distDir), `moved-aside-${Date.now()}`);
+  await rename(distDir, movedAside);
+  return movedAside;
+}
+
+/** Points `distDir` at `buildDir` atomically: a new link is made beside it and renamed over it. */
+async function swapLink(distDir: string, buildDir: string): Promise<void> {
+  const link = `${distDir}.swap-${process.pid}`;
+  await rm(link, { force: true });
+  await symlink(path.relative(path.dirname(distDir), buildDir), link, 'dir');
+  await rename(link, distDir);
+}
+
+/** Removes builds other than the current and the previous one, and leftovers of failed builds. */
+async function pruneBuilds(buildsRoot: string, keep: readonly (string | undefined)[]): Promise<void> {
+  for (const entry of await readdir(buildsRoot)) {
+    const full = path.join(buildsRoot, entry);
+    if (!keep.includes(full)) await rm(full, { recursive: true, force: true });
+  }
+}
+
+export async function writeDist(
+  distDir: string,
+  bodies: ReadonlyMap<string, string>,
+  manifest: Omit<Manifest, 'files'>,
+): Promise<WrittenBuild> {
+  const absoluteDist = path.resolve(distDir);
+  const buildsRoot = buildsRootOf(absoluteDist);
+  const buildDir = path.join(buildsRoot, manifest.buildId);
+  const partialDir = `${buildDir}.partial`;
+  await mkdir(partialDir, { recursive: true });
+  let files: Manifest['files'];
+  try {
+    files = await writeBodies(partialDir, bodies);
+    await writeFile(path.join(partialDir, manifestFileName), `${JSON.stringify({ ...manifest, files })}\n`);
+    await rename(partialDir, buildDir);
+  } catch (error) {
+    await rm(partialDir, { recursive: true, force: true });
+    throw error;
+  }
+  const previous = await currentTarget(absoluteDist);
+  await swapLink(absoluteDist, buildDir);
+  await pruneBuilds(buildsRoot, [buildDir, previous]);
+  const bytes = Object.values(files).reduce((sum, entry) => sum + entry.size, 0);
+  return { buildDir, files: bodies.size, bytes };
+}

@@ -1,0 +1,111 @@
+/**
+ * One normalisation per parameter kind, imported by both the generator (to name the files it
+ * writes) and the proxy (to find them). A key is what a value becomes: validated, folded, and
+ * made of ASCII characters that are safe in a file name on any static host (nginx, S3, a CDN):
+ * `[a-z0-9._-]`, never starting with a dot.
+ */
+import { domainToASCII } from 'node:url';
+import type { ParamKind } from './routes.ts';
+
+export type KeyResult = { readonly ok: true; readonly key: string } | { readonly ok: false; readonly expected: string };
+
+/** What a well-formed value of each kind looks like, for 400 messages. */
+export const expectedForms: Record<ParamKind, string> = {
+  uuid: 'a UUID such as 5f0c2d1e-8a4b-4c3d-9e2f-1a2b3c4d5e6f',
+  code: "a code of letters and digits (also '.', '_' or '-'), at most 64 characters",
+  name: 'a name with at least one letter or digit, at most 200 characters',
+  domain: 'a domain name such as com.tr, without the leading dot',
+  integer: 'a whole number such as 90',
+  boolean: 'true or false',
+  year: 'a four-digit year such as 2026',
+};
+
+const maxNameLength = 200;
+/** File names are limited to 255 bytes on common file systems; `.json` needs five. */
+const maxKeyLength = 240;
+const uuidPattern = /^\{?([0-9a-f]{8})-?([0-9a-f]{4})-?([0-9a-f]{4})-?([0-9a-f]{4})-?([0-9a-f]{12})\}?$/i;
+const codePattern = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+const domainPattern = /^[a-z0-9-]+(\.[a-z0-9-]+)*$/;
+
+/** Letters NFKD does not decompose into a base letter plus marks. */
+const letterFolds: Record<string, string> = {
+  ı: 'i',
+  ß: 'ss',
+  æ: 'ae',
+  œ: 'oe',
+  ø: 'o',
+  đ: 'd',
+  ð: 'd',
+  þ: 'th',
+  ł: 'l',
+  ħ: 'h',
+  ŧ: 't',
+  ŋ: 'n',
+  ĸ: 'k',
+  ſ: 's',
+};
+const letterFoldPattern = new RegExp(`[${Object.keys(letterFolds).join('')}]`, 'gu');
+/** Apostrophes vanish ("Côte d'Ivoire" = "Cote dIvoire"); any other run of non-letters is one separator. */
+const apostrophes = /['’ʼʻ`´‘]/gu;
+const separators = /[^\p{L}\p{N}]+/gu;
+
+/**
+ * Folds a name for case- and accent-insensitive matching, Turkish-aware: `İSTANBUL`, `istanbul`,
+ * `Istanbul` and `İstanbul` all become `istanbul`; `Türkiye`, `Turkiye` and `TÜRKİYE` become
+ * `turkiye`. Spaces and punctuation fold to one `-`; letters outside ASCII that survive folding
+ * (Cyrillic, CJK …) are written as `_<hex code point>_` so the key stays ASCII.
+ */
+export function foldName(raw: string): string {
+  const folded = raw
+    .toLowerCase() // İ becomes i + U+0307, removed with the other marks below
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .replace(letterFoldPattern, (letter) => letterFolds[letter] ?? letter)
+    .replace(apostrophes, '')
+    .replace(separators, '-')
+    .replace(/^-+|-+$/g, '');
+  let key = '';
+  for (const char of folded) {
+    key += char <= '\u007f' ? char : `_${char.codePointAt(0)?.toString(16)}_`;
+  }
+  return key;
+}
+
+function fail(kind: ParamKind): KeyResult {
+  return { ok: false, expected: expectedForms[kind] };
+}
+
+/** Validates and normalises one value of the given kind; the same call names files and finds them. */
+export function normaliseKey(kind: ParamKind, raw: string): KeyResult {
+  const value = raw.trim();
+  switch (kind) {
+    case 'uuid': {
+      const match = uuidPattern.exec(value);
+      if (!match || value.startsWith('{') !== value.endsWith('}')) return fail(kind);
+      return { ok: true, key: match.slice(1, 6).join('-').toLowerCase() };
+    }
+    case 'code': {
+      const key = value.toLowerCase();
+      return codePattern.test(key) ? { ok: true, key } : fail(kind);
+    }
+    case 'name': {
+      if (value.length > maxNameLength) return fail(kind);
+      const key = foldName(value);
+      return key.length > 0 && key.length <= maxKeyLength ? { ok: true, key } : fail(kind);
+    }
+    case 'domain': {
+      const key = domainToASCII(value.replace(/^\.+|\.+$/g, '').toLowerCase());
+      return key.length > 0 && key.length <= 253 && domainPattern.test(key) ? { ok: true, key } : fail(kind);
+    }
+    case 'integer': {
+      if (!/^\+?[0-9]{1,9}$/.test(value)) return fail(kind);
+      return { ok: true, key: String(Number.parseInt(value.replace('+', ''), 10)) };
+    }
+    case 'boolean': {
+      const key = value.toLowerCase();
+      return key === 'true' || key === 'false' ? { ok: true, key } : fail(kind);
+    }
+    case 'year':
+      return /^[0-9]{4}$/.test(value) ? { ok: true, key: value } : fail(kind);
+  }
+}

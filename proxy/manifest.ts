@@ -1,0 +1,34 @@
+/**
+ * dist/manifest.json: written once by the generator, read once by the proxy at start. It is the
+ * only index of what exists: the proxy never asks the file system whether a key exists.
+ */
+import { z } from 'zod';
+
+export const manifestFileName = 'manifest.json';
+
+export const manifestEntrySchema = z.strictObject({
+  size: z.number().int().nonnegative(),
+  /** A strong validator (RFC 9110 §8.8.3), quoted, computed from the body at build time. */
+  etag: z.string().regex(/^"[A-Za-z0-9_-]+"$/),
+});
+
+export const manifestSchema = z.strictObject({
+  /** Differs for every build, even of the same data. */
+  buildId: z.string().min(1),
+  builtAt: z.iso.datetime(),
+  /** A hash of everything the build read: the same data gives the same version and the same files. */
+  dataVersion: z.string().min(1),
+  holidayYears: z.strictObject({ first: z.number().int(), last: z.number().int() }),
+  /** Records per record type. */
+  counts: z.record(z.string(), z.number().int().nonnegative()),
+  /**
+   * Single lookups whose key more than one record folds to, with the record chosen and the others
+   * (see README, "Ambiguous names").
+   */
+  ambiguous: z.array(z.strictObject({ file: z.string(), chosen: z.string(), others: z.array(z.string()) })),
+  /** Every body file, by its path relative to dist/. */
+  files: z.record(z.string(), manifestEntrySchema),
+});
+
+export type Manifest = z.infer<typeof manifestSchema>;
+export type ManifestEntry = z.infer<typeof manifestEntrySchema>;

@@ -1,0 +1,219 @@
+/**
+ * The API as data: every lookup operation of the service, read by the generator (which files to
+ * write), the proxy (which file answers a request) and the tests (the contract itself).
+ *
+ * Adding an operation is adding a row. Nothing here imports anything: the proxy stays free of the
+ * generator's dependencies.
+ */
+
+/** How a query value is validated and normalised into a file-name-safe key (see keys.ts). */
+export type ParamKind = 'uuid' | 'code' | 'name' | 'domain' | 'integer' | 'boolean' | 'year';
+
+export const recordTypes = [
+  'bank',
+  'currency',
+  'country',
+  'region',
+  'stateProvince',
+  'district',
+  'neighborhood',
+  'callingCode',
+  'language',
+  'timeZone',
+  'webDomain',
+  'countryCurrency',
+  'countryLanguage',
+  'countryTimeZone',
+  'countryTopLevelWebDomain',
+  'countryHoliday',
+  'countrySpecialDay',
+] as const;
+export type RecordType = (typeof recordTypes)[number];
+
+/** Words for messages: "No state or province has id …". */
+export const recordLabels: Record<RecordType, string> = {
+  bank: 'bank',
+  currency: 'currency',
+  country: 'country',
+  region: 'region',
+  stateProvince: 'state or province',
+  district: 'district',
+  neighborhood: 'neighborhood',
+  callingCode: 'calling code',
+  language: 'language',
+  timeZone: 'time zone',
+  webDomain: 'web domain',
+  countryCurrency: 'country currency',
+  countryLanguage: 'country language',
+  countryTimeZone: 'country time zone',
+  countryTopLevelWebDomain: 'country top-level web domain',
+  countryHoliday: 'country holiday',
+  countrySpecialDay: 'country special day',
+};
+
+export interface RouteParam {
+  /** The query parameter's name exactly as the spec writes it; matched case-insensitively. */
+  readonly name: string;
+  readonly kind: ParamKind;
+  /** The record field (or derived field, see generator/index.ts) the value is compared with. */
+  readonly field: string;
+  /** A record field holding extra names that also find the record (country alternative names). */
+  readonly aliasField?: string;
+}
+
+export interface Route {
+  /** Lower-case path; requests are matched case-insensitively. */
+  readonly path: string;
+  readonly record: RecordType;
+  readonly shape: 'single' | 'list';
+  readonly params: readonly RouteParam[];
+  /**
+   * List lookups keyed by another record: every record of that type gets a file, an empty array
+   * where it has no children, so "no children" (200, []) differs from "no such parent" (404).
+   * `field` is the parent's field the first parameter's value is compared with.
+   */
+  readonly parent?: { readonly record: RecordType; readonly field: string };
+  /** Record fields left out of this operation's bodies (country getall carries no flag). */
+  readonly omit?: readonly string[];
+  /** Not in the spec: added where the spec leaves a reference unresolvable. */
+  readonly extension?: true;
+}
+
+const uuid = (name: string, field = name): RouteParam => ({ name, kind: 'uuid', field });
+const byId = (path: string, record: RecordType): Route => ({
+  path: `${path}/getbyid`,
+  record,
+  shape: 'single',
+  params: [uuid('id')],
+});
+const getAll = (path: string, record: RecordType, omit?: readonly string[]): Route => ({
+  path: `${path}/getall`,
+  record,
+  shape: 'list',
+  params: [],
+  ...(omit ? { omit } : {}),
+});
+const byParentId = (path: string, record: RecordType, param: string, field: string, parent: RecordType): Route => ({
+  path: `${path}/getby${param.toLowerCase()}`,
+  record,
+  shape: 'list',
+  params: [uuid(param, field)],
+  parent: { record: parent, field: 'id' },
+});
+const byCountryAndYear = (path: string, record: RecordType): Route => ({
+  path: `${path}/getbycountryid`,
+  record,
+  shape: 'list',
+  params: [uuid('CountryId', 'countryId'), { name: 'Year', kind: 'year', field: 'year' }],
+  parent: { record: 'country', field: 'id' },
+});
+
+const finance = '/financemanagement/api';
+const address = '/addressmanagement/api';
+
+export const routes: readonly Route[] = [
+  byParentId(`${finance}/bank`, 'bank', 'countryId', 'countryId', 'country'),
+  byId(`${finance}/bank`, 'bank'),
+  { path: `${finance}/bank/getbycode`, record: 'bank', shape: 'single', params: [{ name: 'code', kind: 'code', field: 'code' }] },
+
+  getAll(`${finance}/currency`, 'currency'),
+  byId(`${finance}/currency`, 'currency'),
+  { path: `${finance}/currency/getbycode`, record: 'currency', shape: 'single', params: [{ name: 'code', kind: 'code', field: 'code' }] },
+
+  getAll(`${address}/country`, 'country', ['flag']),
+  byId(`${address}/country`, 'country'),
+  { path: `${address}/country/getbyalpha2code`, record: 'country', shape: 'single', params: [{ name: 'alpha2code', kind: 'code', field: 'alpha2Code' }] },
+  { path: `${address}/country/getbyalpha3code`, record: 'country', shape: 'single', params: [{ name: 'alpha3code', kind: 'code', field: 'alpha3Code' }] },
+  {
+    path: `${address}/country/getbyname`,
+    record: 'country',
+    shape: 'single',
+    params: [{ name: 'name', kind: 'name', field: 'name', aliasField: 'altNames' }],
+  },
+  byParentId(`${address}/country`, 'country', 'regionid', 'regionId', 'region'),
+
+  getAll(`${address}/region`, 'region'),
+  byId(`${address}/region`, 'region'),
+
+  byParentId(`${address}/stateprovince`, 'stateProvince', 'countryid', 'countryId', 'country'),
+  byId(`${address}/stateprovince`, 'stateProvince'),
+  { path: `${address}/stateprovince/getbyname`, record: 'stateProvince', shape: 'single', params: [{ name: 'name', kind: 'name', field: 'name' }] },
+  {
+    path: `${address}/stateprovince/getbyabbreviation`,
+    record: 'stateProvince',
+    shape: 'single',
+    params: [{ name: 'abbreviation', kind: 'code', field: 'abbreviation' }],
+  },
+
+  byParentId(`${address}/district`, 'district', 'stateprovinceid', 'stateProvinceId', 'stateProvince'),
+  byId(`${address}/district`, 'district'),
+  {
+    path: `${address}/district/getbyname`,
+    record: 'district',
+    shape: 'single',
+    params: [uuid('countryId'), { name: 'name', kind: 'name', field: 'name' }],
+  },
+
+  byParentId(`${address}/neighborhood`, 'neighborhood', 'districtid', 'districtId', 'district'),
+
+  getAll(`${address}/callingcode`, 'callingCode'),
+  byId(`${address}/callingcode`, 'callingCode'),
+  { path: `${address}/callingcode/getbycode`, record: 'callingCode', shape: 'single', params: [{ name: 'code', kind: 'integer', field: 'code' }] },
+
+  getAll(`${address}/language`, 'language'),
+  byId(`${address}/language`, 'language'),
+
+  getAll(`${address}/webdomain`, 'webDomain'),
+  byId(`${address}/webdomain`, 'webDomain'),
+  { path: `${address}/webdomain/getbyname`, record: 'webDomain', shape: 'single', params: [{ name: 'name', kind: 'domain', field: 'name' }] },
+  {
+    path: `${address}/webdomain/getbyistoplevel`,
+    record: 'webDomain',
+    shape: 'list',
+    params: [{ name: 'istoplevel', kind: 'boolean', field: 'isTopLevel' }],
+  },
+
+  byParentId(`${address}/countrycurrency`, 'countryCurrency', 'countryid', 'countryId', 'country'),
+  {
+    path: `${address}/countrycurrency/getbycurrencycode`,
+    record: 'countryCurrency',
+    shape: 'list',
+    params: [{ name: 'currencycode', kind: 'code', field: 'currencyCode' }],
+    parent: { record: 'currency', field: 'code' },
+  },
+  byId(`${address}/countrycurrency`, 'countryCurrency'),
+
+  byParentId(`${address}/countrylanguage`, 'countryLanguage', 'countryid', 'countryId', 'country'),
+  byParentId(`${address}/countrylanguage`, 'countryLanguage', 'languageid', 'languageId', 'language'),
+  byId(`${address}/countrylanguage`, 'countryLanguage'),
+
+  byParentId(`${address}/countrytimezone`, 'countryTimeZone', 'countryid', 'countryId', 'country'),
+  byParentId(`${address}/countrytimezone`, 'countryTimeZone', 'timezoneid', 'timeZoneId', 'timeZone'),
+  byId(`${address}/countrytimezone`, 'countryTimeZone'),
+  // The spec's country time-zone links point at time-zone records it gives no operation for.
+  { ...getAll(`${address}/timezone`, 'timeZone'), extension: true },
+  { ...byId(`${address}/timezone`, 'timeZone'), extension: true },
+
+  byId(`${address}/countrytoplevelwebdomain`, 'countryTopLevelWebDomain'),
+  byParentId(`${address}/countrytoplevelwebdomain`, 'countryTopLevelWebDomain', 'webdomainid', 'webDomainId', 'webDomain'),
+
+  byCountryAndYear(`${address}/countryholiday`, 'countryHoliday'),
+  byCountryAndYear(`${address}/countryspecialday`, 'countrySpecialDay'),
+];
+
+const routesByPath = new Map(routes.map((route) => [route.path, route]));
+
+/** The route for a request path: case-insensitive, one trailing slash tolerated. */
+export function findRoute(pathname: string): Route | undefined {
+  const path = pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname;
+  return routesByPath.get(path.toLowerCase());
+}
+
+/**
+ * Where a lookup's body lives, relative to dist/: the route's path, then one segment per key,
+ * e.g. `addressmanagement/api/country/getbyalpha2code/tr.json`. Keys come from keys.ts and are
+ * already file-name safe; a route without parameters is a single file (`…/country/getall.json`).
+ */
+export function bodyPath(route: Route, keys: readonly string[]): string {
+  return keys.length === 0 ? `${route.path.slice(1)}.json` : `${route.path.slice(1)}/${keys.join('/')}.json`;
+}

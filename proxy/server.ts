@@ -1,0 +1,156 @@
+/**
+ * The request path: method → auth → route → parameters → key → body → envelope → response.
+ * Node's http only; every failure becomes an ApiError rendered by sendFailure.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Authenticate } from './auth.ts';
+import { ApiError, newGlobalId, wrapFailure, wrapSuccess } from './envelope.ts';
+import { expectedForms, normaliseKey } from './keys.ts';
+import { bodyPath, findRoute, recordLabels, type Route } from './routes.ts';
+import type { BodyStore } from './store.ts';
+
+const allowedMethods = 'GET, HEAD, OPTIONS';
+const jsonType = 'application/json; charset=utf-8';
+/** Echoed values are cut short so that a huge query cannot inflate an error message. */
+const maxEchoLength = 80;
+
+export interface ServerDependencies {
+  readonly store: BodyStore;
+  readonly authenticate: Authenticate;
+}
+
+function echo(value: string): string {
+  return JSON.stringify(value.length > maxEchoLength ? `${value.slice(0, maxEchoLength)}…` : value);
+}
+
+/** Query parameters by lower-cased name, as ASP.NET-style clients send `countryid` or `CountryId`. */
+function collectParams(search: URLSearchParams): Map<string, string[]> {
+  const params = new Map<string, string[]>();
+  for (const [name, value] of search) {
+    const key = name.toLowerCase();
+    const values = params.get(key);
+    if (values) values.push(value);
+    else params.set(key, [value]);
+  }
+  return params;
+}
+
+interface ResolvedKeys {
+  readonly keys: string[];
+  /** The values as the client wrote them, for messages. */
+  readonly given: string[];
+}
+
+/** The route's keys from the query, or the ApiError that says which parameter is wrong and how. */
+function resolveKeys(route: Route, search: URLSearchParams, store: BodyStore): ResolvedKeys {
+  const params = collectParams(search);
+  const given: string[] = [];
+  const keys = route.params.map((param) => {
+    const values = params.get(param.name.toLowerCase()) ?? [];
+    const expected = expectedForms[param.kind];
+    if (values.length === 0) throw new ApiError(400, `Missing query parameter ${param.name}: expected ${expected}.`);
+    if (values.length > 1) {
+      throw new ApiError(400, `Query parameter ${param.name} is given ${values.length} times: give it once, as ${expected}.`);
+    }
+    const raw = values[0] ?? '';
+    const result = normaliseKey(param.kind, raw);
+    if (!result.ok) throw new ApiError(400, `Query parameter ${param.name} is ${echo(raw)}: expected ${result.expected}.`);
+    if (param.kind === 'year') {
+      const { first, last } = store.manifest.holidayYears;
+      const year = Number(result.key);
+      if (year < first || year > last) {
+        throw new ApiError(404, `${param.name} ${year} is outside the years this service holds: ${first} to ${last}.`);
+      }
+    }
+    given.push(raw);
+    return result.key;
+  });
+  return { keys, given };
+}
+
+function notFoundMessage(route: Route, given: readonly string[]): string {
+  const [first] = route.params;
+  if (route.parent && first) {
+    return `No ${recordLabels[route.parent.record]} has ${route.parent.field} ${echo(given[0] ?? '')}.`;
+  }
+  const criteria = route.params.map((param, position) => `${param.name} ${echo(given[position] ?? '')}`).join(' and ');
+  return `No ${recordLabels[route.record]} has ${criteria}.`;
+}
+
+function send(response: http.ServerResponse, method: string, status: number, headers: http.OutgoingHttpHeaders, body: Buffer): void {
+  response.writeHead(status, { 'Content-Type': jsonType, 'Content-Length': body.length, ...headers });
+  response.end(method === 'HEAD' ? undefined : body);
+}
+
+function sendFailure(response: http.ServerResponse, method: string, globalId: string, error: ApiError): void {
+  send(response, method, error.status, error.headers, wrapFailure(globalId, error.message));
+}
+
+async function answer(request: http.IncomingMessage, response: http.ServerResponse, globalId: string, deps: ServerDependencies): Promise<void> {
+  const method = request.method ?? 'GET';
+  if (method === 'OPTIONS') {
+    response.writeHead(204, { Allow: allowedMethods });
+    response.end();
+    return;
+  }
+  if (method !== 'GET' && method !== 'HEAD') {
+    throw new ApiError(405, `Method ${method} is not allowed: this service only reads, use GET.`, { Allow: allowedMethods });
+  }
+  deps.authenticate(request.headers.authorization);
+
+  let url: URL;
+  try {
+    url = new URL(request.url ?? '/', 'http://localhost');
+  } catch {
+    throw new ApiError(400, 'The request target is not a valid URL path.');
+  }
+  const route = findRoute(url.pathname);
+  if (!route) {
+    throw new ApiError(404, `No operation at ${echo(url.pathname)}: paths look like /addressmanagement/api/country/getall (see the README).`);
+  }
+  const { keys, given } = resolveKeys(route, url.searchParams, deps.store);
+  const file = bodyPath(route, keys);
+  if (!deps.store.entry(file)) throw new ApiError(404, notFoundMessage(route, given));
+  const body = await deps.store.read(file);
+  send(response, method, 200, {}, wrapSuccess(globalId, body));
+}
+
+export function createRequestListener(deps: ServerDependencies): http.RequestListener {
+  return (request, response) => {
+    const globalId = newGlobalId();
+    answer(request, response, globalId, deps).catch((error: unknown) => {
+      if (error instanceof ApiError) return sendFailure(response, request.method ?? 'GET', globalId, error);
+      // Not a client's doing: a body file that vanished, a disk error. Logged, and answered 503.
+      console.error(`request ${globalId} failed:`, error);
+      if (response.headersSent) return response.destroy();
+      sendFailure(response, request.method ?? 'GET', globalId, new ApiError(503, 'The data is temporarily unavailable: retry shortly.'));
+    });
+  };
+}
+
+export interface RunningServer {
+  readonly server: http.Server;
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+export function startServer(deps: ServerDependencies, port: number, host: string): Promise<RunningServer> {
+  const server = http.createServer(createRequestListener(deps));
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      const address = server.address() as AddressInfo;
+      const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+      resolve({
+        server,
+        url: `http://${shownHost}:${address.port}`,
+        close: () =>
+          new Promise((done) => {
+            server.close(() => done());
+            server.closeIdleConnections();
+          }),
+      });
+    });
+  });
+}
