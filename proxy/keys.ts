@@ -25,7 +25,10 @@ const maxNameLength = 200;
 const maxKeyLength = 240;
 const uuidPattern = /^\{?([0-9a-f]{8})-?([0-9a-f]{4})-?([0-9a-f]{4})-?([0-9a-f]{4})-?([0-9a-f]{12})\}?$/i;
 const codePattern = /^[a-z0-9][a-z0-9._-]{0,63}$/;
-const domainPattern = /^[a-z0-9-]+(\.[a-z0-9-]+)*$/;
+/** Labels of letters, digits and inner hyphens (RFC 1123), joined by single dots. */
+const domainPattern = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/;
+/** What may stand in a domain before IDNA conversion, which would otherwise read `a/b` as host `a`. */
+const domainInput = /^[\p{L}\p{N}\p{M}.-]+$/u;
 
 /** Letters NFKD does not decompose into a base letter plus marks. */
 const letterFolds: Record<string, string> = {
@@ -94,6 +97,7 @@ export function normaliseKey(kind: ParamKind, raw: string): KeyResult {
       return key.length > 0 && key.length <= maxKeyLength ? { ok: true, key } : fail(kind);
     }
     case 'domain': {
+      if (!domainInput.test(value)) return fail(kind);
       const key = domainToASCII(value.replace(/^\.+|\.+$/g, '').toLowerCase());
       return key.length > 0 && key.length <= 253 && domainPattern.test(key) ? { ok: true, key } : fail(kind);
     }

@@ -4,6 +4,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { Authenticate } from './auth.ts';
 import { ApiError, newGlobalId, wrapFailure, wrapSuccess } from './envelope.ts';
 import { expectedForms, normaliseKey } from './keys.ts';
@@ -129,6 +130,27 @@ export function createRequestListener(deps: ServerDependencies): http.RequestLis
   };
 }
 
+/**
+ * Requests Node's parser refuses never reach the listener; they still get an envelope, with a
+ * status that says why (RFC 9110 §15.5).
+ */
+function answerUnparsable(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, reason, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', 'The request headers are too large.']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', 'The request was not completed in time.']
+        : [400, 'Bad Request', 'The request could not be parsed as HTTP: percent-encode characters outside ASCII in the path and query (e.g. name=%C4%B0stanbul).'];
+  const body = wrapFailure(newGlobalId(), message);
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: ${jsonType}\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.toString()}`,
+  );
+}
+
 export interface RunningServer {
   readonly server: http.Server;
   readonly url: string;
@@ -137,6 +159,7 @@ export interface RunningServer {
 
 export function startServer(deps: ServerDependencies, port: number, host: string): Promise<RunningServer> {
   const server = http.createServer(createRequestListener(deps));
+  server.on('clientError', answerUnparsable);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

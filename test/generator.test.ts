@@ -1,0 +1,150 @@
+import { createHash } from 'node:crypto';
+import { readFile, readlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import fg from 'fast-glob';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildDist } from '../generator/build.ts';
+import { BuildError } from '../generator/errors.ts';
+import { manifestSchema, type Manifest } from '../proxy/manifest.ts';
+import { buildFixture, copyFixture, fixtureRecords, pick, tempDir, without } from './support.ts';
+
+const api = 'addressmanagement/api';
+
+async function readManifest(distDir: string): Promise<Manifest> {
+  return manifestSchema.parse(JSON.parse(await readFile(path.join(distDir, 'manifest.json'), 'utf8')));
+}
+
+async function readBody(distDir: string, file: string): Promise<unknown> {
+  return JSON.parse(await readFile(path.join(distDir, file), 'utf8'));
+}
+
+/** Changes one record of a copied fixture and returns the copy's data directory. */
+async function fixtureWith(file: string, change: (records: Record<string, unknown>[]) => void): Promise<string> {
+  const dataDir = await copyFixture();
+  const recordsPath = path.join(dataDir, 'records', file);
+  const records = JSON.parse(await readFile(recordsPath, 'utf8')) as Record<string, unknown>[];
+  change(records);
+  await writeFile(recordsPath, JSON.stringify(records));
+  return dataDir;
+}
+
+async function buildFailure(dataDir: string, distDir?: string): Promise<string> {
+  const error = await buildDist({ dataDir, distDir: distDir ?? path.join(await tempDir(), 'dist') }).catch((caught: unknown) => caught);
+  expect(error).toBeInstanceOf(BuildError);
+  return (error as BuildError).message;
+}
+
+describe('the generator on the fixture dataset', () => {
+  let distDir: string;
+  let manifest: Manifest;
+  beforeAll(async () => {
+    distDir = await buildFixture();
+    manifest = await readManifest(distDir);
+  });
+
+  it('writes a manifest entry, with size and strong ETag, for every body file and nothing else', async () => {
+    const written = (await fg('**/*.json', { cwd: distDir, ignore: ['manifest.json'] })).sort();
+    expect(Object.keys(manifest.files).sort()).toEqual(written);
+    for (const file of written) {
+      const bytes = await readFile(path.join(distDir, file));
+      expect(manifest.files[file]?.size, file).toBe(bytes.length);
+      expect(manifest.files[file]?.etag, file).toBe(`"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`);
+    }
+  });
+
+  it('counts records per type and names the holiday window', async () => {
+    expect(manifest.counts).toMatchObject({ country: 2, region: 2, district: 5, neighborhood: 4, countryHoliday: 5 });
+    expect(manifest.holidayYears).toEqual({ first: 2023, last: 2025 });
+  });
+
+  it('writes bodies only, with hidden fields left out and country getall without flags', async () => {
+    const [germany, turkey] = await fixtureRecords('country');
+    expect(await readBody(distDir, `${api}/country/getbyalpha2code/tr.json`)).toEqual(without(turkey!, 'altNames'));
+    expect(await readBody(distDir, `${api}/country/getall.json`)).toEqual([germany!, turkey!].map((country) => without(country, 'altNames', 'flag')));
+    const banks = await fixtureRecords('bank');
+    expect(await readBody(distDir, `financemanagement/api/bank/getbycode/010.json`)).toEqual(without(pick(banks, 'code', '010'), 'countryId'));
+  });
+
+  it('gives every existing parent a list file, empty where it has no children', async () => {
+    const berlin = pick(await fixtureRecords('stateProvince'), 'name', 'Berlin');
+    expect(await readBody(distDir, `${api}/district/getbystateprovinceid/${berlin.id}.json`)).toEqual([]);
+    const turkey = pick(await fixtureRecords('country'), 'alpha2Code', 'TR');
+    for (const year of [2023, 2024, 2025]) {
+      expect(manifest.files[`${api}/countryholiday/getbycountryid/${turkey.id}/${year}.json`], String(year)).toBeDefined();
+    }
+    expect(await readBody(distDir, `${api}/countryholiday/getbycountryid/${turkey.id}/2023.json`)).toEqual([]);
+    expect(await readBody(distDir, `${api}/webdomain/getbyistoplevel/false.json`)).toHaveLength(1);
+  });
+
+  it('resolves an ambiguous name by the documented rule: first in data order, recorded in the manifest', async () => {
+    const turkey = pick(await fixtureRecords('country'), 'alpha2Code', 'TR');
+    const districts = (await fixtureRecords('district')).filter((district) => district.name === 'Yenişehir');
+    const file = `${api}/district/getbyname/${turkey.id}/yenisehir.json`;
+    expect(await readBody(distDir, file)).toEqual(districts[0]);
+    expect(manifest.ambiguous).toEqual([{ file, chosen: districts[0]!.id, others: districts.slice(1).map((district) => district.id) }]);
+  });
+
+  it('finds countries by alternative names too', async () => {
+    const turkey = pick(await fixtureRecords('country'), 'alpha2Code', 'TR');
+    expect(await readBody(distDir, `${api}/country/getbyname/turkey.json`)).toEqual(without(turkey, 'altNames'));
+    expect(await readBody(distDir, `${api}/country/getbyname/turkiye.json`)).toEqual(without(turkey, 'altNames'));
+  });
+
+  it('writes the same bytes for the same data: only the build id and time differ', async () => {
+    const again = await buildFixture();
+    const second = await readManifest(again);
+    expect(second.buildId).not.toBe(manifest.buildId);
+    expect(second.dataVersion).toBe(manifest.dataVersion);
+    expect(second.files).toEqual(manifest.files);
+    expect(second.ambiguous).toEqual(manifest.ambiguous);
+  });
+
+  it('points dist at the new build through a relative symbolic link', async () => {
+    expect(await readlink(distDir)).toBe(path.join('.dist-builds', manifest.buildId));
+  });
+});
+
+describe('a build that fails', () => {
+  it('names file, record and field for a broken reference, and leaves the previous dist untouched', async () => {
+    const distDir = await buildFixture();
+    const before = await readManifest(distDir);
+    const dataDir = await fixtureWith('district.json', (records) => {
+      records[1]!.stateProvinceId = '00000000-0000-4000-8000-000000000000';
+    });
+    const message = await buildFailure(dataDir, distDir);
+    expect(message).toMatch(/district\.json record #2 \(id [0-9a-f-]{36}\): field stateProvinceId: no state or province has id 00000000-0000-4000-8000-000000000000/);
+    expect(await readManifest(distDir)).toEqual(before);
+    expect(await readlink(distDir)).toBe(path.join('.dist-builds', before.buildId));
+  });
+
+  it('names the field a record gets wrong', async () => {
+    const dataDir = await fixtureWith('country.json', (records) => {
+      records[0]!.alpha2Code = 'deu';
+    });
+    expect(await buildFailure(dataDir)).toMatch(/country\.json record #1 \(id [0-9a-f-]{36}\): field alpha2Code: must be two upper-case letters/);
+  });
+
+  it('refuses unknown fields, duplicate ids and holidays outside the year window', async () => {
+    const unknownField = await fixtureWith('region.json', (records) => {
+      records[0]!.continent = 'Asia';
+    });
+    expect(await buildFailure(unknownField)).toMatch(/region\.json record #1 .*continent/);
+    const duplicate = await fixtureWith('region.json', (records) => {
+      records[1]!.id = records[0]!.id;
+    });
+    expect(await buildFailure(duplicate)).toMatch(/region\.json record #2 .*field id: .* is already used by .*region\.json record #1/);
+    const outside = await fixtureWith('countryHoliday.json', (records) => {
+      records[0]!.startDate = '2030-01-01 00:00:00 GMT+01:00';
+    });
+    expect(await buildFailure(outside)).toMatch(/countryHoliday [0-9a-f-]{36}: .*2030 is outside what .*countryholiday\/getbycountryid serves/);
+  });
+
+  it('refuses a file that is not JSON or not a record type', async () => {
+    const dataDir = await copyFixture();
+    await writeFile(path.join(dataDir, 'records', 'region.json'), '[{"id": ');
+    expect(await buildFailure(dataDir)).toMatch(/region\.json: not valid JSON/);
+    const other = await copyFixture();
+    await writeFile(path.join(other, 'records', 'planet.json'), '[]');
+    expect(await buildFailure(other)).toMatch(/planet\.json: "planet" is not a record type/);
+  });
+});

@@ -1,0 +1,53 @@
+/** Shared by the tests: build the fixture dataset into a temporary dist and run the proxy on it. */
+import { cp, mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { buildDist } from '../generator/build.ts';
+import { createApiKeyAuthenticator } from '../proxy/auth.ts';
+import type { RecordType } from '../proxy/routes.ts';
+import { startServer, type RunningServer } from '../proxy/server.ts';
+import { openStore } from '../proxy/store.ts';
+
+export const repoRoot = path.resolve(import.meta.dirname, '..');
+export const fixtureData = path.join(repoRoot, 'test/fixtures/data');
+export const testKey = 'test-key-0123456789abcdef';
+
+export async function tempDir(prefix = 'refdata-'): Promise<string> {
+  return mkdtemp(path.join(tmpdir(), prefix));
+}
+
+/** A copy of the fixture dataset that a test may change. */
+export async function copyFixture(): Promise<string> {
+  const dataDir = path.join(await tempDir(), 'data');
+  await cp(fixtureData, dataDir, { recursive: true });
+  return dataDir;
+}
+
+export async function buildFixture(dataDir = fixtureData): Promise<string> {
+  const distDir = path.join(await tempDir(), 'dist');
+  await buildDist({ dataDir, distDir });
+  return distDir;
+}
+
+export async function startProxy(distDir: string, keys: readonly string[] = [testKey]): Promise<RunningServer> {
+  const store = await openStore(distDir);
+  return startServer({ store, authenticate: createApiKeyAuthenticator(keys) }, 0, '127.0.0.1');
+}
+
+export type FixtureRecord = Record<string, unknown> & { id: string };
+
+/** The fixture's records of one type, as written in test/fixtures/data. */
+export async function fixtureRecords(type: RecordType): Promise<FixtureRecord[]> {
+  return JSON.parse(await readFile(path.join(fixtureData, 'records', `${type}.json`), 'utf8')) as FixtureRecord[];
+}
+
+/** The record with the given field value; throws so a typo in a test fails loudly. */
+export function pick(records: readonly FixtureRecord[], field: string, value: unknown): FixtureRecord {
+  const found = records.find((record) => record[field] === value);
+  if (!found) throw new Error(`fixture has no record with ${field} ${String(value)}`);
+  return found;
+}
+
+export function without(record: FixtureRecord, ...fields: string[]): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(record).filter(([field]) => !fields.includes(field)));
+}
