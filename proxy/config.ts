@@ -13,8 +13,8 @@ const port = z
 const apiKeys = z
   .string()
   .transform((text) => text.split(',').map((key) => key.trim()).filter((key) => key.length > 0))
-  .refine((keys) => keys.every((key) => key.length >= 16), 'each key must be at least 16 characters long')
-  .refine((keys) => keys.every((key) => /^[\x21-\x7e]+$/.test(key)), 'keys may hold only printable ASCII without spaces');
+  .refine((keys) => keys.every((key) => key.length >= 16), 'must hold keys of at least 16 characters each, separated by commas')
+  .refine((keys) => keys.every((key) => /^[\x21-\x7e]+$/.test(key)), 'must hold keys of printable ASCII characters without spaces');
 
 const environmentSchema = z.object({
   PORT: port.default(8080),
@@ -23,6 +23,8 @@ const environmentSchema = z.object({
   API_KEYS: apiKeys.optional(),
   NODE_ENV: z.string().optional(),
 });
+
+const secretSettings = new Set(['API_KEYS']);
 
 export interface Config {
   readonly port: number;
@@ -48,7 +50,9 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     throw new ConfigError(
       result.error.issues.map((issue) => {
         const name = String(issue.path[0]);
-        return `${name} ${issue.message} (got ${JSON.stringify(environment[name])})`;
+        // A secret is never echoed, not even a wrong one: it may be a real key with a typo.
+        const got = secretSettings.has(name) ? '' : ` (got ${JSON.stringify(environment[name])})`;
+        return `${name} ${issue.message}${got}`;
       }),
     );
   }
