@@ -100,17 +100,16 @@ async function answer(request: http.IncomingMessage, response: http.ServerRespon
   }
   deps.authenticate(request.headers.authorization);
 
-  let url: URL;
-  try {
-    url = new URL(request.url ?? '/', 'http://localhost');
-  } catch {
-    throw new ApiError(400, 'The request target is not a valid URL path.');
-  }
-  const route = findRoute(url.pathname);
+  // The target is split by hand: `new URL` would read `//host/x` as another host's `/x`.
+  const target = request.url ?? '/';
+  const queryStart = target.indexOf('?');
+  const pathname = queryStart === -1 ? target : target.slice(0, queryStart);
+  const search = new URLSearchParams(queryStart === -1 ? '' : target.slice(queryStart + 1));
+  const route = findRoute(pathname);
   if (!route) {
-    throw new ApiError(404, `No operation at ${echo(url.pathname)}: paths look like /addressmanagement/api/country/getall (see the README).`);
+    throw new ApiError(404, `No operation at ${echo(pathname)}: paths look like /addressmanagement/api/country/getall (see the README).`);
   }
-  const { keys, given } = resolveKeys(route, url.searchParams, deps.store);
+  const { keys, given } = resolveKeys(route, search, deps.store);
   const file = bodyPath(route, keys);
   if (!deps.store.entry(file)) throw new ApiError(404, notFoundMessage(route, given));
   const body = await deps.store.read(file);

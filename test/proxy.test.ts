@@ -251,6 +251,7 @@ describe('errors', () => {
       `/manifest.json`,
       `/${address}/../../manifest.json`,
       `${address}/country/getall/..%2F..%2Fmanifest`,
+      `/${address}/region/getall`,
     ];
     for (const attempt of attempts) {
       const reply = await call(attempt);
