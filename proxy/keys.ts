@@ -63,6 +63,7 @@ export function foldName(raw: string): string {
     .toLowerCase() // İ becomes i + U+0307, removed with the other marks below
     .normalize('NFKD')
     .replace(/\p{M}/gu, '')
+    .normalize('NFC') // recomposes what is not an accent, such as Hangul syllables
     .replace(letterFoldPattern, (letter) => letterFolds[letter] ?? letter)
     .replace(apostrophes, '')
     .replace(separators, '-')
