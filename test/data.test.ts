@@ -202,7 +202,8 @@ describe('re-import', () => {
   it('changes no byte when the sources are unchanged', async () => {
     const copy = await copyData();
     const { files } = await importReferenceData(copy);
-    expect(files.map((file) => file.outcome)).toEqual(['unchanged', 'unchanged', 'unchanged', 'unchanged']);
+    expect(files.length).toBeGreaterThanOrEqual(4);
+    expect(files.filter((file) => file.outcome !== 'unchanged')).toEqual([]);
     for (const recordType of importedTypes) {
       expect(await readRecordFile(copy, recordType), recordType).toBe(await readRecordFile(dataDir, recordType));
     }

@@ -1,14 +1,16 @@
 /**
- * `npm run data:import`: rebuilds data/records/{region,callingCode,country,currency}.json from
- * maintained npm packages and data/curated/, reusing the ids already in those files.
+ * `npm run data:import`: rebuilds data/records/ from maintained packages and data/curated/,
+ * reusing the ids already there: first the base records (regions, calling codes, countries,
+ * currencies), then every dataset importer of datasets.ts, which may link to the base records.
  *
  * Everything is built and validated before anything is written, so a failed import leaves
  * data/records as it was. Re-running on unchanged sources rewrites no byte.
  */
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { z } from 'zod';
+import { z } from 'zod';
+import type { RecordType } from '../../proxy/routes.ts';
 import { callingCodeSchema, countrySchema, currencySchema, regionSchema } from '../schemas.ts';
 import { buildCallingCodes, callingCodeByCountry, knownCallingCodes } from './callingCodes.ts';
 import { loadCurrenciesInUse, loadTerritoryPopulations } from './cldr.ts';
@@ -18,6 +20,8 @@ import { assertCuratedCountriesExist, loadCuratedFacts } from './curated.ts';
 import { reuseIds } from './ids.ts';
 import { ImportError } from './importError.ts';
 import { assertSourcesDocumented, repositoryRoot } from './packages.ts';
+import type { ImportContext, RecordOutput } from './dataset.ts';
+import { datasetImporters } from './datasets.ts';
 import { assertValid, readRecords, writeRecords } from './records-file.ts';
 import { buildRegions } from './regions.ts';
 import { loadIsoCountries } from './worldCountries.ts';
@@ -34,17 +38,12 @@ export interface ImportResult {
   readonly withdrawnCurrencies: readonly string[];
 }
 
-interface RecordOutput {
-  readonly recordType: string;
-  readonly records: readonly object[];
-  readonly schema: z.ZodType;
-}
-
 export const defaultDataDir = path.join(repositoryRoot, 'data');
 
 export async function importReferenceData(dataDir: string = defaultDataDir): Promise<ImportResult> {
   const recordsDir = path.join(dataDir, 'records');
   const fileOf = (recordType: string) => path.join(recordsDir, `${recordType}.json`);
+  const partsDirOf = (recordType: string) => path.join(recordsDir, recordType);
 
   await assertSourcesDocumented(path.join(dataDir, 'SOURCES.md'));
   const curated = await loadCuratedFacts(path.join(dataDir, 'curated'));
@@ -87,13 +86,44 @@ export async function importReferenceData(dataDir: string = defaultDataDir): Pro
     { recordType: 'country', records: countries, schema: countrySchema },
     { recordType: 'currency', records: currencies, schema: currencySchema },
   ];
-  for (const { recordType, records, schema } of outputs) assertValid(recordType, records, schema);
+  const context: ImportContext = {
+    dataDir,
+    countries,
+    currencies,
+    previous: async <Schema extends z.ZodType>(recordType: RecordType, schema: Schema) => {
+      const single = await readRecords(fileOf(recordType), schema);
+      const partFiles = await readdir(partsDirOf(recordType)).catch(() => [] as string[]);
+      const parts = await Promise.all(
+        partFiles.filter((name) => name.endsWith('.json')).sort().map((name) => readRecords(path.join(partsDirOf(recordType), name), schema)),
+      );
+      return [...single, ...parts.flat()];
+    },
+  };
+  for (const importDataset of datasetImporters) outputs.push(...(await importDataset(context)));
+  for (const output of outputs) {
+    const all = 'records' in output ? output.records : [...output.parts.values()].flat();
+    assertValid(output.recordType, all, output.schema);
+  }
 
   await mkdir(recordsDir, { recursive: true });
   const files: WrittenFile[] = [];
-  for (const { recordType, records } of outputs) {
-    const file = fileOf(recordType);
-    files.push({ file, count: records.length, outcome: await writeRecords(file, records) });
+  for (const output of outputs) {
+    if ('records' in output) {
+      const file = fileOf(output.recordType);
+      files.push({ file, count: output.records.length, outcome: await writeRecords(file, output.records) });
+      continue;
+    }
+    const directory = partsDirOf(output.recordType);
+    await mkdir(directory, { recursive: true });
+    const wanted = new Set([...output.parts.keys()].map((part) => `${part}.json`));
+    // A part the sources no longer produce (a country dropped from a package) must not linger.
+    for (const stale of (await readdir(directory)).filter((name) => name.endsWith('.json') && !wanted.has(name))) {
+      await rm(path.join(directory, stale));
+    }
+    for (const [part, records] of [...output.parts].sort(([a], [b]) => a.localeCompare(b))) {
+      const file = path.join(directory, `${part}.json`);
+      files.push({ file, count: records.length, outcome: await writeRecords(file, records) });
+    }
   }
   return { files, withdrawnCurrencies: withdrawn };
 }

@@ -1,0 +1,7 @@
+/**
+ * The dataset importers run after the base import, in this order. Adding a dataset is adding its
+ * importer here (and its package to packages.ts and data/SOURCES.md).
+ */
+import type { DatasetImporter } from './dataset.ts';
+
+export const datasetImporters: readonly DatasetImporter[] = [];
