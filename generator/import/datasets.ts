@@ -3,8 +3,18 @@
  * importer here (and its package to packages.ts and data/SOURCES.md).
  */
 import { importAddresses } from './addresses.ts';
+import { importBanks } from './banks.ts';
+import { importCountryCurrencies } from './currencyLinks.ts';
 import type { DatasetImporter } from './dataset.ts';
+import { importLanguages } from './languages.ts';
+import { importTimeZones } from './timeZones.ts';
+import { importWebDomains } from './webDomains.ts';
 
 export const datasetImporters: readonly DatasetImporter[] = [
   importAddresses,
+  importBanks,
+  importCountryCurrencies,
+  importLanguages,
+  importTimeZones,
+  importWebDomains,
 ];
