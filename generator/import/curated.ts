@@ -3,12 +3,12 @@
  * the packages lack or get wrong. Every fact there must cite a public source; the importer refuses
  * an entry without one.
  */
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { z } from 'zod';
+import { readCuratedFile } from './curatedFile.ts';
 import { ImportError } from './importError.ts';
 
 const alpha2Code = z.string().regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 code such as TR');
+/** A source may be prose around its URL ("UN press release, https://…"). */
 const source = z.string().regex(/https?:\/\/\S+/, 'must cite a public source by URL');
 const note = z.string().min(1);
 
@@ -40,13 +40,6 @@ export interface CuratedFacts {
   readonly currencyNameByCode: ReadonlyMap<string, string>;
 }
 
-async function readCurated<Schema extends z.ZodType>(curatedDir: string, fileName: string, schema: Schema): Promise<z.infer<Schema>> {
-  const file = path.join(curatedDir, fileName);
-  const parsed = schema.safeParse(JSON.parse(await readFile(file, 'utf8')));
-  if (!parsed.success) throw new ImportError([`${file}:\n${z.prettifyError(parsed.error)}`]);
-  return parsed.data;
-}
-
 function mapByCountry<Entry extends { readonly alpha2Code: string }, Value>(
   fileName: string,
   entries: readonly Entry[],
@@ -60,12 +53,12 @@ function mapByCountry<Entry extends { readonly alpha2Code: string }, Value>(
   return byCountry;
 }
 
-export async function loadCuratedFacts(curatedDir: string): Promise<CuratedFacts> {
-  const featured = await readCurated(curatedDir, 'featured-countries.json', featuredCountriesSchema);
-  const altNames = await readCurated(curatedDir, 'country-alt-names.json', countryAltNamesSchema);
-  const callingCodes = await readCurated(curatedDir, 'country-calling-codes.json', countryCallingCodesSchema);
-  const areas = await readCurated(curatedDir, 'country-areas.json', countryAreasSchema);
-  const currencies = await readCurated(curatedDir, 'currencies.json', currenciesSchema);
+export async function loadCuratedFacts(dataDir: string): Promise<CuratedFacts> {
+  const featured = await readCuratedFile(dataDir, 'featured-countries.json', featuredCountriesSchema);
+  const altNames = await readCuratedFile(dataDir, 'country-alt-names.json', countryAltNamesSchema);
+  const callingCodes = await readCuratedFile(dataDir, 'country-calling-codes.json', countryCallingCodesSchema);
+  const areas = await readCuratedFile(dataDir, 'country-areas.json', countryAreasSchema);
+  const currencies = await readCuratedFile(dataDir, 'currencies.json', currenciesSchema);
   return {
     featuredCountries: new Set(featured.countries),
     altNamesByCountry: mapByCountry('country-alt-names.json', altNames.entries, (entry) => entry.names),

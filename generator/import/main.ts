@@ -46,7 +46,7 @@ export async function importReferenceData(dataDir: string = defaultDataDir): Pro
   const partsDirOf = (recordType: string) => path.join(recordsDir, recordType);
 
   await assertSourcesDocumented(path.join(dataDir, 'SOURCES.md'));
-  const curated = await loadCuratedFacts(path.join(dataDir, 'curated'));
+  const curated = await loadCuratedFacts(dataDir);
   const isoCountries = await loadIsoCountries();
   assertCuratedCountriesExist(curated, new Set(isoCountries.map((country) => country.cca2)));
 
