@@ -1,18 +1,43 @@
 /**
- * Bearer tokens (RFC 6750). This first cut accepts the API keys from API_KEYS; every comparison
- * goes through fixed-length SHA-256 digests and timingSafeEqual, and every key is compared, so the
- * time taken says nothing about how close a guess was or which key matched.
+ * Bearer tokens (RFC 6750): API keys and JWTs, then the area's scope. A verified JWT is cached,
+ * keyed by its SHA-256, until the earlier of its expiry and a short TTL, so a repeated token costs
+ * a hash and a map lookup instead of a signature check; a failed token is never cached.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import { loadApiKeys, sha256, type ApiKeyTable } from './apiKeys.ts';
+import type { Config } from './config.ts';
 import { ApiError } from './envelope.ts';
+import { createJwtVerifier, type JwtVerifier } from './jwt.ts';
 
 export const realm = 'reference-data';
 
+/** Who a token speaks for, and what it may read. */
+export interface Principal {
+  readonly subject: string;
+  /** `any` for a key with no scopes listed. */
+  readonly scopes: ReadonlySet<string> | 'any';
+  /** Epoch milliseconds of the token's `exp`; undefined for API keys. */
+  readonly expiresAt: number | undefined;
+}
+
+/** Checks the Authorization header: the principal, or an ApiError with the RFC 6750 challenge. */
+export type Authenticate = (authorization: string | undefined) => Principal | Promise<Principal>;
+
+export interface AuthOptions {
+  readonly auth: Config['auth'];
+  /** Extra accepted keys (the development key). */
+  readonly extraKeys?: readonly string[];
+  /** The clock, for tests that freeze it. */
+  readonly now?: () => number;
+}
+
+/** How long a verified JWT is trusted without a new signature check: revocation takes effect within it. */
+export const verifiedTokenTtlMs = 60_000;
+const verifiedTokenCacheSize = 10_000;
+
 /** RFC 6750 §2.1: `Bearer` (any case), one space or more, then a b64token. */
 const bearerPattern = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
-
-/** Rejects the request by throwing an ApiError; returns when the token is accepted. */
-export type Authenticate = (authorization: string | undefined) => void;
+const jwtShape = /^[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*$/;
 
 function challenge(error?: string, description?: string): Record<string, string> {
   const parts = [`realm="${realm}"`];
@@ -21,34 +46,50 @@ function challenge(error?: string, description?: string): Record<string, string>
   return { 'WWW-Authenticate': `Bearer ${parts.join(', ')}` };
 }
 
-function digest(token: string): Buffer {
-  return createHash('sha256').update(token).digest();
-}
+export async function createAuthenticator({ auth, extraKeys = [], now = Date.now }: AuthOptions): Promise<Authenticate> {
+  const apiKeys: ApiKeyTable = await loadApiKeys([...auth.apiKeys, ...extraKeys], auth.apiKeysFile);
+  const jwt: JwtVerifier | undefined = auth.jwt ? await createJwtVerifier(auth.jwt) : undefined;
+  const verified = new LRUCache<string, { principal: Principal; until: number }>({ max: verifiedTokenCacheSize });
 
-export function createApiKeyAuthenticator(apiKeys: readonly string[]): Authenticate {
-  const accepted = apiKeys.map(digest);
+  const verifyJwt = async (token: string, cacheKey: string): Promise<Principal> => {
+    const cached = verified.get(cacheKey);
+    const time = now();
+    if (cached && cached.until > time) return cached.principal;
+    const principal = await (jwt as JwtVerifier).verify(token, new Date(time));
+    verified.set(cacheKey, { principal, until: Math.min(principal.expiresAt ?? Infinity, time + verifiedTokenTtlMs) });
+    return principal;
+  };
+
   return (authorization) => {
     if (authorization === undefined || authorization.trim() === '') {
       // RFC 6750 §3.1: a request without credentials gets the challenge and no error code.
       throw new ApiError(401, 'Authorization required: send the header "Authorization: Bearer <token>".', challenge());
     }
-    const match = bearerPattern.exec(authorization.trim());
-    if (!match?.[1]) {
+    const token = bearerPattern.exec(authorization.trim())?.[1];
+    if (!token) {
       throw new ApiError(
         400,
         'Malformed Authorization header: expected "Bearer <token>" with the token in one piece.',
         challenge('invalid_request', 'expected Bearer <token>'),
       );
     }
-    const presented = digest(match[1]);
-    let found = false;
-    for (const key of accepted) found = timingSafeEqual(presented, key) || found;
-    if (!found) {
-      throw new ApiError(
-        401,
-        'The bearer token is not valid: check that it is one of the keys this service accepts.',
-        challenge('invalid_token', 'the token is not valid'),
-      );
-    }
+    const digest = sha256(token);
+    const apiKey = apiKeys.match(digest);
+    if (apiKey) return apiKey;
+    if (jwt && jwtShape.test(token)) return verifyJwt(token, digest.toString('base64'));
+    throw new ApiError(
+      401,
+      `The bearer token is not valid: it is not one of the accepted keys${jwt ? ', nor a JWT' : ''}.`,
+      challenge('invalid_token', 'the token is not valid'),
+    );
   };
+}
+
+/** The scope the route's area requires, if any: a token without it gets 403 (RFC 6750 §3.1). */
+export function authorize(principal: Principal, area: string, scopes: Config['auth']['scopes']): void {
+  const required = scopes[area as keyof typeof scopes];
+  if (required === undefined || principal.scopes === 'any' || principal.scopes.has(required)) return;
+  throw new ApiError(403, `The token lacks the scope ${required}, which ${area} operations require.`, {
+    'WWW-Authenticate': `Bearer realm="${realm}", error="insufficient_scope", scope="${required}"`,
+  });
 }

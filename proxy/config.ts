@@ -1,6 +1,8 @@
 /**
  * Configuration enters here, once, from the environment, and is validated at start: a bad value
  * stops the process with a message naming the variable and the expected form, never a 500 later.
+ * Files named by the settings (API_KEYS_FILE, JWT_PUBLIC_KEY) are read by the modules that use
+ * them, also at start.
  */
 import { z } from 'zod';
 
@@ -10,28 +12,70 @@ const port = z
   .transform(Number)
   .refine((value) => value <= 65535, 'must be a whole number from 0 to 65535');
 
+/** A token a client may present: RFC 6750's b64token characters, long enough not to be guessed. */
+export const apiKeyPattern = /^[A-Za-z0-9\-._~+/]{16,}=*$/;
+
 const apiKeys = z
   .string()
   .transform((text) => text.split(',').map((key) => key.trim()).filter((key) => key.length > 0))
   .refine((keys) => keys.every((key) => key.length >= 16), 'must hold keys of at least 16 characters each, separated by commas')
-  .refine((keys) => keys.every((key) => /^[\x21-\x7e]+$/.test(key)), 'must hold keys of printable ASCII characters without spaces');
+  .refine((keys) => keys.every((key) => apiKeyPattern.test(key)), "must hold keys of letters, digits and - . _ ~ + / only");
+
+const nonEmpty = z.string().trim().min(1, 'must not be empty');
+const commaList = z.string().transform((text) => text.split(',').map((item) => item.trim()).filter((item) => item.length > 0));
 
 const environmentSchema = z.object({
   PORT: port.default(8080),
-  HOST: z.string().trim().min(1, 'must not be empty').default('127.0.0.1'),
-  DIST_DIR: z.string().trim().min(1, 'must not be empty').default('dist'),
+  HOST: nonEmpty.default('127.0.0.1'),
+  DIST_DIR: nonEmpty.default('dist'),
   API_KEYS: apiKeys.optional(),
+  API_KEYS_FILE: nonEmpty.optional(),
+  JWT_SECRET: z
+    .string()
+    .min(32, 'must be at least 32 characters (256 bits) for HS256, per RFC 7518 §3.2')
+    .optional(),
+  JWT_PUBLIC_KEY: nonEmpty.optional(),
+  JWKS_URL: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL of a JSON Web Key Set' }).optional(),
+  JWT_ISSUER: nonEmpty.optional(),
+  JWT_AUDIENCE: commaList.optional(),
+  JWT_CLOCK_TOLERANCE: z
+    .string()
+    .regex(/^\d{1,4}$/, 'must be a whole number of seconds from 0 to 9999')
+    .transform(Number)
+    .default(60),
+  FINANCE_SCOPE: nonEmpty.optional(),
+  ADDRESS_SCOPE: nonEmpty.optional(),
   NODE_ENV: z.string().optional(),
 });
 
-const secretSettings = new Set(['API_KEYS']);
+/** Values never echoed in a message, not even wrong ones: a typo'd secret is still mostly a secret. */
+const secretSettings = new Set(['API_KEYS', 'JWT_SECRET']);
+
+export interface JwtConfig {
+  /** HS256/384/512 shared secret. */
+  readonly secret: string | undefined;
+  /** Path of a PEM (public key or certificate) or JWK / JWK Set file. */
+  readonly publicKeyFile: string | undefined;
+  /** Remote JWK Set of an identity provider. */
+  readonly jwksUrl: URL | undefined;
+  readonly issuer: string | undefined;
+  readonly audience: readonly string[] | undefined;
+  readonly clockToleranceSeconds: number;
+}
 
 export interface Config {
   readonly port: number;
   readonly host: string;
   readonly distDir: string;
-  /** Accepted bearer tokens; empty when none is configured (see main.ts for the development key). */
-  readonly apiKeys: readonly string[];
+  readonly auth: {
+    /** Accepted API keys from API_KEYS; empty when none is configured. */
+    readonly apiKeys: readonly string[];
+    readonly apiKeysFile: string | undefined;
+    /** Undefined when no JWT setting is given. */
+    readonly jwt: JwtConfig | undefined;
+    /** The scope each area requires, by the path's first segment; undefined means none. */
+    readonly scopes: Readonly<Record<'financemanagement' | 'addressmanagement', string | undefined>>;
+  };
   readonly production: boolean;
 }
 
@@ -42,6 +86,11 @@ export class ConfigError extends Error {
   }
 }
 
+/** True when some way of accepting tokens is configured; otherwise main.ts makes a development key. */
+export function hasAuthSetting(config: Config): boolean {
+  return config.auth.apiKeys.length > 0 || config.auth.apiKeysFile !== undefined || config.auth.jwt !== undefined;
+}
+
 export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config {
   // An empty variable means "not set", as in most shells' `VAR= command`.
   const present = Object.fromEntries(Object.entries(environment).filter(([, value]) => value !== ''));
@@ -50,18 +99,43 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     throw new ConfigError(
       result.error.issues.map((issue) => {
         const name = String(issue.path[0]);
-        // A secret is never echoed, not even a wrong one: it may be a real key with a typo.
         const got = secretSettings.has(name) ? '' : ` (got ${JSON.stringify(environment[name])})`;
         return `${name} ${issue.message}${got}`;
       }),
     );
   }
   const settings = result.data;
+  const jwtSource = settings.JWT_SECRET ?? settings.JWT_PUBLIC_KEY ?? settings.JWKS_URL;
+  const problems: string[] = [];
+  if (settings.JWT_PUBLIC_KEY && settings.JWKS_URL) {
+    problems.push('JWT_PUBLIC_KEY and JWKS_URL are both set: set one (a key file, or the identity provider\'s key set)');
+  }
+  for (const name of ['JWT_ISSUER', 'JWT_AUDIENCE'] as const) {
+    if (settings[name] !== undefined && jwtSource === undefined) {
+      problems.push(`${name} is set but no JWT key is: set JWT_SECRET, JWT_PUBLIC_KEY or JWKS_URL too`);
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
   return {
     port: settings.PORT,
     host: settings.HOST,
     distDir: settings.DIST_DIR,
-    apiKeys: settings.API_KEYS ?? [],
+    auth: {
+      apiKeys: settings.API_KEYS ?? [],
+      apiKeysFile: settings.API_KEYS_FILE,
+      jwt:
+        jwtSource === undefined
+          ? undefined
+          : {
+              secret: settings.JWT_SECRET,
+              publicKeyFile: settings.JWT_PUBLIC_KEY,
+              jwksUrl: settings.JWKS_URL === undefined ? undefined : new URL(settings.JWKS_URL),
+              issuer: settings.JWT_ISSUER,
+              audience: settings.JWT_AUDIENCE,
+              clockToleranceSeconds: settings.JWT_CLOCK_TOLERANCE,
+            },
+      scopes: { financemanagement: settings.FINANCE_SCOPE, addressmanagement: settings.ADDRESS_SCOPE },
+    },
     production: settings.NODE_ENV === 'production',
   };
 }

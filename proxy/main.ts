@@ -4,8 +4,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
-import { createApiKeyAuthenticator } from './auth.ts';
-import { ConfigError, loadConfig, type Config } from './config.ts';
+import { createAuthenticator } from './auth.ts';
+import { ConfigError, hasAuthSetting, loadConfig, type Config } from './config.ts';
 import { startServer } from './server.ts';
 import { openStore, StoreError } from './store.ts';
 
@@ -23,22 +23,27 @@ async function developmentKey(): Promise<string> {
   return key;
 }
 
-async function acceptedKeys(config: Config): Promise<{ keys: readonly string[]; devKey?: string }> {
-  if (config.apiKeys.length > 0) return { keys: config.apiKeys };
-  if (config.production) throw new ConfigError(['API_KEYS must be set when NODE_ENV=production (no development key is made there)']);
-  const devKey = await developmentKey();
-  return { keys: [devKey], devKey };
+/** The development key when no auth setting is given at all; production refuses to run that way. */
+async function developmentKeyFor(config: Config): Promise<string | undefined> {
+  if (hasAuthSetting(config)) return undefined;
+  if (config.production) {
+    throw new ConfigError([
+      'no way to accept tokens is configured: set API_KEYS, API_KEYS_FILE, JWT_SECRET, JWT_PUBLIC_KEY or JWKS_URL (NODE_ENV=production makes no development key)',
+    ]);
+  }
+  return developmentKey();
 }
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const { keys, devKey } = await acceptedKeys(config);
+  const devKey = await developmentKeyFor(config);
+  const authenticate = await createAuthenticator({ auth: config.auth, extraKeys: devKey ? [devKey] : [] });
   const store = await openStore(config.distDir);
-  const running = await startServer({ store, authenticate: createApiKeyAuthenticator(keys) }, config.port, config.host);
+  const running = await startServer({ store, authenticate, scopes: config.auth.scopes }, config.port, config.host);
   const { buildId, dataVersion } = store.manifest;
   console.log(`reference data service listening on ${running.url} (build ${buildId}, data ${dataVersion})`);
   if (devKey) {
-    console.log(`no API_KEYS set: using the development key in ${devTokenFile}. Try:`);
+    console.log(`no auth setting given: using the development key in ${devTokenFile}. Try:`);
     console.log(`  curl -H "Authorization: Bearer ${devKey}" "${running.url}/addressmanagement/api/country/getbyalpha2code?alpha2code=TR"`);
   }
   const stop = (signal: string): void => {

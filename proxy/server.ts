@@ -5,7 +5,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { Authenticate } from './auth.ts';
+import { authorize, type Authenticate } from './auth.ts';
+import type { Config } from './config.ts';
 import { ApiError, newGlobalId, wrapFailure, wrapSuccess } from './envelope.ts';
 import { expectedForms, normaliseKey } from './keys.ts';
 import { bodyPath, findRoute, recordLabels, type Route } from './routes.ts';
@@ -19,6 +20,7 @@ const maxEchoLength = 80;
 export interface ServerDependencies {
   readonly store: BodyStore;
   readonly authenticate: Authenticate;
+  readonly scopes: Config['auth']['scopes'];
 }
 
 function echo(value: string): string {
@@ -98,7 +100,7 @@ async function answer(request: http.IncomingMessage, response: http.ServerRespon
   if (method !== 'GET' && method !== 'HEAD') {
     throw new ApiError(405, `Method ${method} is not allowed: this service only reads, use GET.`, { Allow: allowedMethods });
   }
-  deps.authenticate(request.headers.authorization);
+  const principal = await deps.authenticate(request.headers.authorization);
 
   // The target is split by hand: `new URL` would read `//host/x` as another host's `/x`.
   const target = request.url ?? '/';
@@ -109,6 +111,7 @@ async function answer(request: http.IncomingMessage, response: http.ServerRespon
   if (!route) {
     throw new ApiError(404, `No operation at ${echo(pathname)}: paths look like /addressmanagement/api/country/getall (see the README).`);
   }
+  authorize(principal, route.path.slice(1, route.path.indexOf('/', 1)), deps.scopes);
   const { keys, given } = resolveKeys(route, search, deps.store);
   const file = bodyPath(route, keys);
   if (!deps.store.entry(file)) throw new ApiError(404, notFoundMessage(route, given));

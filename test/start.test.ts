@@ -82,7 +82,7 @@ describe('npm start', () => {
     [{ PORT: 'abc' }, 'cannot start: invalid configuration:\n- PORT must be a whole number from 0 to 65535 (got "abc")'],
     [{ PORT: '70000' }, '- PORT must be a whole number from 0 to 65535 (got "70000")'],
     [{ API_KEYS: 'short' }, '- API_KEYS must hold keys of at least 16 characters each, separated by commas\n'],
-    [{ NODE_ENV: 'production' }, '- API_KEYS must be set when NODE_ENV=production (no development key is made there)'],
+    [{ NODE_ENV: 'production' }, '- no way to accept tokens is configured: set API_KEYS, API_KEYS_FILE, JWT_SECRET, JWT_PUBLIC_KEY or JWKS_URL'],
     [{ DIST_DIR: '/nonexistent/dist' }, 'cannot start: /nonexistent/dist does not exist: run "npm run build" first, or set DIST_DIR'],
   ])('refuses to start with %o, saying exactly why', async (settings, message) => {
     const started = run('proxy/main.ts', [], await tempDir(), { PORT: '0', DIST_DIR: distDir, ...settings });
@@ -106,15 +106,48 @@ describe('npm start', () => {
 
 describe('configuration', () => {
   it('has the documented defaults', () => {
-    expect(loadConfig({})).toEqual({ port: 8080, host: '127.0.0.1', distDir: 'dist', apiKeys: [], production: false });
+    expect(loadConfig({})).toEqual({
+      port: 8080,
+      host: '127.0.0.1',
+      distDir: 'dist',
+      auth: { apiKeys: [], apiKeysFile: undefined, jwt: undefined, scopes: { financemanagement: undefined, addressmanagement: undefined } },
+      production: false,
+    });
   });
 
   it('reads every setting, treating empty variables as unset', () => {
-    expect(loadConfig({ PORT: '9000', HOST: '0.0.0.0', DIST_DIR: '/srv/dist', API_KEYS: ' a-key-of-sixteen-chars ,, another-key-0123456 ', NODE_ENV: 'production' })).toEqual({
+    expect(
+      loadConfig({
+        PORT: '9000',
+        HOST: '0.0.0.0',
+        DIST_DIR: '/srv/dist',
+        API_KEYS: ' a-key-of-sixteen-chars ,, another-key-0123456 ',
+        API_KEYS_FILE: '/etc/refdata/keys',
+        JWKS_URL: 'https://id.example.com/.well-known/jwks',
+        JWT_ISSUER: 'https://id.example.com',
+        JWT_AUDIENCE: 'refdata, refdata-admin',
+        JWT_CLOCK_TOLERANCE: '30',
+        FINANCE_SCOPE: 'finance.read',
+        ADDRESS_SCOPE: 'address.read',
+        NODE_ENV: 'production',
+      }),
+    ).toEqual({
       port: 9000,
       host: '0.0.0.0',
       distDir: '/srv/dist',
-      apiKeys: ['a-key-of-sixteen-chars', 'another-key-0123456'],
+      auth: {
+        apiKeys: ['a-key-of-sixteen-chars', 'another-key-0123456'],
+        apiKeysFile: '/etc/refdata/keys',
+        jwt: {
+          secret: undefined,
+          publicKeyFile: undefined,
+          jwksUrl: new URL('https://id.example.com/.well-known/jwks'),
+          issuer: 'https://id.example.com',
+          audience: ['refdata', 'refdata-admin'],
+          clockToleranceSeconds: 30,
+        },
+        scopes: { financemanagement: 'finance.read', addressmanagement: 'address.read' },
+      },
       production: true,
     });
     expect(loadConfig({ PORT: '', API_KEYS: '' }).port).toBe(8080);
@@ -132,7 +165,7 @@ describe('configuration', () => {
     expect((error as ConfigError).problems).toEqual([
       'PORT must be a whole number from 0 to 65535 (got "-1")',
       'HOST must not be empty (got " ")',
-      'API_KEYS must hold keys of printable ASCII characters without spaces',
+      'API_KEYS must hold keys of letters, digits and - . _ ~ + / only',
     ]);
   });
 });

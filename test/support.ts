@@ -3,7 +3,8 @@ import { cp, mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildDist } from '../generator/build.ts';
-import { createApiKeyAuthenticator } from '../proxy/auth.ts';
+import { createAuthenticator } from '../proxy/auth.ts';
+import { loadConfig } from '../proxy/config.ts';
 import type { RecordType } from '../proxy/routes.ts';
 import { startServer, type RunningServer } from '../proxy/server.ts';
 import { openStore } from '../proxy/store.ts';
@@ -29,9 +30,16 @@ export async function buildFixture(dataDir = fixtureData): Promise<string> {
   return distDir;
 }
 
-export async function startProxy(distDir: string, keys: readonly string[] = [testKey]): Promise<RunningServer> {
+/** The proxy on a free loopback port, configured as `npm start` would be by these settings. */
+export async function startProxy(
+  distDir: string,
+  environment: NodeJS.ProcessEnv = { API_KEYS: testKey },
+  now?: () => number,
+): Promise<RunningServer> {
+  const { auth } = loadConfig(environment);
   const store = await openStore(distDir);
-  return startServer({ store, authenticate: createApiKeyAuthenticator(keys) }, 0, '127.0.0.1');
+  const authenticate = await createAuthenticator({ auth, ...(now ? { now } : {}) });
+  return startServer({ store, authenticate, scopes: auth.scopes }, 0, '127.0.0.1');
 }
 
 export type FixtureRecord = Record<string, unknown> & { id: string };

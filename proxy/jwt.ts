@@ -1,0 +1,165 @@
+/**
+ * JWT verification with jose: a shared secret (HS*), a public key or JWK file (RS*, PS*, ES*,
+ * EdDSA), or an identity provider's remote key set (JWKS_URL). Each key accepts only the
+ * algorithms of its own type, so `alg: none` and HS/RS key confusion cannot pass; `exp` is
+ * required; issuer and audience are required when configured.
+ */
+import { X509Certificate, createPublicKey, type KeyObject } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import {
+  createLocalJWKSet,
+  createRemoteJWKSet,
+  decodeProtectedHeader,
+  errors,
+  jwtVerify,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+} from 'jose';
+import type { Principal } from './auth.ts';
+import { ConfigError, type JwtConfig } from './config.ts';
+import { ApiError } from './envelope.ts';
+
+const hmacAlgorithms = ['HS256', 'HS384', 'HS512'];
+const rsaAlgorithms = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512'];
+const ecAlgorithms: Record<string, string> = { prime256v1: 'ES256', secp384r1: 'ES384', secp521r1: 'ES512' };
+const asymmetricAlgorithms = [...rsaAlgorithms, ...Object.values(ecAlgorithms), 'EdDSA'];
+
+/** A remote key set: fetched with a timeout, cached, re-fetched on an unknown `kid` at most every 30 s. */
+export const remoteKeySetOptions = { timeoutDuration: 3000, cooldownDuration: 30_000, cacheMaxAge: 10 * 60_000 } as const;
+
+type VerificationKey = Uint8Array | KeyObject | JWTVerifyGetKey;
+
+interface KeySource {
+  readonly key: VerificationKey;
+  readonly algorithms: readonly string[];
+}
+
+export interface JwtVerifier {
+  /** The token's principal; throws an ApiError (401, or 503 when the key set is unreachable). */
+  verify(token: string, now: Date): Promise<Principal>;
+}
+
+/** The algorithms a public key can verify, from its own type: an RSA key never verifies HS256. */
+function algorithmsOf(key: KeyObject): string[] {
+  switch (key.asymmetricKeyType) {
+    case 'rsa':
+      return rsaAlgorithms;
+    case 'rsa-pss':
+      return rsaAlgorithms.filter((algorithm) => algorithm.startsWith('PS'));
+    case 'ec': {
+      const algorithm = ecAlgorithms[key.asymmetricKeyDetails?.namedCurve ?? ''];
+      return algorithm ? [algorithm] : [];
+    }
+    case 'ed25519':
+    case 'ed448':
+      return ['EdDSA'];
+    default:
+      return [];
+  }
+}
+
+async function loadPublicKey(file: string): Promise<KeySource> {
+  const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    throw new ConfigError([`JWT_PUBLIC_KEY ${file} cannot be read (${error.code ?? error.message})`]);
+  });
+  if (/PRIVATE KEY/.test(text)) {
+    throw new ConfigError([`JWT_PUBLIC_KEY ${file} holds a private key: give the proxy the public key only`]);
+  }
+  try {
+    if (text.trimStart().startsWith('{')) {
+      const json = JSON.parse(text) as { keys?: unknown[]; kty?: string };
+      if (Array.isArray(json.keys)) return { key: createLocalJWKSet(json as Parameters<typeof createLocalJWKSet>[0]), algorithms: asymmetricAlgorithms };
+      if (json.kty === 'oct') throw new Error('a symmetric (oct) key belongs in JWT_SECRET');
+      const key = createPublicKey({ key: json as import('node:crypto').JsonWebKey, format: 'jwk' });
+      return { key, algorithms: algorithmsOf(key) };
+    }
+    const key = text.includes('BEGIN CERTIFICATE') ? new X509Certificate(text).publicKey : createPublicKey(text);
+    const algorithms = algorithmsOf(key);
+    if (algorithms.length === 0) throw new Error(`unsupported key type ${key.asymmetricKeyType}`);
+    return { key, algorithms };
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    throw new ConfigError([`JWT_PUBLIC_KEY ${file} is not a usable PEM public key, certificate, JWK or JWK Set (${(error as Error).message})`]);
+  }
+}
+
+/** RFC 6750 §3: the error_description may hold only printable ASCII without `"` and `\`. */
+function invalidToken(message: string): ApiError {
+  const description = message.replace(/[^\x20-\x7e]|["\\]/g, "'");
+  return new ApiError(401, `The bearer token is not valid: ${message}.`, {
+    'WWW-Authenticate': `Bearer realm="reference-data", error="invalid_token", error_description="${description}"`,
+  });
+}
+
+const isoTime = (seconds: unknown): string => (typeof seconds === 'number' ? new Date(seconds * 1000).toISOString() : 'an unknown time');
+
+/** jose's stable error codes, turned into messages that say what was wrong, never a secret. */
+function describeFailure(error: unknown, config: JwtConfig): ApiError {
+  if (error instanceof errors.JWTExpired) return invalidToken(`token expired at ${isoTime(error.payload.exp)}`);
+  if (error instanceof errors.JWTClaimValidationFailed) {
+    const { claim, reason, payload } = error;
+    if (reason === 'missing') return invalidToken(claim === 'exp' ? 'the token has no expiry (exp claim); tokens must expire' : `the token has no ${claim} claim`);
+    if (claim === 'nbf') return invalidToken(`token not valid before ${isoTime(payload.nbf)}`);
+    if (claim === 'iss') return invalidToken(`issuer ${JSON.stringify(payload.iss)} not accepted (expected ${JSON.stringify(config.issuer)})`);
+    if (claim === 'aud') return invalidToken(`audience ${JSON.stringify(payload.aud)} not accepted (expected one of ${JSON.stringify(config.audience)})`);
+    return invalidToken(`claim ${claim} is not valid (${reason})`);
+  }
+  if (error instanceof errors.JWKSNoMatchingKey) return invalidToken('no key of the identity provider matches the token (unknown kid?)');
+  if (error instanceof errors.JWSSignatureVerificationFailed) return invalidToken('the signature does not verify');
+  if (error instanceof errors.JOSEAlgNotAllowed || error instanceof errors.JOSENotSupported) return invalidToken('the token\'s algorithm is not accepted');
+  if (error instanceof errors.JWTInvalid || error instanceof errors.JWSInvalid) return invalidToken('it is not a well-formed JWT');
+  if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid || !(error instanceof errors.JOSEError) || error.code === 'ERR_JOSE_GENERIC') {
+    // Fail closed: without the key set nothing is verified. Not the client's fault, so 503.
+    console.error(`JWT refused, key set unavailable: ${(error as Error).message}`);
+    return new ApiError(503, 'Tokens cannot be verified right now: the identity provider\'s key set is unreachable. Retry shortly.', { 'Retry-After': '5' });
+  }
+  return invalidToken(`verification failed (${error.code})`);
+}
+
+function scopesOf(payload: JWTPayload): ReadonlySet<string> {
+  const scopes = new Set<string>();
+  if (typeof payload.scope === 'string') for (const scope of payload.scope.split(' ')) if (scope) scopes.add(scope);
+  const scp = payload.scp;
+  if (Array.isArray(scp)) for (const scope of scp) if (typeof scope === 'string') scopes.add(scope);
+  if (typeof scp === 'string') for (const scope of scp.split(' ')) if (scope) scopes.add(scope);
+  return scopes;
+}
+
+export async function createJwtVerifier(config: JwtConfig): Promise<JwtVerifier> {
+  const hmac: KeySource | undefined = config.secret ? { key: new TextEncoder().encode(config.secret), algorithms: hmacAlgorithms } : undefined;
+  const asymmetric: KeySource | undefined = config.publicKeyFile
+    ? await loadPublicKey(config.publicKeyFile)
+    : config.jwksUrl
+      ? { key: createRemoteJWKSet(config.jwksUrl, remoteKeySetOptions), algorithms: asymmetricAlgorithms }
+      : undefined;
+
+  return {
+    verify: async (token, now) => {
+      let source: KeySource | undefined;
+      try {
+        const { alg = 'none' } = decodeProtectedHeader(token);
+        source = hmacAlgorithms.includes(alg) ? hmac : asymmetricAlgorithms.includes(alg) ? asymmetric : undefined;
+        if (!source || !source.algorithms.includes(alg)) throw invalidToken(`algorithm ${alg} is not accepted`);
+        const options = {
+          algorithms: [...source.algorithms],
+          requiredClaims: ['exp'],
+          clockTolerance: config.clockToleranceSeconds,
+          currentDate: now,
+          ...(config.issuer ? { issuer: config.issuer } : {}),
+          ...(config.audience ? { audience: [...config.audience] } : {}),
+        };
+        const { key } = source;
+        const { payload } = typeof key === 'function' ? await jwtVerify(token, key, options) : await jwtVerify(token, key, options);
+        return {
+          subject: payload.sub ?? (typeof payload.client_id === 'string' ? payload.client_id : 'unnamed token'),
+          scopes: scopesOf(payload),
+          expiresAt: typeof payload.exp === 'number' ? payload.exp * 1000 : undefined,
+        };
+      } catch (error) {
+        if (error instanceof ApiError) throw error;
+        if (error instanceof TypeError && !source) throw invalidToken('it is not a well-formed JWT');
+        throw describeFailure(error, config);
+      }
+    },
+  };
+}
