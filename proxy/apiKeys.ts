@@ -9,7 +9,7 @@
  * token is compared with every one of them through timingSafeEqual, with no early exit, so the
  * time taken says nothing about how close a guess was or which key matched.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { Principal } from './auth.ts';
 import { apiKeyPattern, ConfigError } from './config.ts';
@@ -25,8 +25,9 @@ export interface ApiKeyTable {
   match(tokenDigest: Buffer): Principal | undefined;
 }
 
+/** One-shot hashing: half the cost of createHash() for a short token. */
 export function sha256(token: string): Buffer {
-  return createHash('sha256').update(token).digest();
+  return hash('sha256', token, 'buffer');
 }
 
 function parseLine(line: string, where: string): ApiKeyEntry | string {

@@ -51,13 +51,15 @@ export async function createAuthenticator({ auth, extraKeys = [], now = Date.now
   const jwt: JwtVerifier | undefined = auth.jwt ? await createJwtVerifier(auth.jwt) : undefined;
   const verified = new LRUCache<string, { principal: Principal; until: number }>({ max: verifiedTokenCacheSize });
 
-  const verifyJwt = async (token: string, cacheKey: string): Promise<Principal> => {
-    const cached = verified.get(cacheKey);
+  /** A repeated token is answered synchronously from the cache; a new one is verified and cached. */
+  const verifyJwt = (verifier: JwtVerifier, token: string, cacheKey: string): Principal | Promise<Principal> => {
     const time = now();
+    const cached = verified.get(cacheKey);
     if (cached && cached.until > time) return cached.principal;
-    const principal = await (jwt as JwtVerifier).verify(token, new Date(time));
-    verified.set(cacheKey, { principal, until: Math.min(principal.expiresAt ?? Infinity, time + verifiedTokenTtlMs) });
-    return principal;
+    return verifier.verify(token, new Date(time)).then((principal) => {
+      verified.set(cacheKey, { principal, until: Math.min(principal.expiresAt ?? Infinity, time + verifiedTokenTtlMs) });
+      return principal;
+    });
   };
 
   return (authorization) => {
@@ -76,7 +78,7 @@ export async function createAuthenticator({ auth, extraKeys = [], now = Date.now
     const digest = sha256(token);
     const apiKey = apiKeys.match(digest);
     if (apiKey) return apiKey;
-    if (jwt && jwtShape.test(token)) return verifyJwt(token, digest.toString('base64'));
+    if (jwt && jwtShape.test(token)) return verifyJwt(jwt, token, digest.toString('base64'));
     throw new ApiError(
       401,
       `The bearer token is not valid: it is not one of the accepted keys${jwt ? ', nor a JWT' : ''}.`,
