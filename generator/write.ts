@@ -6,10 +6,9 @@
  * old build or the new one, never a half-written mix, and a failed build leaves `dist` untouched.
  * The previous build is kept so that a proxy still reading it is not cut off.
  */
-import { createHash } from 'node:crypto';
 import { lstat, mkdir, readdir, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { manifestFileName, type Manifest } from '../proxy/manifest.ts';
+import { computeEtag, manifestFileName, type Manifest } from '../proxy/manifest.ts';
 
 /** Files written at once: enough to keep the disk busy without exhausting file descriptors. */
 const writeConcurrency = 64;
@@ -24,11 +23,6 @@ export interface WrittenBuild {
 export function buildsRootOf(distDir: string): string {
   const absolute = path.resolve(distDir);
   return path.join(path.dirname(absolute), `.${path.basename(absolute)}-builds`);
-}
-
-/** A strong ETag from the body's bytes: the same body always has the same tag. */
-export function computeEtag(body: Buffer): string {
-  return `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
 }
 
 async function writeBodies(buildDir: string, bodies: ReadonlyMap<string, string>): Promise<Manifest['files']> {

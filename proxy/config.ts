@@ -4,6 +4,7 @@
  * Files named by the settings (API_KEYS_FILE, JWT_PUBLIC_KEY) are read by the modules that use
  * them, also at start.
  */
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 
 const port = z
@@ -45,11 +46,29 @@ const environmentSchema = z.object({
     .default(60),
   FINANCE_SCOPE: nonEmpty.optional(),
   ADDRESS_SCOPE: nonEmpty.optional(),
+  CORS_ORIGINS: commaList.default(['*']),
+  ORIGIN_URL: z.url({ protocol: /^https?$/, message: 'must be the http(s) URL of the static host serving dist/' }).optional(),
+  ORIGIN_HEADER: z
+    .string()
+    .regex(/^[A-Za-z0-9-]+: *\S.*$/, 'must look like "Name: value", e.g. "X-Origin-Secret: 4f1c…"')
+    .optional(),
+  WORKERS: z
+    .string()
+    .regex(/^\d{1,3}$/, 'must be a whole number of processes from 1 to 999')
+    .transform(Number)
+    .refine((value) => value >= 1, 'must be a whole number of processes from 1 to 999')
+    .optional(),
+  BODY_CACHE_MB: z
+    .string()
+    .regex(/^\d{1,5}$/, 'must be a whole number of megabytes')
+    .transform(Number)
+    .default(64),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   NODE_ENV: z.string().optional(),
 });
 
 /** Values never echoed in a message, not even wrong ones: a typo'd secret is still mostly a secret. */
-const secretSettings = new Set(['API_KEYS', 'JWT_SECRET']);
+const secretSettings = new Set(['API_KEYS', 'JWT_SECRET', 'ORIGIN_HEADER']);
 
 export interface JwtConfig {
   /** HS256/384/512 shared secret. */
@@ -76,6 +95,14 @@ export interface Config {
     /** The scope each area requires, by the path's first segment; undefined means none. */
     readonly scopes: Readonly<Record<'financemanagement' | 'addressmanagement', string | undefined>>;
   };
+  /** `*`, or the browser origins allowed to read responses. */
+  readonly corsOrigins: '*' | ReadonlySet<string>;
+  /** Origin mode: bodies from this static host instead of distDir. */
+  readonly origin: { readonly url: URL; readonly header: readonly [string, string] | undefined } | undefined;
+  /** Processes serving requests (node:cluster); 1 runs without a cluster. */
+  readonly workers: number;
+  readonly bodyCacheBytes: number;
+  readonly logLevel: string;
   readonly production: boolean;
 }
 
@@ -84,6 +111,11 @@ export class ConfigError extends Error {
     super(`invalid configuration:\n- ${problems.join('\n- ')}`);
     this.name = 'ConfigError';
   }
+}
+
+function splitHeader(header: string): [string, string] {
+  const colon = header.indexOf(':');
+  return [header.slice(0, colon).trim(), header.slice(colon + 1).trim()];
 }
 
 /** True when some way of accepting tokens is configured; otherwise main.ts makes a development key. */
@@ -115,6 +147,9 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
       problems.push(`${name} is set but no JWT key is: set JWT_SECRET, JWT_PUBLIC_KEY or JWKS_URL too`);
     }
   }
+  if (settings.ORIGIN_HEADER !== undefined && settings.ORIGIN_URL === undefined) {
+    problems.push('ORIGIN_HEADER is set but ORIGIN_URL is not: the header is only sent to an origin');
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port: settings.PORT,
@@ -136,6 +171,14 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
             },
       scopes: { financemanagement: settings.FINANCE_SCOPE, addressmanagement: settings.ADDRESS_SCOPE },
     },
+    corsOrigins: settings.CORS_ORIGINS.includes('*') ? '*' : new Set(settings.CORS_ORIGINS),
+    origin:
+      settings.ORIGIN_URL === undefined
+        ? undefined
+        : { url: new URL(settings.ORIGIN_URL), header: settings.ORIGIN_HEADER === undefined ? undefined : splitHeader(settings.ORIGIN_HEADER) },
+    workers: settings.WORKERS ?? availableParallelism(),
+    bodyCacheBytes: settings.BODY_CACHE_MB * 1024 * 1024,
+    logLevel: settings.LOG_LEVEL,
     production: settings.NODE_ENV === 'production',
   };
 }

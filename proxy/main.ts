@@ -1,13 +1,19 @@
 /**
- * `npm start`: configuration, the development key when no auth is configured, the body store,
- * then the server, with a graceful stop on SIGTERM and SIGINT.
+ * `npm start`: configuration, the development key when no auth is configured, the build (local or
+ * origin), then the server: one process per core under node:cluster (WORKERS), restarted if one
+ * dies; SIGHUP reloads the build, SIGTERM and SIGINT stop gracefully.
  */
+import cluster from 'node:cluster';
 import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { createAuthenticator } from './auth.ts';
+import { ApiError } from './envelope.ts';
 import { ConfigError, hasAuthSetting, loadConfig, type Config } from './config.ts';
+import { openLocalLiveStore, openOriginLiveStore, type LiveStore } from './live.ts';
+import { createLogger, type Logger } from './log.ts';
+import { createOriginClient } from './origin.ts';
 import { startServer } from './server.ts';
-import { openStore, StoreError } from './store.ts';
+import { createBodyCache, StoreError } from './store.ts';
 
 const devTokenFile = '.dev-token';
 
@@ -34,28 +40,92 @@ async function developmentKeyFor(config: Config): Promise<string | undefined> {
   return developmentKey();
 }
 
-async function main(): Promise<void> {
-  const config = loadConfig();
-  const devKey = await developmentKeyFor(config);
+async function openBuild(config: Config, log: Logger): Promise<LiveStore> {
+  const cache = createBodyCache(config.bodyCacheBytes);
+  if (config.origin) return openOriginLiveStore(createOriginClient(config.origin), cache, log);
+  return openLocalLiveStore(config.distDir, cache, log);
+}
+
+/** One serving process: with WORKERS=1 the only one, otherwise a cluster worker. */
+async function serve(config: Config, devKey: string | undefined, log: Logger): Promise<void> {
   const authenticate = await createAuthenticator({ auth: config.auth, extraKeys: devKey ? [devKey] : [] });
-  const store = await openStore(config.distDir);
-  const running = await startServer({ store, authenticate, scopes: config.auth.scopes }, config.port, config.host);
-  const { buildId, dataVersion } = store.manifest;
-  console.log(`reference data service listening on ${running.url} (build ${buildId}, data ${dataVersion})`);
-  if (devKey) {
-    console.log(`no auth setting given: using the development key in ${devTokenFile}. Try:`);
-    console.log(`  curl -H "Authorization: Bearer ${devKey}" "${running.url}/addressmanagement/api/country/getbyalpha2code?alpha2code=TR"`);
-  }
+  const build = await openBuild(config, log);
+  const running = await startServer(
+    { store: build.current, authenticate, scopes: config.auth.scopes, cors: { origins: config.corsOrigins }, log },
+    config.port,
+    config.host,
+  );
+  const { buildId, dataVersion } = build.current().manifest;
+  if (cluster.isWorker) process.send?.({ listening: running.url, buildId, dataVersion });
+  else announce(running.url, buildId, dataVersion, devKey);
+  process.on('SIGHUP', () => void build.reload('SIGHUP'));
   const stop = (signal: string): void => {
-    console.log(`${signal}: finishing open requests, then stopping`);
-    void running.close().then(() => process.exit(0));
+    log.info({ event: 'stopping', signal }, 'finishing open requests, then stopping');
+    build.close();
+    void running.close().then(() => log.flush(() => process.exit(0)));
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
 }
 
+function announce(url: string, buildId: string, dataVersion: string, devKey: string | undefined): void {
+  console.log(`reference data service listening on ${url} (build ${buildId}, data ${dataVersion})`);
+  if (devKey) {
+    console.log(`no auth setting given: using the development key in ${devTokenFile}. Try:`);
+    console.log(`  curl -H "Authorization: Bearer ${devKey}" "${url}/addressmanagement/api/country/getbyalpha2code?alpha2code=TR"`);
+  }
+}
+
+/** The cluster's primary: forks the workers, restarts one that dies, relays SIGHUP and SIGTERM. */
+function supervise(config: Config, devKey: string | undefined): void {
+  let stopping = false;
+  let announced = false;
+  const fork = (): void => {
+    const worker = cluster.fork();
+    worker.on('message', (message: { listening?: string; buildId?: string; dataVersion?: string }) => {
+      if (!message.listening || announced) return;
+      announced = true;
+      announce(message.listening, message.buildId ?? '', message.dataVersion ?? '', devKey);
+    });
+  };
+  cluster.on('exit', (worker, code, signal) => {
+    if (!announced && !stopping) {
+      // A worker that dies before it ever listened has printed why (bad key file, no build):
+      // restarting it would only repeat that, so the whole service stops.
+      stopping = true;
+      for (const other of Object.values(cluster.workers ?? {})) other?.process.kill('SIGTERM');
+      process.exitCode = 1;
+      return;
+    }
+    if (stopping) {
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit();
+      return;
+    }
+    console.error(`worker ${worker.process.pid} exited (${signal ?? code}); starting another`);
+    setTimeout(fork, 1000).unref();
+  });
+  for (let index = 0; index < config.workers; index++) fork();
+  process.on('SIGHUP', () => {
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGHUP');
+  });
+  const stop = (signal: NodeJS.Signals): void => {
+    stopping = true;
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(signal);
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGTERM'));
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  // Made before any fork, so every worker reads the same key from .dev-token.
+  const devKey = await developmentKeyFor(config);
+  if (cluster.isPrimary && config.workers > 1) return supervise(config, devKey);
+  await serve(config, devKey, createLogger(config.logLevel));
+}
+
 main().catch((error: unknown) => {
-  const known = error instanceof ConfigError || error instanceof StoreError;
+  const known = error instanceof ConfigError || error instanceof StoreError || error instanceof ApiError;
   console.error(known ? `cannot start: ${error.message}` : error);
   process.exit(1);
 });

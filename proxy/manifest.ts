@@ -2,9 +2,18 @@
  * dist/manifest.json: written once by the generator, read once by the proxy at start. It is the
  * only index of what exists: the proxy never asks the file system whether a key exists.
  */
+import { hash } from 'node:crypto';
 import { z } from 'zod';
 
 export const manifestFileName = 'manifest.json';
+
+/**
+ * A strong ETag from the body's bytes (27 base64url characters of SHA-256): the same body always has the same
+ * tag, so a tag names its content, in any build, on any host.
+ */
+export function computeEtag(body: Buffer): string {
+  return `"${hash('sha256', body, 'base64url').slice(0, 27)}"`;
+}
 
 export const manifestEntrySchema = z.strictObject({
   size: z.number().int().nonnegative(),

@@ -7,20 +7,31 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { authorize, type Authenticate } from './auth.ts';
 import type { Config } from './config.ts';
+import { compressBody } from './compression.ts';
 import { ApiError, newGlobalId, wrapFailure, wrapSuccess } from './envelope.ts';
 import { expectedForms, normaliseKey } from './keys.ts';
+import type { Logger } from './log.ts';
+import { chooseEncoding, corsHeaders, matchesIfNoneMatch, preflightHeaders, type CorsPolicy } from './negotiation.ts';
 import { bodyPath, findRoute, recordLabels, type Route } from './routes.ts';
 import type { BodyStore } from './store.ts';
 
 const allowedMethods = 'GET, HEAD, OPTIONS';
 const jsonType = 'application/json; charset=utf-8';
+/**
+ * Responses are token-gated, so no shared cache may keep them (`private`); a client may reuse one
+ * for a minute, then revalidates with If-None-Match and usually gets a bodiless 304.
+ */
+export const cacheControl = 'private, max-age=60';
 /** Echoed values are cut short so that a huge query cannot inflate an error message. */
 const maxEchoLength = 80;
 
 export interface ServerDependencies {
-  readonly store: BodyStore;
+  /** The build to answer from: looked up per request, so a new build takes over at once. */
+  readonly store: () => BodyStore;
   readonly authenticate: Authenticate;
   readonly scopes: Config['auth']['scopes'];
+  readonly cors: CorsPolicy;
+  readonly log: Logger;
 }
 
 function echo(value: string): string {
@@ -86,48 +97,99 @@ function send(response: http.ServerResponse, method: string, status: number, hea
   response.end(method === 'HEAD' ? undefined : body);
 }
 
-function sendFailure(response: http.ServerResponse, method: string, globalId: string, error: ApiError): void {
-  send(response, method, error.status, error.headers, wrapFailure(globalId, error.message));
+/** Service endpoints, without a token: liveness for orchestrators, readiness for load balancers. */
+function answerProbe(pathname: string, deps: ServerDependencies): Record<string, unknown> | undefined {
+  if (pathname === '/healthz') return { status: 'live' };
+  if (pathname === '/readyz') return { status: 'ready', buildId: deps.store().manifest.buildId };
+  return undefined;
 }
 
-async function answer(request: http.IncomingMessage, response: http.ServerResponse, globalId: string, deps: ServerDependencies): Promise<void> {
+/** What /meta tells an authenticated client about the build it is talking to. */
+function describeBuild(store: BodyStore): Record<string, unknown> {
+  const { buildId, builtAt, dataVersion, counts, holidayYears } = store.manifest;
+  return { buildId, builtAt, dataVersion, counts, holidayYears };
+}
+
+async function answer(
+  request: http.IncomingMessage,
+  response: http.ServerResponse,
+  globalId: string,
+  pathname: string,
+  search: URLSearchParams,
+  deps: ServerDependencies,
+): Promise<void> {
   const method = request.method ?? 'GET';
+  const cors = corsHeaders(deps.cors, request.headers.origin);
+  const common = { 'X-Request-Id': globalId, ...cors };
   if (method === 'OPTIONS') {
-    response.writeHead(204, { Allow: allowedMethods });
+    response.writeHead(204, { Allow: allowedMethods, ...common, ...preflightHeaders(deps.cors, request.headers.origin) });
     response.end();
     return;
   }
   if (method !== 'GET' && method !== 'HEAD') {
     throw new ApiError(405, `Method ${method} is not allowed: this service only reads, use GET.`, { Allow: allowedMethods });
   }
-  const principal = await deps.authenticate(request.headers.authorization);
+  const probe = answerProbe(pathname, deps);
+  if (probe) return send(response, method, 200, { 'Cache-Control': 'no-store', ...common }, wrapSuccess(globalId, Buffer.from(JSON.stringify(probe))));
 
-  // The target is split by hand: `new URL` would read `//host/x` as another host's `/x`.
-  const target = request.url ?? '/';
-  const queryStart = target.indexOf('?');
-  const pathname = queryStart === -1 ? target : target.slice(0, queryStart);
-  const search = new URLSearchParams(queryStart === -1 ? '' : target.slice(queryStart + 1));
+  const principal = await deps.authenticate(request.headers.authorization);
+  const store = deps.store();
+  if (pathname === '/meta') {
+    return send(response, method, 200, { 'Cache-Control': 'no-store', ...common }, wrapSuccess(globalId, Buffer.from(JSON.stringify(describeBuild(store)))));
+  }
   const route = findRoute(pathname);
   if (!route) {
     throw new ApiError(404, `No operation at ${echo(pathname)}: paths look like /addressmanagement/api/country/getall (see the README).`);
   }
   authorize(principal, route.path.slice(1, route.path.indexOf('/', 1)), deps.scopes);
-  const { keys, given } = resolveKeys(route, search, deps.store);
+  const { keys, given } = resolveKeys(route, search, store);
   const file = bodyPath(route, keys);
-  if (!deps.store.entry(file)) throw new ApiError(404, notFoundMessage(route, given));
-  const body = await deps.store.read(file);
-  send(response, method, 200, {}, wrapSuccess(globalId, body));
+  const entry = store.entry(file);
+  if (!entry) throw new ApiError(404, notFoundMessage(route, given));
+
+  const headers: http.OutgoingHttpHeaders = {
+    ETag: entry.etag,
+    'Cache-Control': cacheControl,
+    'X-Data-Version': store.manifest.dataVersion,
+    Vary: deps.cors.origins === '*' ? 'Accept-Encoding' : 'Accept-Encoding, Origin',
+    ...common,
+  };
+  if (matchesIfNoneMatch(request.headers['if-none-match'], entry.etag)) {
+    response.writeHead(304, headers);
+    response.end();
+    return;
+  }
+  const body = wrapSuccess(globalId, await store.read(file, entry));
+  const encoding = method === 'GET' ? chooseEncoding(request.headers['accept-encoding']) : 'identity';
+  const { bytes, coding } = await compressBody(body, encoding);
+  send(response, method, 200, coding === 'identity' ? headers : { ...headers, 'Content-Encoding': coding }, bytes);
+}
+
+/** The one place a failure is written: the envelope, its status, and headers that say why. */
+function sendFailure(response: http.ServerResponse, method: string, globalId: string, origin: string | undefined, error: ApiError, deps: ServerDependencies): void {
+  const headers = { 'Cache-Control': 'no-store', 'X-Request-Id': globalId, ...corsHeaders(deps.cors, origin), ...error.headers };
+  send(response, method, error.status, headers, wrapFailure(globalId, error.message));
 }
 
 export function createRequestListener(deps: ServerDependencies): http.RequestListener {
   return (request, response) => {
+    const started = performance.now();
     const globalId = newGlobalId();
-    answer(request, response, globalId, deps).catch((error: unknown) => {
-      if (error instanceof ApiError) return sendFailure(response, request.method ?? 'GET', globalId, error);
+    const method = request.method ?? 'GET';
+    // The target is split by hand: `new URL` would read `//host/x` as another host's `/x`.
+    const target = request.url ?? '/';
+    const queryStart = target.indexOf('?');
+    const pathname = queryStart === -1 ? target : target.slice(0, queryStart);
+    const search = new URLSearchParams(queryStart === -1 ? '' : target.slice(queryStart + 1));
+    response.once('close', () => {
+      deps.log.info({ method, path: target, status: response.statusCode, ms: Math.round((performance.now() - started) * 100) / 100, globalId });
+    });
+    answer(request, response, globalId, pathname, search, deps).catch((error: unknown) => {
+      if (error instanceof ApiError) return sendFailure(response, method, globalId, request.headers.origin, error, deps);
       // Not a client's doing: a body file that vanished, a disk error. Logged, and answered 503.
-      console.error(`request ${globalId} failed:`, error);
+      deps.log.error({ globalId, error: (error as Error).message, stack: (error as Error).stack }, 'request failed');
       if (response.headersSent) return response.destroy();
-      sendFailure(response, request.method ?? 'GET', globalId, new ApiError(503, 'The data is temporarily unavailable: retry shortly.'));
+      sendFailure(response, method, globalId, request.headers.origin, new ApiError(503, 'The data is temporarily unavailable: retry shortly.'), deps);
     });
   };
 }
@@ -153,14 +215,21 @@ function answerUnparsable(error: NodeJS.ErrnoException, socket: Duplex): void {
   );
 }
 
+/** Slow clients are cut off: headers within 10 s, a whole request within 30 s. */
+export const clientTimeouts = { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000 } as const;
+/** In-flight requests get this long to finish on SIGTERM before their connections are closed. */
+export const shutdownGraceMs = 10_000;
+
 export interface RunningServer {
   readonly server: http.Server;
   readonly url: string;
+  /** Stops accepting connections, lets in-flight requests finish (up to the grace period), then resolves. */
   close(): Promise<void>;
 }
 
 export function startServer(deps: ServerDependencies, port: number, host: string): Promise<RunningServer> {
-  const server = http.createServer(createRequestListener(deps));
+  const server = http.createServer({ requestTimeout: clientTimeouts.requestMs, headersTimeout: clientTimeouts.headersMs }, createRequestListener(deps));
+  server.keepAliveTimeout = clientTimeouts.keepAliveMs;
   server.on('clientError', answerUnparsable);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -172,7 +241,12 @@ export function startServer(deps: ServerDependencies, port: number, host: string
         url: `http://${shownHost}:${address.port}`,
         close: () =>
           new Promise((done) => {
-            server.close(() => done());
+            const force = setTimeout(() => server.closeAllConnections(), shutdownGraceMs);
+            force.unref();
+            server.close(() => {
+              clearTimeout(force);
+              done();
+            });
             server.closeIdleConnections();
           }),
       });

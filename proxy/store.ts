@@ -1,6 +1,8 @@
 /**
- * Body files: the manifest says what exists (loaded once, at start), a bounded in-memory cache
- * holds what was read, and concurrent misses for one file share one read.
+ * Body files. The manifest says what exists (loaded once per build); bodies come from a bounded
+ * in-memory cache keyed by their ETag, which is a hash of their content: an entry can never be
+ * stale, identical bodies (a country by id, by code and by name) share one buffer, and a new build
+ * keeps every body it did not change warm. Concurrent misses for one body share one read.
  */
 import { readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
@@ -8,7 +10,7 @@ import { LRUCache } from 'lru-cache';
 import { manifestFileName, manifestSchema, type Manifest, type ManifestEntry } from './manifest.ts';
 
 /** Enough for every small body and the popular large ones; far below a worker's memory budget. */
-const cacheBytes = 64 * 1024 * 1024;
+export const defaultCacheBytes = 64 * 1024 * 1024;
 
 export class StoreError extends Error {
   override name = 'StoreError';
@@ -16,37 +18,55 @@ export class StoreError extends Error {
 
 export interface BodyStore {
   readonly manifest: Manifest;
+  /** Where the bodies come from, for logs: a build directory or an origin URL. */
+  readonly source: string;
   /** The body file's manifest entry: undefined means no such lookup key exists. */
   entry(file: string): ManifestEntry | undefined;
-  /** The body's bytes; only call for a file the manifest lists. */
-  read(file: string): Promise<Buffer>;
+  /** The body's bytes; only call for a file the manifest lists. May throw an ApiError (origin mode). */
+  read(file: string, entry: ManifestEntry): Promise<Buffer>;
 }
 
-export async function openStore(distDir: string): Promise<BodyStore> {
+/** Bodies by ETag; a miss runs the loader the caller passes as the fetch context. */
+export type BodyCache = LRUCache<string, Buffer, () => Promise<Buffer>>;
+
+/** One cache per process, shared by every build it serves. */
+export function createBodyCache(maxBytes = defaultCacheBytes): BodyCache {
+  return new LRUCache<string, Buffer, () => Promise<Buffer>>({
+    maxSize: maxBytes,
+    sizeCalculation: (body) => Math.max(body.length, 1),
+    fetchMethod: (_etag, _stale, { context: load }) => load(),
+  });
+}
+
+export function parseManifest(text: string, where: string): Manifest {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new StoreError(`${where} is not JSON: is it a manifest written by npm run build?`);
+  }
+  const parsed = manifestSchema.safeParse(json);
+  if (!parsed.success) throw new StoreError(`${where} is not a valid manifest: ${parsed.error.issues[0]?.message}`);
+  return parsed.data;
+}
+
+/** A store over a build on the local disk, `distDir` resolved once to the build it links to. */
+export async function openLocalStore(distDir: string, cache: BodyCache = createBodyCache()): Promise<BodyStore> {
   // The build directory behind the dist link, so that a rebuild does not change files under us.
   const buildDir = await realpath(distDir).catch(() => {
     throw new StoreError(`${distDir} does not exist: run "npm run build" first, or set DIST_DIR`);
   });
-  const manifestPath = path.join(buildDir, manifestFileName);
-  const text = await readFile(manifestPath, 'utf8').catch(() => {
+  const text = await readFile(path.join(buildDir, manifestFileName), 'utf8').catch(() => {
     throw new StoreError(`${path.join(distDir, manifestFileName)} is missing: run "npm run build" first`);
   });
-  const parsed = manifestSchema.safeParse(JSON.parse(text));
-  if (!parsed.success) throw new StoreError(`${manifestPath} is not a valid manifest: ${parsed.error.issues[0]?.message}`);
-  const manifest = parsed.data;
+  const manifest = parseManifest(text, path.join(buildDir, manifestFileName));
   const files = new Map(Object.entries(manifest.files));
-
-  const cache = new LRUCache<string, Buffer>({
-    maxSize: cacheBytes,
-    sizeCalculation: (body) => Math.max(body.length, 1),
-    fetchMethod: (file) => readFile(path.join(buildDir, file)),
-  });
-
   return {
     manifest,
+    source: buildDir,
     entry: (file) => files.get(file),
-    read: async (file) => {
-      const body = await cache.fetch(file);
+    read: async (file, entry) => {
+      const body = await cache.fetch(entry.etag, { context: () => readFile(path.join(buildDir, file)) });
       if (!body) throw new StoreError(`${file} is listed in the manifest but could not be read`);
       return body;
     },

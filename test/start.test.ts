@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile, stat } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../proxy/config.ts';
@@ -111,6 +112,11 @@ describe('configuration', () => {
       host: '127.0.0.1',
       distDir: 'dist',
       auth: { apiKeys: [], apiKeysFile: undefined, jwt: undefined, scopes: { financemanagement: undefined, addressmanagement: undefined } },
+      corsOrigins: '*',
+      origin: undefined,
+      workers: availableParallelism(),
+      bodyCacheBytes: 64 * 1024 * 1024,
+      logLevel: 'info',
       production: false,
     });
   });
@@ -129,6 +135,12 @@ describe('configuration', () => {
         JWT_CLOCK_TOLERANCE: '30',
         FINANCE_SCOPE: 'finance.read',
         ADDRESS_SCOPE: 'address.read',
+        CORS_ORIGINS: 'https://app.example.com, https://admin.example.com',
+        ORIGIN_URL: 'http://10.0.0.5:8081/dist/',
+        ORIGIN_HEADER: 'X-Origin-Secret: s3cr3t value',
+        WORKERS: '4',
+        BODY_CACHE_MB: '128',
+        LOG_LEVEL: 'warn',
         NODE_ENV: 'production',
       }),
     ).toEqual({
@@ -148,6 +160,11 @@ describe('configuration', () => {
         },
         scopes: { financemanagement: 'finance.read', addressmanagement: 'address.read' },
       },
+      corsOrigins: new Set(['https://app.example.com', 'https://admin.example.com']),
+      origin: { url: new URL('http://10.0.0.5:8081/dist/'), header: ['X-Origin-Secret', 's3cr3t value'] },
+      workers: 4,
+      bodyCacheBytes: 128 * 1024 * 1024,
+      logLevel: 'warn',
       production: true,
     });
     expect(loadConfig({ PORT: '', API_KEYS: '' }).port).toBe(8080);
@@ -156,7 +173,7 @@ describe('configuration', () => {
   it('reports every bad setting at once', () => {
     const error = (() => {
       try {
-        loadConfig({ PORT: '-1', HOST: ' ', API_KEYS: 'has space inside the key' });
+        loadConfig({ PORT: '-1', HOST: ' ', API_KEYS: 'has space inside the key', WORKERS: '0', ORIGIN_HEADER: 'no colon' });
       } catch (caught) {
         return caught;
       }
@@ -166,6 +183,8 @@ describe('configuration', () => {
       'PORT must be a whole number from 0 to 65535 (got "-1")',
       'HOST must not be empty (got " ")',
       'API_KEYS must hold keys of letters, digits and - . _ ~ + / only',
+      'ORIGIN_HEADER must look like "Name: value", e.g. "X-Origin-Secret: 4f1c…"',
+      'WORKERS must be a whole number of processes from 1 to 999 (got "0")',
     ]);
   });
 });

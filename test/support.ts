@@ -7,7 +7,8 @@ import { createAuthenticator } from '../proxy/auth.ts';
 import { loadConfig } from '../proxy/config.ts';
 import type { RecordType } from '../proxy/routes.ts';
 import { startServer, type RunningServer } from '../proxy/server.ts';
-import { openStore } from '../proxy/store.ts';
+import { silentLogger } from '../proxy/log.ts';
+import { openLocalStore } from '../proxy/store.ts';
 
 export const repoRoot = path.resolve(import.meta.dirname, '..');
 export const fixtureData = path.join(repoRoot, 'test/fixtures/data');
@@ -36,10 +37,10 @@ export async function startProxy(
   environment: NodeJS.ProcessEnv = { API_KEYS: testKey },
   now?: () => number,
 ): Promise<RunningServer> {
-  const { auth } = loadConfig(environment);
-  const store = await openStore(distDir);
+  const { auth, corsOrigins } = loadConfig(environment);
+  const store = await openLocalStore(distDir);
   const authenticate = await createAuthenticator({ auth, ...(now ? { now } : {}) });
-  return startServer({ store, authenticate, scopes: auth.scopes }, 0, '127.0.0.1');
+  return startServer({ store: () => store, authenticate, scopes: auth.scopes, cors: { origins: corsOrigins }, log: silentLogger }, 0, '127.0.0.1');
 }
 
 export type FixtureRecord = Record<string, unknown> & { id: string };
