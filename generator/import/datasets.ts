@@ -6,6 +6,7 @@ import { importAddresses } from './addresses.ts';
 import { importBanks } from './banks.ts';
 import { importCountryCurrencies } from './currencyLinks.ts';
 import type { DatasetImporter } from './dataset.ts';
+import { importHolidays } from './holidays.ts';
 import { importLanguages } from './languages.ts';
 import { importTimeZones } from './timeZones.ts';
 import { importWebDomains } from './webDomains.ts';
@@ -17,4 +18,5 @@ export const datasetImporters: readonly DatasetImporter[] = [
   importLanguages,
   importTimeZones,
   importWebDomains,
+  importHolidays,
 ];

@@ -1,0 +1,277 @@
+/**
+ * The holiday and special-day records `npm run data:import` wrote: one record per local day for
+ * every country date-holidays covers, Türkiye's from curated rules and Diyanet's published bayram
+ * dates, and a re-import that keeps every id and every byte.
+ */
+import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import Holidays from 'date-holidays';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { addDays, localDaySpan } from '../generator/import/localDates.ts';
+import { importReferenceData } from '../generator/import/main.ts';
+import { formatRecords } from '../generator/import/records-file.ts';
+import { buildSettingsSchema, countryDaySchema, countrySchema, type Country } from '../generator/schemas.ts';
+
+type CountryDay = z.infer<typeof countryDaySchema>;
+
+const dataDir = path.resolve(import.meta.dirname, '../data');
+const recordsDir = path.join(dataDir, 'records');
+const factsFile = path.resolve(import.meta.dirname, '../../shared/facts/turkey-religious-holidays.md');
+const uuidV4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+async function readParts(recordType: string): Promise<Map<string, CountryDay[]>> {
+  const directory = path.join(recordsDir, recordType);
+  const parts = new Map<string, CountryDay[]>();
+  for (const file of (await readdir(directory)).filter((name) => name.endsWith('.json')).sort()) {
+    parts.set(file.replace(/\.json$/, ''), z.array(countryDaySchema).parse(JSON.parse(await readFile(path.join(directory, file), 'utf8'))));
+  }
+  return parts;
+}
+
+const dayOf = (record: CountryDay) => record.startDate.slice(0, 10);
+const yearOf = (record: CountryDay) => Number(record.startDate.slice(0, 4));
+
+let window: { first: number; last: number };
+let countries: Country[];
+let holidays: Map<string, CountryDay[]>;
+let specialDays: Map<string, CountryDay[]>;
+
+beforeAll(async () => {
+  window = buildSettingsSchema.parse(JSON.parse(await readFile(path.join(dataDir, 'build.json'), 'utf8'))).holidayYears;
+  countries = z.array(countrySchema).parse(JSON.parse(await readFile(path.join(recordsDir, 'country.json'), 'utf8')));
+  holidays = await readParts('countryHoliday');
+  specialDays = await readParts('countrySpecialDay');
+});
+
+function partOf(parts: Map<string, CountryDay[]>, alpha2Code: string): CountryDay[] {
+  const part = parts.get(alpha2Code.toLowerCase());
+  if (!part) throw new Error(`no part ${alpha2Code}`);
+  return part;
+}
+
+const named = (records: readonly CountryDay[], summary: string) => records.filter((record) => record.summary === summary);
+
+describe('Türkiye: Ramazan and Kurban Bayramı', () => {
+  const turkishHolidays = () => partOf(holidays, 'TR');
+  const turkishSpecialDays = () => partOf(specialDays, 'TR');
+
+  /** The bayram days and eves the records hold for a first day, as the law counts them. */
+  function expectBayram(summary: string, firstDay: string, dayCount: number): void {
+    const days = Array.from({ length: dayCount }, (_, offset) => addDays(firstDay, offset));
+    const recorded = named(turkishHolidays(), summary).map(dayOf);
+    for (const day of days) expect(recorded, `${summary} ${day}`).toContain(day);
+    expect(recorded, `${summary} ${firstDay}: no day before the first`).not.toContain(addDays(firstDay, -1));
+    expect(recorded, `${summary} ${firstDay}: no day after the last`).not.toContain(addDays(firstDay, dayCount));
+    const eve = named(turkishSpecialDays(), `${summary} Arifesi`).find((record) => dayOf(record) === addDays(firstDay, -1));
+    expect(eve?.startDate, `${summary} ${firstDay} eve`).toMatch(new RegExp(`^${addDays(firstDay, -1)} 13:00:00 GMT\\+0[23]:00$`));
+    expect(eve?.endDate.slice(0, 19), `${summary} ${firstDay} eve ends at midnight`).toBe(`${firstDay} 00:00:00`);
+  }
+
+  it('are on the days Diyanet published, for every year of the shared facts table', async () => {
+    const rows = [...(await readFile(factsFile, 'utf8')).matchAll(/^\| (\d{4}) \| (\d{4}-\d{2}-\d{2}) \| (\d{4}-\d{2}-\d{2}) \|$/gm)];
+    expect(rows.length).toBeGreaterThanOrEqual(7);
+    for (const [, year, ramazan, kurban] of rows) {
+      expectBayram('Ramazan Bayramı', ramazan ?? '', 3);
+      expectBayram('Kurban Bayramı', kurban ?? '', 4);
+      const ofYear = turkishHolidays().filter((record) => yearOf(record) === Number(year));
+      expect(named(ofYear, 'Ramazan Bayramı'), `${year}`).toHaveLength(3);
+      expect(named(ofYear, 'Kurban Bayramı'), `${year}`).toHaveLength(4);
+    }
+  });
+
+  it('are on the first days of the curated Diyanet file, for every year it covers', async () => {
+    const curated = z
+      .object({ years: z.array(z.object({ year: z.number(), ramazanBayrami: z.union([z.string(), z.array(z.string())]), kurbanBayrami: z.union([z.string(), z.array(z.string())]) })) })
+      .parse(JSON.parse(await readFile(path.join(dataDir, 'curated', 'turkey-religious-holidays.json'), 'utf8')));
+    expect(curated.years.length).toBeGreaterThanOrEqual(20);
+    for (const entry of curated.years) {
+      for (const first of [entry.ramazanBayrami].flat()) expectBayram('Ramazan Bayramı', first, 3);
+      for (const first of [entry.kurbanBayrami].flat()) expectBayram('Kurban Bayramı', first, 4);
+    }
+  });
+
+  it('2015 and 2010: Diyanet\'s days, at +03:00 in summer and +02:00 in winter before 2016', () => {
+    const days = (summary: string, year: number) => named(turkishHolidays(), summary).filter((record) => yearOf(record) === year).map((record) => record.startDate);
+    expect(days('Ramazan Bayramı', 2015)).toEqual(['2015-07-17 00:00:00 GMT+03:00', '2015-07-18 00:00:00 GMT+03:00', '2015-07-19 00:00:00 GMT+03:00']);
+    // date-holidays computes 2015-09-23; Diyanet's first day is 24 September.
+    expect(days('Kurban Bayramı', 2015)).toEqual([
+      '2015-09-24 00:00:00 GMT+03:00',
+      '2015-09-25 00:00:00 GMT+03:00',
+      '2015-09-26 00:00:00 GMT+03:00',
+      '2015-09-27 00:00:00 GMT+03:00',
+    ]);
+    expect(days('Kurban Bayramı', 2010)).toEqual([
+      '2010-11-16 00:00:00 GMT+02:00',
+      '2010-11-17 00:00:00 GMT+02:00',
+      '2010-11-18 00:00:00 GMT+02:00',
+      '2010-11-19 00:00:00 GMT+02:00',
+    ]);
+    expect(named(turkishSpecialDays(), 'Kurban Bayramı Arifesi').find((record) => yearOf(record) === 2010)).toMatchObject({
+      startDate: '2010-11-15 13:00:00 GMT+02:00',
+      endDate: '2010-11-16 00:00:00 GMT+02:00',
+    });
+    expect(days('Ramazan Bayramı', 2010)[0]).toBe('2010-09-09 00:00:00 GMT+03:00');
+  });
+
+  it('a Kurban Bayramı starting on 31 December 2006 puts its other days in 2007', () => {
+    const kurban = named(turkishHolidays(), 'Kurban Bayramı').map(dayOf);
+    expect(kurban).toEqual(expect.arrayContaining(['2006-12-31', '2007-01-01', '2007-01-02', '2007-01-03']));
+    expect(kurban.filter((day) => day.startsWith('2007'))).toHaveLength(7);
+  });
+});
+
+describe('Türkiye: holidays by law', () => {
+  const daysOf = (summary: string) => named(partOf(holidays, 'TR'), summary).map(dayOf);
+
+  it('15 Temmuz is a holiday every year from 2017 (Law No. 6752), never before', () => {
+    const days = daysOf('Demokrasi ve Millî Birlik Günü');
+    expect(days.every((day) => day.endsWith('-07-15'))).toBe(true);
+    expect(days.map((day) => Number(day.slice(0, 4)))).toEqual(Array.from({ length: window.last - 2017 + 1 }, (_, index) => 2017 + index));
+    expect(partOf(holidays, 'TR').filter((record) => dayOf(record).endsWith('-07-15') && yearOf(record) < 2017)).toEqual([]);
+  });
+
+  it('1 Mayıs is a holiday every year from 2009 (Law No. 5892), never before', () => {
+    const days = daysOf('Emek ve Dayanışma Günü');
+    expect(days.map((day) => Number(day.slice(0, 4)))).toEqual(Array.from({ length: window.last - 2009 + 1 }, (_, index) => 2009 + index));
+    expect(partOf(holidays, 'TR').filter((record) => dayOf(record).endsWith('-05-01') && yearOf(record) < 2009)).toEqual([]);
+  });
+
+  it('29 Ekim every year, with its eve from 13:00 on 28 Ekim', () => {
+    expect(daysOf('Cumhuriyet Bayramı')).toHaveLength(window.last - window.first + 1);
+    const eves = named(partOf(specialDays, 'TR'), 'Cumhuriyet Bayramı Arifesi');
+    expect(eves).toHaveLength(window.last - window.first + 1);
+    for (const eve of eves) expect(eve.startDate).toMatch(/^\d{4}-10-28 13:00:00 GMT\+0[23]:00$/);
+  });
+});
+
+describe('Türkiye: special days', () => {
+  const daysOf = (summary: string) => named(partOf(specialDays, 'TR'), summary).map(dayOf);
+
+  it('Anneler Günü is the second Sunday of May: 2024-05-12', () => {
+    expect(daysOf('Anneler Günü')).toContain('2024-05-12');
+    expect(daysOf('Babalar Günü')).toContain('2024-06-16');
+  });
+
+  it('Öğretmenler Günü is 24 November every year', () => {
+    const days = daysOf('Öğretmenler Günü');
+    expect(days).toHaveLength(window.last - window.first + 1);
+    for (const day of days) expect(day.slice(5)).toBe('11-24');
+  });
+
+  it('kandil nights are Diyanet\'s where published: Regaib 2024 on 11 January, Kadir 2026 on 16 March', () => {
+    expect(daysOf('Regaib Kandili')).toContain('2024-01-11');
+    expect(daysOf('Kadir Gecesi')).toContain('2026-03-16');
+    expect(daysOf('Mevlid Kandili').filter((day) => day.startsWith('2015'))).toEqual(['2015-01-02', '2015-12-22']);
+  });
+});
+
+describe('every country', () => {
+  it('date-holidays countries that are base countries have holidays: at least 190', () => {
+    expect(holidays.size).toBeGreaterThanOrEqual(190);
+    const covered = Object.keys(new Holidays().getCountries());
+    const ours = new Set(countries.map((country) => country.alpha2Code));
+    expect([...holidays.keys()].sort()).toEqual(covered.filter((code) => ours.has(code)).map((code) => code.toLowerCase()).sort());
+    expect(holidays.has('xk')).toBe(false);
+  });
+
+  it('each record belongs to its part\'s country, lies in the window and has a unique id', () => {
+    const countryIdByPart = new Map(countries.map((country) => [country.alpha2Code.toLowerCase(), country.id]));
+    const ids = new Set<string>();
+    const problems: string[] = [];
+    let count = 0;
+    for (const parts of [holidays, specialDays]) {
+      for (const [part, records] of parts) {
+        if (records.length === 0) problems.push(`${part}: empty part`);
+        for (const record of records) {
+          count += 1;
+          ids.add(record.id);
+          const where = `${part} ${record.startDate} ${record.summary}`;
+          if (record.countryId !== countryIdByPart.get(part)) problems.push(`${where}: another country`);
+          if (yearOf(record) < window.first || yearOf(record) > window.last) problems.push(`${where}: outside the window`);
+          if (!uuidV4.test(record.id)) problems.push(`${where}: id ${record.id}`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(ids.size).toBe(count);
+  });
+
+  it('each record ends at the next local midnight, and its part is ordered by start, then name', () => {
+    const problems: string[] = [];
+    for (const parts of [holidays, specialDays]) {
+      for (const [part, records] of parts) {
+        const timeZone = part === 'tr' ? 'Europe/Istanbul' : (new Holidays(part.toUpperCase()).getTimezones()[0] ?? '');
+        for (const record of records) {
+          const nextDay = addDays(dayOf(record), 1);
+          if (record.endDate.slice(0, 10) !== nextDay || record.endDate !== localDaySpan(timeZone, nextDay).startDate) {
+            problems.push(`${part} ${record.summary} ${record.startDate} ends ${record.endDate}`);
+          }
+        }
+        const keys = records.map((record) => `${record.startDate}\u0000${record.summary}`);
+        expect(keys, part).toEqual([...keys].sort());
+        expect(new Set(keys).size, part).toBe(keys.length);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('every day starts at local midnight, except Turkish eves at 13:00 and days whose midnight does not exist', () => {
+    const others = [...holidays.values(), ...specialDays.values()].flat().filter((record) => !record.startDate.includes(' 00:00:00 '));
+    const notEves = others.filter((record) => !record.summary.endsWith('Arifesi'));
+    for (const record of notEves) expect(record.startDate, record.summary).toMatch(/ 01:00:00 GMT/);
+    expect(notEves.length).toBeLessThan(50);
+  });
+
+  it('Germany: New Year 2024 at +01:00, Tag der Deutschen Einheit at summer time +02:00', () => {
+    const germany = partOf(holidays, 'DE');
+    expect(germany.find((record) => dayOf(record) === '2024-01-01')).toMatchObject({
+      summary: 'Neujahr',
+      startDate: '2024-01-01 00:00:00 GMT+01:00',
+      endDate: '2024-01-02 00:00:00 GMT+01:00',
+    });
+    expect(germany.find((record) => dayOf(record) === '2024-10-03')?.startDate).toBe('2024-10-03 00:00:00 GMT+02:00');
+    expect(named(partOf(specialDays, 'DE'), 'Heiliger Abend').find((record) => yearOf(record) === 2024)?.startDate).toBe('2024-12-24 00:00:00 GMT+01:00');
+  });
+
+  it('United States: New York time, a negative offset', () => {
+    expect(partOf(holidays, 'US').find((record) => dayOf(record) === '2024-07-04')).toMatchObject({
+      summary: 'Independence Day',
+      startDate: '2024-07-04 00:00:00 GMT-04:00',
+    });
+    expect(partOf(holidays, 'US').find((record) => dayOf(record) === '2024-12-25')?.startDate).toBe('2024-12-25 00:00:00 GMT-05:00');
+  });
+
+  it('a holiday of several days is a record per day: Eid al-Fitr 2024 in the United Arab Emirates, three', () => {
+    expect(named(partOf(holidays, 'AE'), 'عيد الفطر').filter((record) => yearOf(record) === 2024).map(dayOf)).toEqual(['2024-04-10', '2024-04-11', '2024-04-12']);
+  });
+});
+
+describe('re-import', () => {
+  let copyParent: string | undefined;
+  afterAll(async () => {
+    if (copyParent !== undefined) await rm(copyParent, { recursive: true, force: true });
+  });
+
+  it('changes no file, and keeps ids by natural key whatever the existing order', { timeout: 180_000 }, async () => {
+    copyParent = await mkdtemp(path.join(tmpdir(), 'data-holidays-'));
+    const copy = path.join(copyParent, 'data');
+    await cp(dataDir, copy, { recursive: true });
+    const turkeyFile = path.join(copy, 'records', 'countryHoliday', 'tr.json');
+    await writeFile(turkeyFile, formatRecords([...partOf(holidays, 'TR')].reverse()));
+
+    const { files } = await importReferenceData(copy);
+    const changed = files.filter((file) => file.outcome !== 'unchanged').map((file) => path.relative(copy, file.file));
+    expect(changed).toEqual([path.join('records', 'countryHoliday', 'tr.json')]);
+    for (const recordType of ['countryHoliday', 'countrySpecialDay']) {
+      const names = (await readdir(path.join(recordsDir, recordType))).sort();
+      expect((await readdir(path.join(copy, 'records', recordType))).sort()).toEqual(names);
+      for (const name of names) {
+        expect(await readFile(path.join(copy, 'records', recordType, name), 'utf8'), `${recordType}/${name}`).toBe(
+          await readFile(path.join(recordsDir, recordType, name), 'utf8'),
+        );
+      }
+    }
+  });
+});
