@@ -50,6 +50,7 @@ export async function buildDist({ dataDir, distDir }: BuildOptions): Promise<Bui
     holidayYears: settings.holidayYears,
     counts,
     ambiguous,
+    public: {},
   });
   return { ...written, buildId, dataVersion: loaded.dataVersion, counts, ambiguous: ambiguous.length };
 }

@@ -11,7 +11,7 @@ import { ApiError } from './envelope.ts';
 import { ConfigError, hasAuthSetting, loadConfig, type Config } from './config.ts';
 import { openLocalLiveStore, openOriginLiveStore, type LiveStore } from './live.ts';
 import { createLogger, type Logger } from './log.ts';
-import { createOriginClient } from './origin.ts';
+import { createOriginClient, createPassThrough } from './origin.ts';
 import { startServer } from './server.ts';
 import { createBodyCache, StoreError } from './store.ts';
 
@@ -51,7 +51,14 @@ async function serve(config: Config, devKey: string | undefined, log: Logger): P
   const authenticate = await createAuthenticator({ auth: config.auth, extraKeys: devKey ? [devKey] : [] });
   const build = await openBuild(config, log);
   const running = await startServer(
-    { store: build.current, authenticate, scopes: config.auth.scopes, cors: { origins: config.corsOrigins }, log },
+    {
+      store: build.current,
+      passThrough: config.origin ? createPassThrough(config.origin) : undefined,
+      authenticate,
+      scopes: config.auth.scopes,
+      cors: { origins: config.corsOrigins },
+      log,
+    },
     config.port,
     config.host,
   );

@@ -37,7 +37,13 @@ export const manifestSchema = z.strictObject({
   ambiguous: z.array(z.strictObject({ file: z.string(), chosen: z.string(), others: z.array(z.string()) })),
   /** Every body file, by its path relative to dist/. */
   files: z.record(z.string(), manifestEntrySchema),
+  /**
+   * Files served as they are, without a token: the OpenAPI document and the docs page's assets
+   * (e.g. `openapi.json`, `docs/index.html`). Nothing outside this list is reachable that way.
+   */
+  public: z.record(z.string(), manifestEntrySchema.extend({ contentType: z.string().min(1) })).default({}),
 });
 
 export type Manifest = z.infer<typeof manifestSchema>;
 export type ManifestEntry = z.infer<typeof manifestEntrySchema>;
+export type PublicEntry = Manifest['public'][string];

@@ -5,9 +5,11 @@
  * clear 502 or 504. Bodies are cached by their content hash (store.ts), so they never go stale;
  * what is revalidated with the origin's ETag is the manifest, which says which bodies are current.
  */
+import httpProxy from 'http-proxy';
 import { Agent, errors, request } from 'undici';
 import { ApiError } from './envelope.ts';
 import { computeEtag, manifestFileName, type Manifest } from './manifest.ts';
+import type { PassThrough } from './server.ts';
 import { parseManifest, type BodyCache, type BodyStore } from './store.ts';
 
 export interface OriginSettings {
@@ -109,5 +111,33 @@ export async function openOriginStore(origin: OriginClient, cache: BodyCache, pr
       if (!body) throw new ApiError(502, 'The data origin returned no body: retry shortly.');
       return body;
     },
+  };
+}
+
+/**
+ * Origin mode streams the public files (the OpenAPI document, the docs page's assets) straight
+ * from the origin with http-proxy: plain pass-through, no envelope, no cache of ours. Only files
+ * the manifest lists as public reach it (server.ts), under their exact path; the client's
+ * Authorization and Cookie headers are not forwarded.
+ */
+export function createPassThrough(settings: OriginSettings): PassThrough {
+  const proxy = httpProxy.createProxyServer({
+    target: settings.url.href,
+    changeOrigin: true,
+    proxyTimeout: originTimeouts.body,
+    headers: settings.header ? { [settings.header[0]]: settings.header[1] } : {},
+  });
+  return (request, response, file, fail) => {
+    delete request.headers.authorization;
+    delete request.headers.cookie;
+    request.url = `/${file}`;
+    proxy.web(request, response, {}, (error: NodeJS.ErrnoException) => {
+      const timedOut = error.code === 'ETIMEDOUT' || error.code === 'ESOCKETTIMEDOUT';
+      fail(
+        timedOut
+          ? new ApiError(504, 'The data origin did not answer in time; retry shortly.')
+          : new ApiError(502, `The data origin is unreachable (${error.code ?? error.message}); retry shortly.`),
+      );
+    });
   };
 }

@@ -25,9 +25,13 @@ export const cacheControl = 'private, max-age=60';
 /** Echoed values are cut short so that a huge query cannot inflate an error message. */
 const maxEchoLength = 80;
 
+/** Streams a public file from the origin (origin mode), or undefined to read it from the store. */
+export type PassThrough = (request: http.IncomingMessage, response: http.ServerResponse, file: string, fail: (error: ApiError) => void) => void;
+
 export interface ServerDependencies {
   /** The build to answer from: looked up per request, so a new build takes over at once. */
   readonly store: () => BodyStore;
+  readonly passThrough?: PassThrough | undefined;
   readonly authenticate: Authenticate;
   readonly scopes: Config['auth']['scopes'];
   readonly cors: CorsPolicy;
@@ -104,6 +108,40 @@ function answerProbe(pathname: string, deps: ServerDependencies): Record<string,
   return undefined;
 }
 
+/** The public file a path names (`/docs` is `docs/index.html`); undefined for every other path. */
+function publicFileOf(pathname: string): string | undefined {
+  if (pathname === '/openapi.json') return 'openapi.json';
+  if (pathname === '/docs' || pathname === '/docs/') return 'docs/index.html';
+  return pathname.startsWith('/docs/') ? pathname.slice(1) : undefined;
+}
+
+/** The OpenAPI document and the docs page: as they are, no token, cacheable by anyone. */
+async function answerPublicFile(
+  request: http.IncomingMessage,
+  response: http.ServerResponse,
+  file: string,
+  common: Record<string, string>,
+  deps: ServerDependencies,
+): Promise<void> {
+  const method = request.method ?? 'GET';
+  const store = deps.store();
+  const entry = store.manifest.public[file];
+  if (!entry) throw new ApiError(404, `No file at ${echo(`/${file}`)}: the documentation is at /docs and /openapi.json.`);
+  if (deps.passThrough) {
+    const origin = request.headers.origin;
+    return deps.passThrough(request, response, file, (error) => sendFailure(response, method, String(common['X-Request-Id']), origin, error, deps));
+  }
+  const headers: http.OutgoingHttpHeaders = { ETag: entry.etag, 'Cache-Control': 'public, max-age=300', Vary: 'Accept-Encoding', ...common };
+  if (matchesIfNoneMatch(request.headers['if-none-match'], entry.etag)) {
+    response.writeHead(304, headers);
+    response.end();
+    return;
+  }
+  const { bytes, coding } = await compressBody(await store.read(file, entry), method === 'GET' ? chooseEncoding(request.headers['accept-encoding']) : 'identity');
+  response.writeHead(200, { ...headers, 'Content-Type': entry.contentType, 'Content-Length': bytes.length, ...(coding === 'identity' ? {} : { 'Content-Encoding': coding }) });
+  response.end(method === 'HEAD' ? undefined : bytes);
+}
+
 /** What /meta tells an authenticated client about the build it is talking to. */
 function describeBuild(store: BodyStore): Record<string, unknown> {
   const { buildId, builtAt, dataVersion, counts, holidayYears } = store.manifest;
@@ -131,6 +169,8 @@ async function answer(
   }
   const probe = answerProbe(pathname, deps);
   if (probe) return send(response, method, 200, { 'Cache-Control': 'no-store', ...common }, wrapSuccess(globalId, Buffer.from(JSON.stringify(probe))));
+  const publicFile = publicFileOf(pathname);
+  if (publicFile) return answerPublicFile(request, response, publicFile, common, deps);
 
   const principal = await deps.authenticate(request.headers.authorization);
   const store = deps.store();
