@@ -6,14 +6,11 @@
 import cluster from 'node:cluster';
 import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
-import { createAuthenticator } from './auth.ts';
 import { ApiError } from './envelope.ts';
 import { ConfigError, hasAuthSetting, loadConfig, type Config } from './config.ts';
-import { openLocalLiveStore, openOriginLiveStore, type LiveStore } from './live.ts';
 import { createLogger, type Logger } from './log.ts';
-import { createOriginClient, createPassThrough } from './origin.ts';
-import { startServer } from './server.ts';
-import { createBodyCache, StoreError } from './store.ts';
+import { startService } from './service.ts';
+import { StoreError } from './store.ts';
 
 const devTokenFile = '.dev-token';
 
@@ -40,28 +37,9 @@ async function developmentKeyFor(config: Config): Promise<string | undefined> {
   return developmentKey();
 }
 
-async function openBuild(config: Config, log: Logger): Promise<LiveStore> {
-  const cache = createBodyCache(config.bodyCacheBytes);
-  if (config.origin) return openOriginLiveStore(createOriginClient(config.origin), cache, log);
-  return openLocalLiveStore(config.distDir, cache, log);
-}
-
 /** One serving process: with WORKERS=1 the only one, otherwise a cluster worker. */
 async function serve(config: Config, devKey: string | undefined, log: Logger): Promise<void> {
-  const authenticate = await createAuthenticator({ auth: config.auth, extraKeys: devKey ? [devKey] : [] });
-  const build = await openBuild(config, log);
-  const running = await startServer(
-    {
-      store: build.current,
-      passThrough: config.origin ? createPassThrough(config.origin) : undefined,
-      authenticate,
-      scopes: config.auth.scopes,
-      cors: { origins: config.corsOrigins },
-      log,
-    },
-    config.port,
-    config.host,
-  );
+  const { running, build } = await startService(config, { extraKeys: devKey ? [devKey] : [], log });
   const { buildId, dataVersion } = build.current().manifest;
   if (cluster.isWorker) process.send?.({ listening: running.url, buildId, dataVersion });
   else announce(running.url, buildId, dataVersion, devKey);

@@ -3,12 +3,11 @@ import { cp, mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildDist } from '../generator/build.ts';
-import { createAuthenticator } from '../proxy/auth.ts';
 import { loadConfig } from '../proxy/config.ts';
 import type { RecordType } from '../proxy/routes.ts';
-import { startServer, type RunningServer } from '../proxy/server.ts';
-import { silentLogger } from '../proxy/log.ts';
-import { openLocalStore } from '../proxy/store.ts';
+import type { RunningServer } from '../proxy/server.ts';
+import { silentLogger, type Logger } from '../proxy/log.ts';
+import { startService, type RunningService } from '../proxy/service.ts';
 
 export const repoRoot = path.resolve(import.meta.dirname, '..');
 export const fixtureData = path.join(repoRoot, 'test/fixtures/data');
@@ -31,16 +30,24 @@ export async function buildFixture(dataDir = fixtureData): Promise<string> {
   return distDir;
 }
 
-/** The proxy on a free loopback port, configured as `npm start` would be by these settings. */
+/** The proxy on a free loopback port, wired exactly as `npm start` wires it from these settings. */
 export async function startProxy(
   distDir: string,
   environment: NodeJS.ProcessEnv = { API_KEYS: testKey },
   now?: () => number,
+  log: Logger = silentLogger,
 ): Promise<RunningServer> {
-  const { auth, corsOrigins } = loadConfig(environment);
-  const store = await openLocalStore(distDir);
-  const authenticate = await createAuthenticator({ auth, ...(now ? { now } : {}) });
-  return startServer({ store: () => store, authenticate, scopes: auth.scopes, cors: { origins: corsOrigins }, log: silentLogger }, 0, '127.0.0.1');
+  return (await startTestService(distDir, environment, now, log)).running;
+}
+
+export async function startTestService(
+  distDir: string,
+  environment: NodeJS.ProcessEnv = { API_KEYS: testKey },
+  now?: () => number,
+  log: Logger = silentLogger,
+): Promise<RunningService> {
+  const config = loadConfig({ PORT: '0', DIST_DIR: distDir, ...environment });
+  return startService(config, { log, ...(now ? { now } : {}) });
 }
 
 export type FixtureRecord = Record<string, unknown> & { id: string };
