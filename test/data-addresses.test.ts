@@ -294,32 +294,6 @@ describe('re-importing the addresses', () => {
     return copy;
   }
 
-  it('changes no file when the sources are unchanged', async () => {
-    const copy = await copyData();
-    const { files } = await importReferenceData(copy);
-    const addressFiles = files.filter((file) => /(stateProvince|district)\.json$|neighborhood[/\\]\d{2}\.json$/.test(file.file));
-    expect(addressFiles).toHaveLength(2 + 81);
-    expect(files.filter((file) => file.outcome !== 'unchanged')).toEqual([]);
-    for (const file of addressFiles) {
-      const relative = path.relative(copy, file.file);
-      expect(await readFile(file.file, 'utf8'), relative).toBe(await readFile(path.join(dataDir, relative), 'utf8'));
-    }
-  });
-
-  it('keeps every id by natural key, whatever order the existing files are in', async () => {
-    const copy = await copyData();
-    const reverseFile = async (relative: string) => {
-      const file = path.join(copy, 'records', relative);
-      const records = JSON.parse(await readFile(file, 'utf8')) as object[];
-      await writeFile(file, JSON.stringify(records.reverse()));
-    };
-    for (const relative of ['stateProvince.json', 'district.json', 'neighborhood/34.json']) await reverseFile(relative);
-    await importReferenceData(copy);
-    for (const relative of ['stateProvince.json', 'district.json', 'neighborhood/34.json']) {
-      expect(await readFile(path.join(copy, 'records', relative), 'utf8'), relative).toBe(await readFile(path.join(recordsDir, relative), 'utf8'));
-    }
-  });
-
   it('refuses to run when SOURCES.md does not name the installed iso-codes version', async () => {
     const copy = await copyData();
     const sourcesFile = path.join(copy, 'SOURCES.md');

@@ -342,27 +342,6 @@ describe('record files', () => {
 });
 
 describe('re-import', () => {
-  it('changes no file when the sources are unchanged', async () => {
-    const copy = await copyData();
-    const { files } = await importReferenceData(copy);
-    expect(files.filter((file) => file.outcome !== 'unchanged')).toEqual([]);
-    for (const recordType of linkTypes) {
-      expect(await readRecordFile(copy, recordType), recordType).toBe(await readRecordFile(dataDir, recordType));
-    }
-  });
-
-  it('keeps every id by natural key, whatever order the existing files are in', async () => {
-    const copy = await copyData();
-    for (const recordType of linkTypes) {
-      const file = path.join(copy, 'records', `${recordType}.json`);
-      await writeFile(file, formatRecords((JSON.parse(await readFile(file, 'utf8')) as object[]).reverse()));
-    }
-    await importReferenceData(copy);
-    for (const recordType of linkTypes) {
-      expect(await readRecordFile(copy, recordType), recordType).toBe(await readRecordFile(dataDir, recordType));
-    }
-  });
-
   it('refuses a curated bank that cites no listed source, or whose code does not fit three digits', async () => {
     const copy = await copyData();
     const banksFile = path.join(copy, 'curated', 'banks.json');
