@@ -255,8 +255,8 @@ function answerUnparsable(error: NodeJS.ErrnoException, socket: Duplex): void {
   );
 }
 
-/** Slow clients are cut off: headers within 10 s, a whole request within 30 s. */
-export const clientTimeouts = { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000 } as const;
+/** Slow clients are cut off: headers within 10 s, a whole request within 30 s (checked every second). */
+export const clientTimeouts = { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000, checkEveryMs: 1_000 };
 /** In-flight requests get this long to finish on SIGTERM before their connections are closed. */
 export const shutdownGraceMs = 10_000;
 
@@ -267,9 +267,12 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export function startServer(deps: ServerDependencies, port: number, host: string): Promise<RunningServer> {
-  const server = http.createServer({ requestTimeout: clientTimeouts.requestMs, headersTimeout: clientTimeouts.headersMs }, createRequestListener(deps));
-  server.keepAliveTimeout = clientTimeouts.keepAliveMs;
+export function startServer(deps: ServerDependencies, port: number, host: string, timeouts = clientTimeouts): Promise<RunningServer> {
+  const server = http.createServer(
+    { requestTimeout: timeouts.requestMs, headersTimeout: timeouts.headersMs, connectionsCheckingInterval: timeouts.checkEveryMs },
+    createRequestListener(deps),
+  );
+  server.keepAliveTimeout = timeouts.keepAliveMs;
   server.on('clientError', answerUnparsable);
   return new Promise((resolve, reject) => {
     server.once('error', reject);

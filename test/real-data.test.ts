@@ -1,6 +1,7 @@
 /** The real data in data/, built and served end to end: what a client of `npm start` sees. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import path from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { RunningServer } from '../proxy/server.ts';
 import { buildFixture, repoRoot, startProxy, testKey } from './support.ts';
 
@@ -61,3 +62,39 @@ describe('the real data, served', () => {
     expect(await body('/addressmanagement/api/callingcode/getbycode?code=%2B90')).toMatchObject({ code: 90 });
   });
 });
+
+describe('compression, on real bodies', () => {
+  const countries = '/addressmanagement/api/country/getall';
+  const region = '/addressmanagement/api/region/getall';
+  /** undici's fetch decodes bodies itself; a raw request shows the coding on the wire. */
+  async function raw(target: string, acceptEncoding: string, method = 'GET'): Promise<{ status: number; headers: Record<string, string>; body: Buffer }> {
+    const { request } = await import('undici');
+    const response = await request(`${proxy.url}${target}`, { method: method as 'GET', headers: { Authorization: `Bearer ${testKey}`, 'Accept-Encoding': acceptEncoding } });
+    return { status: response.statusCode, headers: response.headers as Record<string, string>, body: Buffer.from(await response.body.arrayBuffer()) };
+  }
+  const withoutId = (text: string): unknown => {
+    const envelope = JSON.parse(text) as { header: Record<string, unknown>; body: unknown };
+    return { ...envelope, header: { ...envelope.header, globalId: 'x' } };
+  };
+
+  it('brotli or gzip by Accept-Encoding for a large body, the same JSON once decoded', async () => {
+    const plain = await raw(countries, 'identity');
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    const br = await raw(countries, 'gzip, deflate, br');
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(withoutId(brotliDecompressSync(br.body).toString())).toEqual(withoutId(plain.body.toString()));
+    expect(br.body.length).toBeLessThan(plain.body.length / 2);
+    const gzip = await raw(countries, 'gzip;q=1.0, br;q=0');
+    expect(gzip.headers['content-encoding']).toBe('gzip');
+    expect(withoutId(gunzipSync(gzip.body).toString())).toEqual(withoutId(plain.body.toString()));
+    expect(Number(gzip.headers['content-length'])).toBe(gzip.body.length);
+  });
+
+  it('leaves small bodies and HEAD uncompressed', async () => {
+    expect((await raw(region, 'br')).headers['content-encoding']).toBeUndefined();
+    const head = await raw(countries, 'br', 'HEAD');
+    expect(head.headers['content-encoding']).toBeUndefined();
+    expect(Number(head.headers['content-length'])).toBe((await raw(countries, 'identity')).body.length);
+  });
+});
+
