@@ -1,27 +1,71 @@
 /**
- * Response compression, by Accept-Encoding, for bodies worth it. The envelope's globalId differs in
- * every response, so each is compressed as it goes out, on libuv's thread pool (zlib's async API)
- * rather than on the event loop; the levels favour speed, since most bodies are small JSON.
+ * Response compression by Accept-Encoding, for bodies worth it.
+ *
+ * The envelope differs in every response only in its head (the globalId), so gzip is stitched
+ * rather than recomputed: a gzip member whose deflate stream is one stored (uncompressed) block
+ * holding the head, followed by the body's deflate blocks compressed once per body at the highest
+ * level and cached by ETag, then the CRC-32 and length of the whole (RFC 1951 §3.2.4, RFC 1952).
+ * A response then costs a CRC pass over the body instead of a compression: about 80 µs for the
+ * largest list instead of 5 to 7 ms (`npm run bench:compression`). Brotli cannot be stitched that
+ * way, so it is compressed per response, on zlib's thread pool, and only chosen when the client
+ * prefers it to gzip.
  */
 import { promisify } from 'node:util';
-import { brotliCompress, constants, gzip } from 'node:zlib';
+import { brotliCompress, constants, crc32, deflateRaw, gzip } from 'node:zlib';
+import { LRUCache } from 'lru-cache';
 import type { ContentCoding } from './negotiation.ts';
 
 /** Below about one TCP segment, compression saves no round trip and costs time. */
 export const compressionMinBytes = 1400;
 export const brotliQuality = 4;
-export const gzipLevel = 6;
+/** For bodies compressed once and cached, the best ratio is worth its one-time cost. */
+export const cachedDeflateLevel = 9;
+const cachedBytes = 32 * 1024 * 1024;
 
 const brotli = promisify(brotliCompress);
+const deflateRawAsync = promisify(deflateRaw);
 const gzipAsync = promisify(gzip);
 
-export async function compressBody(body: Buffer, wanted: ContentCoding): Promise<{ bytes: Buffer; coding: ContentCoding }> {
-  if (wanted === 'identity' || body.length < compressionMinBytes) return { bytes: body, coding: 'identity' };
+/** Deflated tails (body + envelope closing) by the body's ETag. */
+const deflatedTails = new LRUCache<string, Buffer, Buffer>({
+  maxSize: cachedBytes,
+  sizeCalculation: (deflated) => Math.max(deflated.length, 1),
+  fetchMethod: (_etag, _stale, { context: tail }) => deflateRawAsync(tail, { level: cachedDeflateLevel }),
+});
+
+/** gzip header: deflate, no name, no mtime (so equal bodies give equal bytes), OS unknown. */
+const gzipHeader = Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]);
+
+/** A gzip member of `head` stored and `tail` as already-deflated blocks. */
+function stitchGzip(head: Buffer, tail: Buffer, deflatedTail: Buffer): Buffer {
+  // A stored block, not final: BFINAL 0, BTYPE 00, then LEN and its one's complement.
+  const stored = Buffer.from([0, head.length & 0xff, head.length >> 8, ~head.length & 0xff, (~head.length >> 8) & 0xff]);
+  const trailer = Buffer.alloc(8);
+  trailer.writeUInt32LE(crc32(tail, crc32(head)) >>> 0, 0);
+  trailer.writeUInt32LE((head.length + tail.length) >>> 0, 4);
+  return Buffer.concat([gzipHeader, stored, head, deflatedTail, trailer]);
+}
+
+export interface EncodedBody {
+  readonly bytes: Buffer;
+  readonly coding: ContentCoding;
+}
+
+/**
+ * The response bytes for `head + body + tail` in the wanted coding. `etag` names the body (and so
+ * the cached deflate of body + tail); `head` must stay under 64 KiB, one stored block.
+ */
+export async function encodeResponse(head: Buffer, body: Buffer, tail: Buffer, etag: string, wanted: ContentCoding): Promise<EncodedBody> {
+  const length = head.length + body.length + tail.length;
+  if (wanted === 'identity' || length < compressionMinBytes) return { bytes: Buffer.concat([head, body, tail]), coding: 'identity' };
   if (wanted === 'br') {
-    const bytes = await brotli(body, {
-      params: { [constants.BROTLI_PARAM_QUALITY]: brotliQuality, [constants.BROTLI_PARAM_SIZE_HINT]: body.length },
+    const bytes = await brotli(Buffer.concat([head, body, tail]), {
+      params: { [constants.BROTLI_PARAM_QUALITY]: brotliQuality, [constants.BROTLI_PARAM_SIZE_HINT]: length },
     });
     return { bytes, coding: 'br' };
   }
-  return { bytes: await gzipAsync(body, { level: gzipLevel }), coding: 'gzip' };
+  const whole = tail.length === 0 ? body : Buffer.concat([body, tail]);
+  const deflated = await deflatedTails.fetch(`${etag}:${tail.length}`, { context: whole });
+  if (!deflated) return { bytes: await gzipAsync(Buffer.concat([head, whole])), coding: 'gzip' };
+  return { bytes: stitchGzip(head, whole, deflated), coding: 'gzip' };
 }

@@ -26,8 +26,16 @@ const closing = Buffer.from('}');
 /** A fresh identifier for each response (UUID v4). */
 export const newGlobalId: () => string = randomUUID;
 
+/** The bytes before the body: all that differs between two responses with the same body. */
+export function successHead(globalId: string): Buffer {
+  return Buffer.concat([headerStart, Buffer.from(globalId), successMiddle]);
+}
+
+/** The bytes after the body. */
+export const successTail = closing;
+
 export function wrapSuccess(globalId: string, body: Buffer): Buffer {
-  return Buffer.concat([headerStart, Buffer.from(globalId), successMiddle, body, closing]);
+  return Buffer.concat([successHead(globalId), body, closing]);
 }
 
 export function wrapFailure(globalId: string, message: string): Buffer {

@@ -16,7 +16,11 @@ export function matchesIfNoneMatch(header: string | undefined, etag: string): bo
 
 export type ContentCoding = 'br' | 'gzip' | 'identity';
 
-/** Brotli when the client takes it, else gzip, else none; an explicit `q=0` refuses a coding. */
+/**
+ * gzip when the client takes it at least as gladly as brotli (ours is stitched from a cached
+ * deflate, see compression.ts, so it costs far less than brotli per response), else brotli, else
+ * none; an explicit `q=0` refuses a coding.
+ */
 export function chooseEncoding(header: string | undefined): ContentCoding {
   if (!header) return 'identity';
   const accepted = new Map<string, number>();
@@ -26,8 +30,10 @@ export function chooseEncoding(header: string | undefined): ContentCoding {
     accepted.set(coding.trim(), q === undefined ? 1 : Number(q));
   }
   const weight = (coding: string): number => accepted.get(coding) ?? accepted.get('*') ?? 0;
-  if (weight('br') > 0) return 'br';
-  if (weight('gzip') > 0) return 'gzip';
+  const gzipWeight = weight('gzip');
+  const brotliWeight = weight('br');
+  if (gzipWeight > 0 && gzipWeight >= brotliWeight) return 'gzip';
+  if (brotliWeight > 0) return 'br';
   return 'identity';
 }
 

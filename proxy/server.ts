@@ -7,8 +7,8 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { authorize, type Authenticate } from './auth.ts';
 import type { Config } from './config.ts';
-import { compressBody } from './compression.ts';
-import { ApiError, newGlobalId, wrapFailure, wrapSuccess } from './envelope.ts';
+import { encodeResponse } from './compression.ts';
+import { ApiError, newGlobalId, successHead, successTail, wrapFailure, wrapSuccess } from './envelope.ts';
 import { expectedForms, normaliseKey } from './keys.ts';
 import type { Logger } from './log.ts';
 import { chooseEncoding, corsHeaders, matchesIfNoneMatch, preflightHeaders, type CorsPolicy } from './negotiation.ts';
@@ -137,7 +137,8 @@ async function answerPublicFile(
     response.end();
     return;
   }
-  const { bytes, coding } = await compressBody(await store.read(file, entry), method === 'GET' ? chooseEncoding(request.headers['accept-encoding']) : 'identity');
+  const wanted = method === 'GET' ? chooseEncoding(request.headers['accept-encoding']) : 'identity';
+  const { bytes, coding } = await encodeResponse(Buffer.alloc(0), await store.read(file, entry), Buffer.alloc(0), entry.etag, wanted);
   response.writeHead(200, { ...headers, 'Content-Type': entry.contentType, 'Content-Length': bytes.length, ...(coding === 'identity' ? {} : { 'Content-Encoding': coding }) });
   response.end(method === 'HEAD' ? undefined : bytes);
 }
@@ -199,9 +200,9 @@ async function answer(
     response.end();
     return;
   }
-  const body = wrapSuccess(globalId, await store.read(file, entry));
+  const body = await store.read(file, entry);
   const encoding = method === 'GET' ? chooseEncoding(request.headers['accept-encoding']) : 'identity';
-  const { bytes, coding } = await compressBody(body, encoding);
+  const { bytes, coding } = await encodeResponse(successHead(globalId), body, successTail, entry.etag, encoding);
   send(response, method, 200, coding === 'identity' ? headers : { ...headers, 'Content-Encoding': coding }, bytes);
 }
 

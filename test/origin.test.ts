@@ -17,7 +17,7 @@ interface StaticOrigin {
   readonly url: string;
   /** Requests per path, since the start. */
   readonly hits: Map<string, number>;
-  mode: 'serve' | 'stall' | 'reset-once';
+  mode: 'serve' | 'stall' | 'reset-once' | 'slow';
   /** Conditional manifest requests answered 304. */
   notModified: number;
   close(): Promise<void>;
@@ -33,6 +33,7 @@ function startStaticOrigin(root: string): Promise<StaticOrigin> {
     origin.hits.set(pathname, (origin.hits.get(pathname) ?? 0) + 1);
     if (request.headers[secret[0].toLowerCase()] !== secret[1]) return response.writeHead(403).end();
     if (origin.mode === 'stall') return; // never answers
+    if (origin.mode === 'slow') await new Promise((resolve) => setTimeout(resolve, 500));
     if (origin.mode === 'reset-once') {
       origin.mode = 'serve';
       return request.socket.destroy(); // as a kept-alive connection the origin dropped
@@ -163,6 +164,23 @@ describe('origin mode, failing at start', () => {
       const failure = await startTestService(distDir, { API_KEYS: testKey, ORIGIN_URL: origin.url }).catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(ApiError);
       expect((failure as ApiError).message).toMatch(/answered 403 for manifest\.json/);
+    } finally {
+      await origin.close();
+    }
+  });
+
+  it('finishes a request in flight on shutdown, and accepts no new connection', async () => {
+    const distDir = await buildFixture();
+    const origin = await startStaticOrigin(distDir);
+    const service = await startTestService(distDir, { API_KEYS: testKey, ORIGIN_URL: origin.url, ORIGIN_HEADER: `${secret[0]}: ${secret[1]}` });
+    try {
+      origin.mode = 'slow';
+      const inFlight = call(service, '/addressmanagement/api/region/getall');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const closed = service.close();
+      expect((await inFlight).status).toBe(200);
+      await closed;
+      await expect(fetch(`${service.running.url}/healthz`)).rejects.toThrow();
     } finally {
       await origin.close();
     }
