@@ -1,5 +1,6 @@
 /**
- * `npm run build`: data/ → load → validate → index → write → dist/.
+ * `npm run build`: data/ → load → validate → index → write → dist/ (bodies, manifest.json, and
+ * the public files: openapi.json and the docs page).
  *
  *   tsx generator/build.ts [--data data] [--dist dist] [--if-missing]
  *
@@ -13,9 +14,11 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { manifestFileName } from '../proxy/manifest.ts';
 import { routes } from '../proxy/routes.ts';
+import { buildPublicFiles } from './docs.ts';
 import { BuildError } from './errors.ts';
 import { countRecords, indexData } from './index.ts';
 import { loadData } from './load.ts';
+import { buildOpenApiDocument } from './openapi.ts';
 import { validateData, validateSettings } from './validate.ts';
 import { writeDist, type WrittenBuild } from './write.ts';
 
@@ -43,15 +46,13 @@ export async function buildDist({ dataDir, distDir }: BuildOptions): Promise<Bui
   const now = new Date();
   const buildId = newBuildId(now);
   const counts = countRecords(dataset);
-  const written = await writeDist(distDir, bodies, {
-    buildId,
-    builtAt: now.toISOString(),
-    dataVersion: loaded.dataVersion,
-    holidayYears: settings.holidayYears,
-    counts,
-    ambiguous,
-    public: {},
-  });
+  const publicFiles = await buildPublicFiles(buildOpenApiDocument({ holidayYears: settings.holidayYears }));
+  const written = await writeDist(
+    distDir,
+    bodies,
+    { buildId, builtAt: now.toISOString(), dataVersion: loaded.dataVersion, holidayYears: settings.holidayYears, counts, ambiguous },
+    publicFiles,
+  );
   return { ...written, buildId, dataVersion: loaded.dataVersion, counts, ambiguous: ambiguous.length };
 }
 

@@ -1,5 +1,6 @@
 /**
- * Write: every body into a fresh build directory, the manifest last, then one atomic swap.
+ * Write: every body and public file into a fresh build directory, the manifest last, then one
+ * atomic swap.
  *
  * `dist` is a symbolic link to `.dist-builds/<buildId>/`. A new build is written beside the old one
  * and the link is replaced with rename(2), which is atomic: a reader (the proxy, nginx) sees the
@@ -12,6 +13,12 @@ import { computeEtag, manifestFileName, type Manifest } from '../proxy/manifest.
 
 /** Files written at once: enough to keep the disk busy without exhausting file descriptors. */
 const writeConcurrency = 64;
+
+/** A file served as it is, without a token (the OpenAPI document, the docs page): its bytes and type. */
+export interface PublicFile {
+  readonly bytes: Buffer;
+  readonly contentType: string;
+}
 
 export interface WrittenBuild {
   readonly buildDir: string;
@@ -45,6 +52,17 @@ async function writeBodies(buildDir: string, bodies: ReadonlyMap<string, string>
   return files;
 }
 
+async function writePublicFiles(buildDir: string, publicFiles: ReadonlyMap<string, PublicFile>): Promise<Manifest['public']> {
+  const entries: Manifest['public'] = {};
+  for (const file of [...publicFiles.keys()].sort()) {
+    const { bytes, contentType } = publicFiles.get(file) as PublicFile;
+    await mkdir(path.join(buildDir, path.dirname(file)), { recursive: true });
+    await writeFile(path.join(buildDir, file), bytes);
+    entries[file] = { size: bytes.length, etag: computeEtag(bytes), contentType };
+  }
+  return entries;
+}
+
 async function currentTarget(distDir: string): Promise<string | undefined> {
   const stats = await lstat(distDir).catch(() => undefined);
   if (!stats) return undefined;
@@ -74,7 +92,8 @@ async function pruneBuilds(buildsRoot: string, keep: readonly (string | undefine
 export async function writeDist(
   distDir: string,
   bodies: ReadonlyMap<string, string>,
-  manifest: Omit<Manifest, 'files'>,
+  manifest: Omit<Manifest, 'files' | 'public'>,
+  publicFiles: ReadonlyMap<string, PublicFile> = new Map(),
 ): Promise<WrittenBuild> {
   const absoluteDist = path.resolve(distDir);
   const buildsRoot = buildsRootOf(absoluteDist);
@@ -84,7 +103,8 @@ export async function writeDist(
   let files: Manifest['files'];
   try {
     files = await writeBodies(partialDir, bodies);
-    await writeFile(path.join(partialDir, manifestFileName), `${JSON.stringify({ ...manifest, files })}\n`);
+    const publicEntries = await writePublicFiles(partialDir, publicFiles);
+    await writeFile(path.join(partialDir, manifestFileName), `${JSON.stringify({ ...manifest, files, public: publicEntries })}\n`);
     await rename(partialDir, buildDir);
   } catch (error) {
     await rm(partialDir, { recursive: true, force: true });

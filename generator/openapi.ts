@@ -1,0 +1,161 @@
+/**
+ * The OpenAPI 3.1 document, generated at build from the route table (proxy/routes.ts) and the zod
+ * record schemas, and written to dist/openapi.json beside the bodies; /docs shows it. Every row of
+ * the route table is an operation with its exact parameter names, and every status the proxy
+ * really gives for it is a documented response (test/openapi.test.ts holds the proxy to it).
+ */
+import packageJson from '../package.json' with { type: 'json' };
+import { recordLabels, routes, type Route } from '../proxy/routes.ts';
+import { components, envelope, failure, foundResponseName, headerRefs, parameterKey, ref, type JsonObject } from './openapiComponents.ts';
+
+export interface OpenApiOptions {
+  /** The years holiday and special-day operations answer (data/build.json). */
+  readonly holidayYears: { readonly first: number; readonly last: number };
+}
+
+const description = `Read-only lookups of finance reference data (banks, currencies) and address reference data
+(countries, regions, states and provinces, districts, neighbourhoods with postal codes, calling codes,
+languages, time zones, web domains, holidays and special days).
+
+Every lookup is a \`GET\` (\`HEAD\` answers the same headers without a body) with
+\`Authorization: Bearer <token>\`, and every answer, failures included, is one JSON envelope:
+\`{"header":{"globalId":"…","isSuccess":true,"message":null},"body":…}\`. A failure has
+\`isSuccess: false\`, \`body: null\` and a \`message\` saying what was wrong and how to fix it.
+
+Paths and parameter names match in any letter case; one trailing slash is ignored; unknown
+parameters are ignored; every parameter an operation lists is required. Answers carry a strong
+\`ETag\`: send it back in \`If-None-Match\` to get \`304 Not Modified\`. Bodies are compressed (br,
+gzip) when the client accepts it. \`OPTIONS\` answers CORS preflights without a token.`;
+
+/** `country` from `/addressmanagement/api/country/getall`. */
+const resourceOf = (route: Route): string => route.path.split('/')[3] ?? route.path;
+const operationOf = (route: Route): string => route.path.split('/')[4] ?? route.path;
+const areaOf = (route: Route): string => route.path.split('/')[1] ?? route.path;
+
+/** A list with a file for every possible key ([] when empty): only origin mode can answer 404. */
+const alwaysAnswered = (route: Route): boolean => route.shape === 'list' && !route.parent && route.params.every((param) => param.kind === 'boolean');
+
+function summaryOf(route: Route): string {
+  const label = recordLabels[route.record];
+  const names = route.params.map((param) => param.name).join(' and ');
+  const without = route.omit?.length ? ` (without ${route.omit.join(', ')})` : '';
+  if (route.params.length === 0) return `Every ${label} record${without}`;
+  return route.shape === 'single' ? `The ${label} with this ${names}` : `The ${label} records with this ${names}${without}`;
+}
+
+function descriptionOf(route: Route, { holidayYears }: OpenApiOptions): string {
+  const label = recordLabels[route.record];
+  const lines = [route.shape === 'single' ? `The body is one ${label} record.` : `The body is an array of ${label} records, in data order.`];
+  if (route.parent) {
+    const parent = recordLabels[route.parent.record];
+    lines.push(`A ${parent} that exists but has none answers \`[]\`; an unknown ${parent} answers 404.`);
+  }
+  if (route.params.some((param) => param.kind === 'year')) lines.push(`Years ${holidayYears.first} to ${holidayYears.last} exist; another year answers 404 naming the window.`);
+  if (route.params.some((param) => param.kind === 'name') && route.shape === 'single') {
+    lines.push("When several records fold to one name, a record's own name wins over another record's alternative name, then the first in data order.");
+  }
+  if (route.omit?.length) lines.push(`Items carry no ${route.omit.join(', ')}: the single lookups do.`);
+  if (route.extension) {
+    lines.push('**Extension**: not in the reference-data API specification, which leaves the references this operation resolves without one.');
+  }
+  return lines.join(' ');
+}
+
+function notFoundOf(route: Route, { holidayYears }: OpenApiOptions): JsonObject {
+  const origin = 'in origin mode, the origin has no body for this lookup while it switches builds';
+  if (alwaysAnswered(route)) return failure(`Only ${origin}.`);
+  const [first] = route.params;
+  const causes = [
+    route.parent && first
+      ? `No ${recordLabels[route.parent.record]} has this ${first.name}`
+      : `No ${recordLabels[route.record]} has this ${route.params.map((param) => param.name).join(' and ')}`,
+  ];
+  if (route.params.some((param) => param.kind === 'year')) causes.push(`the year is outside ${holidayYears.first} to ${holidayYears.last}`);
+  return failure(`${causes.join('; ')}; or, ${origin}.`);
+}
+
+function lookupOperation(route: Route, options: OpenApiOptions): JsonObject {
+  return {
+    tags: [resourceOf(route)],
+    operationId: `${resourceOf(route)}-${operationOf(route)}`,
+    summary: summaryOf(route),
+    description: descriptionOf(route, options),
+    ...(route.extension ? { 'x-extension': true } : {}),
+    ...(route.params.length > 0 ? { parameters: route.params.map((param) => ref('parameters', parameterKey(param))) } : {}),
+    responses: {
+      200: ref('responses', foundResponseName(route)),
+      304: ref('responses', 'NotModified'),
+      400: ref('responses', route.params.length > 0 ? 'BadParameter' : 'BadAuthorization'),
+      ...responsesFor([401, 'Unauthorized'], [403, 'Forbidden']),
+      404: notFoundOf(route, options),
+      ...responsesFor([405, 'MethodNotAllowed'], [408, 'RequestTimeout'], [431, 'HeadersTooLarge'], [502, 'BadGateway'], [503, 'Unavailable'], [504, 'GatewayTimeout']),
+    },
+  };
+}
+
+function responsesFor(...pairs: [number, string][]): JsonObject {
+  return Object.fromEntries(pairs.map(([status, name]) => [status, ref('responses', name)]));
+}
+
+/** /healthz, /readyz (no token) and /meta (a token, for the key set's 503 too): the envelope, never cached. */
+function serviceOperation(summary: string, body: string, secured: boolean): JsonObject {
+  return {
+    tags: ['service'],
+    summary,
+    ...(secured ? {} : { security: [] }),
+    responses: {
+      200: {
+        description: 'OK.',
+        headers: headerRefs({ 'Cache-Control': 'CacheControlNoStore', 'X-Request-Id': 'RequestId' }),
+        content: { 'application/json': { schema: envelope(ref('schemas', body)) } },
+      },
+      400: ref('responses', secured ? 'BadAuthorization' : 'Unparsable'),
+      ...(secured ? responsesFor([401, 'Unauthorized']) : {}),
+      ...responsesFor([405, 'MethodNotAllowed'], [408, 'RequestTimeout'], [431, 'HeadersTooLarge']),
+      ...(secured ? responsesFor([503, 'Unavailable']) : {}),
+    },
+  };
+}
+
+/** /openapi.json and /docs: served as they are, without a token, cacheable by anyone. */
+function publicFileOperation(summary: string, mediaType: string): JsonObject {
+  return {
+    tags: ['service'],
+    summary,
+    security: [],
+    responses: {
+      200: {
+        description: 'The file.',
+        headers: headerRefs({ ETag: 'PublicETag', 'Cache-Control': 'CacheControlPublic', 'X-Request-Id': 'RequestIdOptional' }),
+        content: { [mediaType]: { schema: mediaType === 'application/json' ? { type: 'object' } : { type: 'string' } } },
+      },
+      304: { description: 'Unchanged: no body.', headers: headerRefs({ ETag: 'PublicETag', 'Cache-Control': 'CacheControlPublic', 'X-Request-Id': 'RequestIdOptional' }) },
+      400: ref('responses', 'Unparsable'),
+      404: failure('The build being served has no documentation (built before it existed).'),
+      ...responsesFor([405, 'MethodNotAllowed'], [408, 'RequestTimeout'], [431, 'HeadersTooLarge'], [502, 'BadGateway'], [503, 'Unavailable'], [504, 'GatewayTimeout']),
+    },
+  };
+}
+
+export function buildOpenApiDocument(options: OpenApiOptions): JsonObject {
+  const paths: JsonObject = {};
+  const tags = new Map<string, string>();
+  for (const route of routes) {
+    paths[route.path] = { get: lookupOperation(route, options) };
+    const resource = resourceOf(route);
+    if (!tags.has(resource)) tags.set(resource, `${recordLabels[route.record]} records (${areaOf(route)})${route.extension ? ', an extension' : ''}`);
+  }
+  paths['/meta'] = { get: serviceOperation('The build being served: id, time, data version, record counts, holiday years', 'BuildInfo', true) };
+  paths['/healthz'] = { get: serviceOperation('Liveness: the process answers', 'Liveness', false) };
+  paths['/readyz'] = { get: serviceOperation('Readiness: a build is loaded', 'Readiness', false) };
+  paths['/openapi.json'] = { get: publicFileOperation('This document', 'application/json') };
+  paths['/docs'] = { get: publicFileOperation('This documentation as a page (Swagger UI); its assets are under /docs/', 'text/html') };
+  return {
+    openapi: '3.1.1',
+    info: { title: 'Reference data API', version: packageJson.version, description, license: { name: 'MIT', identifier: 'MIT' } },
+    tags: [...[...tags].map(([name, text]) => ({ name, description: text.charAt(0).toUpperCase() + text.slice(1) })), { name: 'service', description: 'Probes, build information and this documentation.' }],
+    security: [{ bearer: [] }],
+    paths,
+    components: components(options.holidayYears),
+  };
+}

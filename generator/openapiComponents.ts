@@ -1,0 +1,227 @@
+/**
+ * The reusable parts of the OpenAPI document (see openapi.ts): record schemas from the zod schemas,
+ * the envelope, response headers, the responses every operation shares, and the query parameters.
+ * Values the proxy sends (Cache-Control, the challenge's realm, the ETag form) come from the
+ * proxy's own modules, so the document cannot drift from what it answers.
+ */
+import { z } from 'zod';
+import { realm } from '../proxy/auth.ts';
+import { expectedForms } from '../proxy/keys.ts';
+import { manifestEntrySchema, manifestSchema } from '../proxy/manifest.ts';
+import { recordLabels, recordTypes, routes, type ParamKind, type RecordType, type Route, type RouteParam } from '../proxy/routes.ts';
+import { cacheControl } from '../proxy/server.ts';
+import { recordDefinitions } from './schemas.ts';
+
+export type JsonObject = Record<string, unknown>;
+
+export const ref = (section: string, name: string): JsonObject => ({ $ref: `#/components/${section}/${name}` });
+
+function jsonSchemaOf(schema: z.ZodType): JsonObject {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'output' }) as JsonObject;
+  return rest;
+}
+
+const pascal = (name: string): string => name.charAt(0).toUpperCase() + name.slice(1);
+
+/** The schema name of a route's records: `Country`, or `CountryWithoutFlag` where the route omits fields. */
+export function recordSchemaName(route: Route): string {
+  return pascal(route.record) + (route.omit?.length ? `Without${route.omit.map(pascal).join('And')}` : '');
+}
+
+/** Every identifier field has this one schema, so it is written once and referred to. */
+const idSchema = jsonSchemaOf(recordDefinitions.region.schema.pick({ id: true })) as { properties: { id: JsonObject } };
+const idJson = JSON.stringify(idSchema.properties.id);
+
+/** A record as bodies show it: hidden fields and the route's omitted fields left out (generator/index.ts does the same). */
+function recordSchema(type: RecordType, omit: readonly string[]): JsonObject {
+  const { schema, hidden } = recordDefinitions[type];
+  const json = jsonSchemaOf(schema) as JsonObject & { properties: Record<string, JsonObject>; required: string[] };
+  const shown = (field: string): boolean => !hidden.includes(field) && !omit.includes(field);
+  const properties = Object.entries(json.properties)
+    .filter(([field]) => shown(field))
+    .map(([field, property]) => [field, JSON.stringify(property) === idJson ? ref('schemas', 'Id') : property]);
+  const without = omit.length > 0 ? ` (without ${omit.join(', ')})` : '';
+  return { ...json, description: `A ${recordLabels[type]} record${without}.`, properties: Object.fromEntries(properties), required: json.required.filter(shown) };
+}
+
+const uuid = { type: 'string', format: 'uuid' };
+const failureHeader = {
+  type: 'object',
+  required: ['globalId', 'isSuccess', 'message'],
+  additionalProperties: false,
+  properties: { globalId: uuid, isSuccess: { const: false }, message: { type: 'string', minLength: 1, description: 'What was wrong and how to fix it.' } },
+};
+
+function schemas(): JsonObject {
+  const records = Object.fromEntries(recordTypes.map((type) => [pascal(type), recordSchema(type, [])]));
+  for (const route of routes) if (route.omit?.length) records[recordSchemaName(route)] = recordSchema(route.record, route.omit);
+  return {
+    Id: { ...idSchema.properties.id, description: 'A record identifier: a lower-case UUID, stable across data imports.' },
+    SuccessHeader: {
+      type: 'object',
+      required: ['globalId', 'isSuccess', 'message'],
+      additionalProperties: false,
+      properties: { globalId: { ...uuid, description: 'Differs in every response; equals X-Request-Id.' }, isSuccess: { const: true }, message: { type: 'null' } },
+    },
+    FailureEnvelope: {
+      type: 'object',
+      required: ['header', 'body'],
+      additionalProperties: false,
+      properties: { header: failureHeader, body: { type: 'null' } },
+    },
+    BuildInfo: jsonSchemaOf(manifestSchema.pick({ buildId: true, builtAt: true, dataVersion: true, counts: true, holidayYears: true })),
+    Liveness: { type: 'object', required: ['status'], additionalProperties: false, properties: { status: { const: 'live' } } },
+    Readiness: {
+      type: 'object',
+      required: ['status', 'buildId'],
+      additionalProperties: false,
+      properties: { status: { const: 'ready' }, buildId: { type: 'string', minLength: 1 } },
+    },
+    ...records,
+  };
+}
+
+const header = (description: string, schema: JsonObject, required = true): JsonObject => ({ description, required, schema });
+
+function headers(): JsonObject {
+  return {
+    ETag: header('A strong validator of the body: send it in If-None-Match to get 304 while it is unchanged.', jsonSchemaOf(manifestEntrySchema.shape.etag)),
+    CacheControl: header('Lookups are token-gated: no shared cache may keep them; a client may reuse one for a minute.', { const: cacheControl }),
+    // The documentation is the origin's own answer in origin mode: its headers are the origin's.
+    CacheControlPublic: header('`public, max-age=300`: anyone may cache the documentation for five minutes (in origin mode, what the origin says).', { type: 'string' }, false),
+    PublicETag: header('A validator of the file (in origin mode, the origin\'s): send it in If-None-Match to get 304.', { type: 'string', minLength: 1 }),
+    CacheControlNoStore: header('Failures and service endpoints are never cached.', { const: 'no-store' }),
+    DataVersion: header('A hash of the data the answer was built from: it changes with every data import.', { type: 'string', minLength: 1 }),
+    RequestId: header('Equals header.globalId of the envelope: quote it when reporting a problem.', uuid),
+    WWWAuthenticate: header(`The RFC 6750 challenge: Bearer realm="${realm}", with error and error_description when a token was given.`, { type: 'string', pattern: '^Bearer realm=' }),
+    Allow: header('The methods the service answers.', { const: 'GET, HEAD, OPTIONS' }),
+    RetryAfter: header('Seconds to wait before retrying, when the cause is expected to pass.', { type: 'string', pattern: '^[0-9]+$' }, false),
+    // Absent when Node's HTTP parser refused the request (400), or the origin answered (documentation in origin mode).
+    CacheControlNoStoreOptional: header('As on every failure, unless the request could not be parsed as HTTP.', { const: 'no-store' }, false),
+    RequestIdOptional: header('Present unless the request could not be parsed as HTTP, or the documentation came from the origin.', uuid, false),
+    WWWAuthenticateOptional: header('When the Authorization header is malformed: error="invalid_request".', { type: 'string', pattern: '^Bearer realm=' }, false),
+  };
+}
+
+/** Headers by their HTTP names, from the components above. */
+export const headerRefs = (names: Readonly<Record<string, string>>): JsonObject =>
+  Object.fromEntries(Object.entries(names).map(([name, component]) => [name, ref('headers', component)]));
+
+/** A failure: the failure envelope, the usual headers of a failure, and any extra ones. */
+export function failure(description: string, extra: Readonly<Record<string, string>> = {}, fromListener = true): JsonObject {
+  const usual = fromListener ? headerRefs({ 'Cache-Control': 'CacheControlNoStore', 'X-Request-Id': 'RequestId' }) : {};
+  return {
+    description,
+    ...(fromListener || Object.keys(extra).length > 0 ? { headers: { ...usual, ...headerRefs(extra) } } : {}),
+    content: { 'application/json': { schema: ref('schemas', 'FailureEnvelope') } },
+  };
+}
+
+/** A 400: the proxy's own headers are absent when Node's HTTP parser refused the request. */
+function badRequest(causes: string): JsonObject {
+  return {
+    description: `${causes}; or a request HTTP cannot parse (that answer carries no X-Request-Id).`,
+    headers: headerRefs({ 'Cache-Control': 'CacheControlNoStoreOptional', 'X-Request-Id': 'RequestIdOptional', 'WWW-Authenticate': 'WWWAuthenticateOptional' }),
+    content: { 'application/json': { schema: ref('schemas', 'FailureEnvelope') } },
+  };
+}
+
+/** The success envelope around a body. */
+export function envelope(body: JsonObject): JsonObject {
+  return { type: 'object', required: ['header', 'body'], additionalProperties: false, properties: { header: ref('schemas', 'SuccessHeader'), body } };
+}
+
+/** The name of a lookup's 200 response: `Bank`, `BankList`, `CountryWithoutFlagList`. */
+export const foundResponseName = (route: Route): string => recordSchemaName(route) + (route.shape === 'list' ? 'List' : '');
+
+/** One 200 response per record schema and shape the route table uses. */
+function foundResponses(): JsonObject {
+  const found = routes.map((route): [string, JsonObject] => {
+    const record = ref('schemas', recordSchemaName(route));
+    return [
+      foundResponseName(route),
+      {
+        description: route.shape === 'list' ? `Found: an array of ${recordLabels[route.record]} records.` : `Found: one ${recordLabels[route.record]} record.`,
+        headers: headerRefs({ ETag: 'ETag', 'Cache-Control': 'CacheControl', 'X-Data-Version': 'DataVersion', 'X-Request-Id': 'RequestId' }),
+        content: { 'application/json': { schema: envelope(route.shape === 'list' ? { type: 'array', items: record } : record) } },
+      },
+    ];
+  });
+  return Object.fromEntries(found);
+}
+
+function responses(): JsonObject {
+  return {
+    ...foundResponses(),
+    BadParameter: badRequest(
+      'A query parameter is missing, malformed or repeated (the message names it and the form expected); or a malformed Authorization header (error="invalid_request")',
+    ),
+    BadAuthorization: badRequest('A malformed Authorization header (error="invalid_request")'),
+    Unparsable: badRequest('Never for this endpoint itself'),
+    NotModified: {
+      description: 'The body named in If-None-Match is still current: no body.',
+      headers: headerRefs({ ETag: 'ETag', 'Cache-Control': 'CacheControl', 'X-Data-Version': 'DataVersion', 'X-Request-Id': 'RequestId' }),
+    },
+    Unauthorized: failure('No token (the challenge carries no error), or a token that is not accepted: not an API key, a JWT with a bad signature, expired, not yet valid, of another issuer or audience (error="invalid_token").', {
+      'WWW-Authenticate': 'WWWAuthenticate',
+    }),
+    Forbidden: failure('The token lacks the scope this area requires (FINANCE_SCOPE, ADDRESS_SCOPE): error="insufficient_scope".', { 'WWW-Authenticate': 'WWWAuthenticate' }),
+    MethodNotAllowed: failure('A method other than GET, HEAD and OPTIONS: the service only reads.', { Allow: 'Allow' }),
+    RequestTimeout: failure('The request was not completed in time (headers within 10 s, the whole request within 30 s).', {}, false),
+    HeadersTooLarge: failure('The request headers are too large.', {}, false),
+    BadGateway: failure('Origin mode only: the data origin is unreachable or answered wrongly.'),
+    Unavailable: failure("Tokens cannot be verified because the identity provider's key set is unreachable (fail closed), the origin is switching builds, or a body file the build lists could not be read.", {
+      'Retry-After': 'RetryAfter',
+    }),
+    GatewayTimeout: failure('Origin mode only: the data origin did not answer in time.'),
+  };
+}
+
+/** How each kind of value matches, beyond its form (README: "Values are normalised by kind"). */
+const kindNotes: Record<ParamKind, string> = {
+  uuid: 'Any letter case, with or without braces or hyphens.',
+  code: 'Any letter case.',
+  name: 'Case- and accent-insensitive, Turkish dotted and dotless i folded, spaces and punctuation alike, apostrophes ignored.',
+  domain: 'Any letter case, leading dot optional, international names in Unicode or punycode.',
+  integer: '`90`, `+90` and `090` are the same.',
+  boolean: 'Any letter case.',
+  year: '',
+};
+
+/**
+ * The component key of a parameter: its name, unless the name has several kinds in the route
+ * table, where the ones other than the name's own kind get it added (`code`, `code-integer`).
+ */
+export function parameterKey(param: RouteParam): string {
+  const kinds = new Set(routes.flatMap((route) => route.params.filter((other) => other.name === param.name).map((other) => other.kind)));
+  return kinds.size > 1 && param.kind !== param.name ? `${param.name}-${param.kind}` : param.name;
+}
+
+function parameters(holidayYears: { first: number; last: number }): JsonObject {
+  const all = new Map(routes.flatMap((route) => route.params.map((param) => [parameterKey(param), param] as const)));
+  const describe = (param: RouteParam): string => {
+    const form = expectedForms[param.kind];
+    const window = param.kind === 'year' ? `This build holds ${holidayYears.first} to ${holidayYears.last}; another year answers 404.` : '';
+    const name = `The name matches in any letter case (\`${param.name.toLowerCase()}\`, \`${param.name.toUpperCase()}\` …); give it once.`;
+    return [`${form.charAt(0).toUpperCase()}${form.slice(1)}.`, kindNotes[param.kind], window, name].filter(Boolean).join(' ');
+  };
+  return Object.fromEntries(
+    [...all].map(([key, param]) => [key, { name: param.name, in: 'query', required: true, description: describe(param), schema: { type: 'string', minLength: 1 } }]),
+  );
+}
+
+export function components(holidayYears: { first: number; last: number }): JsonObject {
+  return {
+    schemas: schemas(),
+    headers: headers(),
+    responses: responses(),
+    parameters: parameters(holidayYears),
+    securitySchemes: {
+      bearer: {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'API keys or JWTs (HS*, RS*, PS*, ES*, EdDSA; verified against a shared secret, a public key or an identity provider\'s key set), sent as `Authorization: Bearer <token>`.',
+      },
+    },
+  };
+}
