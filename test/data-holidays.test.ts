@@ -10,13 +10,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { addDays, localDaySpan } from '../generator/import/localDates.ts';
 import { buildSettingsSchema, countryDaySchema, countrySchema, type Country } from '../generator/schemas.ts';
+import { dataDir, recordsDir, uuidV4 } from './dataSupport.ts';
 
 type CountryDay = z.infer<typeof countryDaySchema>;
 
-const dataDir = path.resolve(import.meta.dirname, '../data');
-const recordsDir = path.join(dataDir, 'records');
 const factsFile = path.resolve(import.meta.dirname, '../../shared/facts/turkey-religious-holidays.md');
-const uuidV4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 async function readParts(recordType: string): Promise<Map<string, CountryDay[]>> {
   const directory = path.join(recordsDir, recordType);

@@ -9,8 +9,8 @@ import fg from 'fast-glob';
 import { afterAll, describe, expect, it } from 'vitest';
 import { importReferenceData } from '../generator/import/main.ts';
 import { formatRecords } from '../generator/import/records-file.ts';
+import { dataDir } from './dataSupport.ts';
 
-const dataDir = path.resolve(import.meta.dirname, '../data');
 let copyParent: string | undefined;
 afterAll(async () => {
   if (copyParent !== undefined) await rm(copyParent, { recursive: true, force: true });

@@ -3,8 +3,7 @@
  * currencies), as `npm run data:import` wrote them in data/records, and the importer's promise
  * that re-importing unchanged sources changes no file.
  */
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -28,8 +27,8 @@ import {
   webDomainSchema,
   type Country,
 } from '../generator/schemas.ts';
+import { copyData, dataDir, readRecordFile, readValidated, removeCopies, uuidV4 } from './dataSupport.ts';
 
-const dataDir = path.resolve(import.meta.dirname, '../data');
 const linkTypes = [
   'bank',
   'countryCurrency',
@@ -40,31 +39,9 @@ const linkTypes = [
   'webDomain',
   'countryTopLevelWebDomain',
 ] as const;
-const uuidV4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const collator = new Intl.Collator('en');
 
-async function readRecordFile(directory: string, recordType: string): Promise<string> {
-  return readFile(path.join(directory, 'records', `${recordType}.json`), 'utf8');
-}
-
-async function readValidated<Schema extends z.ZodType>(recordType: string, schema: Schema): Promise<z.infer<Schema>[]> {
-  return z.array(schema).parse(JSON.parse(await readRecordFile(dataDir, recordType)));
-}
-
-const copies: string[] = [];
-
-/** A copy of data/ (records, curated facts, SOURCES.md) that a test may change and re-import. */
-async function copyData(): Promise<string> {
-  const parent = await mkdtemp(path.join(tmpdir(), 'data-links-'));
-  copies.push(parent);
-  const copy = path.join(parent, 'data');
-  await cp(dataDir, copy, { recursive: true });
-  return copy;
-}
-
-afterAll(async () => {
-  await Promise.all(copies.map((parent) => rm(parent, { recursive: true, force: true })));
-});
+afterAll(removeCopies);
 
 let countries: Country[];
 let banks: z.infer<typeof bankSchema>[];

@@ -2,8 +2,7 @@
  * The imported reference data in data/records, as `npm run data:import` wrote it, and the
  * importer's promise that re-importing unchanged sources keeps every id and every byte.
  */
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -20,34 +19,12 @@ import {
   type Currency,
   type Region,
 } from '../generator/schemas.ts';
+import { copyData, dataDir, readRecordFile, readValidated, removeCopies, uuidV4 } from './dataSupport.ts';
 
-const dataDir = path.resolve(import.meta.dirname, '../data');
 const importedTypes = ['region', 'callingCode', 'country', 'currency'] as const;
-const uuidV4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const collator = new Intl.Collator('en');
 
-async function readRecordFile(directory: string, recordType: string): Promise<string> {
-  return readFile(path.join(directory, 'records', `${recordType}.json`), 'utf8');
-}
-
-async function readValidated<Schema extends z.ZodType>(recordType: string, schema: Schema): Promise<z.infer<Schema>[]> {
-  return z.array(schema).parse(JSON.parse(await readRecordFile(dataDir, recordType)));
-}
-
-const copies: string[] = [];
-
-/** A copy of data/ (records, curated facts, SOURCES.md) that a test may change and re-import. */
-async function copyData(): Promise<string> {
-  const parent = await mkdtemp(path.join(tmpdir(), 'data-import-'));
-  copies.push(parent);
-  const copy = path.join(parent, 'data');
-  await cp(dataDir, copy, { recursive: true });
-  return copy;
-}
-
-afterAll(async () => {
-  await Promise.all(copies.map((parent) => rm(parent, { recursive: true, force: true })));
-});
+afterAll(removeCopies);
 
 let countries: Country[];
 let regions: Region[];
@@ -199,7 +176,7 @@ describe('record files', () => {
 });
 
 describe('re-import', () => {
-  it('keeps ids by natural key, whatever the existing file order or names', async () => {
+  it('keeps ids by natural key, whatever the existing file order or names', { timeout: 180_000 }, async () => {
     const copy = await copyData();
     const countryFile = path.join(copy, 'records', 'country.json');
     const shuffled = [...countries].reverse().map((record) => ({ ...record, name: `renamed ${record.alpha3Code}` }));
