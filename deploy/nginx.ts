@@ -67,7 +67,7 @@ function checkListen(listen: string, anywhere: boolean): void {
 
 /** A value nginx reads as one plain token: no quotes, spaces, `;`, braces or `$` variables. */
 function checkToken(name: string, value: string): void {
-  if (!/^[A-Za-z0-9_./@:+-]+$/.test(value)) throw new RenderError(`${name} ${JSON.stringify(value)}: use letters, digits and _ . / @ : + - only`);
+  if (!/^[A-Za-z0-9_./@:+\[\]-]+$/.test(value)) throw new RenderError(`${name} ${JSON.stringify(value)}: use letters, digits and _ . / @ : + - [ ] only`);
 }
 
 /** `$http_x_origin_secret` for `X-Origin-Secret`, as nginx names request header variables. */

@@ -14,7 +14,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { userInfo } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeNginxConfig } from '../deploy/nginx.ts';
+import { renderNginxConfig, renderSecretMap, writeNginxConfig } from '../deploy/nginx.ts';
 import { buildDist } from '../generator/build.ts';
 import { computeEtag, type Manifest } from '../proxy/manifest.ts';
 import type { RunningService } from '../proxy/service.ts';
@@ -191,6 +191,41 @@ if (!nginxBinary) {
     console.warn(`\n**********\n* SKIPPING test/nginx.test.ts: ${why}.\n* The origin configuration (nginx.conf) is NOT tested on this machine.\n**********\n`);
   }
 }
+
+describe('deploy/nginx.ts renders nginx.conf (no nginx needed)', () => {
+  const render = (listen: string, extra: { listenAnywhere?: boolean; root?: string } = {}): Promise<string> =>
+    renderNginxConfig({ root: extra.root ?? '/srv/refdata/dist', listen, originHeader, ...(extra.listenAnywhere ? { listenAnywhere: true } : {}) });
+
+  it('listens on loopback and private addresses, IPv6 included, and refuses any other unless told --listen-anywhere', async () => {
+    for (const listen of ['127.0.0.1:8081', '10.0.0.5:8081', '172.20.1.2:80', '192.168.1.10:8081', '100.64.0.9:8081', '[::1]:8081', '[fd00::2]:8081']) {
+      expect(await render(listen), listen).toContain(`listen ${listen} default_server;`);
+    }
+    for (const listen of ['0.0.0.0:8081', '192.0.2.2:8081', '8.8.8.8:80', '[::]:8081', '[2001:db8::1]:8081']) {
+      await expect(render(listen), listen).rejects.toThrow(/not a loopback or private address/);
+    }
+    for (const listen of ['8081', 'localhost:8081', '127.0.0.1', '127.0.0.1:0', '127.0.0.1:8081; include /etc/passwd']) {
+      await expect(render(listen), listen).rejects.toThrow(/expected address:port/);
+    }
+    expect(await render('0.0.0.0:8081', { listenAnywhere: true })).toContain('listen 0.0.0.0:8081 default_server;');
+  });
+
+  it('fills every placeholder and refuses a value that would change the configuration', async () => {
+    const config = await render('127.0.0.1:8081');
+    expect(config).not.toMatch(/@[A-Z_]+@/);
+    expect(config).toContain('root /srv/refdata/dist;');
+    expect(config).toContain('include origin-secret.conf;');
+    await expect(render('127.0.0.1:8081', { root: '/srv/x; autoindex on' })).rejects.toThrow(/ROOT/);
+    await expect(render('127.0.0.1:8081', { root: 'dist' })).rejects.toThrow(/absolute path/);
+  });
+
+  it('writes the secret as a case-sensitive, anchored pattern for the proxies\' header, and refuses a weak one', () => {
+    expect(renderSecretMap('X-Origin-Secret: a.b+c-0123456789abcdef0123456789')).toContain('map $http_x_origin_secret $origin_secret_ok {\n    default 0;\n    "~^a\\.b\\+c-0123456789abcdef0123456789$" 1;\n}');
+    expect(renderSecretMap(undefined)).toContain('default 1;');
+    expect(() => renderSecretMap('X-Origin-Secret: short')).toThrow(/at least 32 characters/);
+    expect(() => renderSecretMap(`X-Origin-Secret: ${'a'.repeat(31)}"`)).toThrow(/at least 32 characters/);
+    expect(() => renderSecretMap(`no colon ${'a'.repeat(40)}`)).toThrow(/must look like/);
+  });
+});
 
 describe.skipIf(!nginxBinary)('nginx as the origin, over the fixture build', () => {
   let distDir: string;
