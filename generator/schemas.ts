@@ -36,7 +36,11 @@ export const countrySchema = z.strictObject({
   alpha3Code: z.string().regex(/^[A-Z]{3}$/, 'must be three upper-case letters'),
   countryPopulation: z.number().int().nonnegative(),
   flag: z.base64({ message: 'must be base64 text' }).min(1),
-  area: z.number().nonnegative().multipleOf(0.01),
+  /** km² with at most two decimals (checked on the hundredths, as multipleOf(0.01) fails binary floats). */
+  area: z
+    .number()
+    .nonnegative()
+    .refine((area) => Math.abs(area * 100 - Math.round(area * 100)) < 1e-6, 'must have at most two decimals'),
   capitalCity: text,
   callingCodeId: id,
   numericIsoCode: z.number().int().min(1).max(999),

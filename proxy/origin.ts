@@ -9,7 +9,7 @@ import httpProxy from 'http-proxy';
 import { Agent, errors, request } from 'undici';
 import { ApiError } from './envelope.ts';
 import { computeEtag, manifestFileName, type Manifest } from './manifest.ts';
-import type { PassThrough } from './server.ts';
+import { publicCacheControl, type PassThrough } from './server.ts';
 import { parseManifest, type BodyCache, type BodyStore } from './store.ts';
 
 export interface OriginSettings {
@@ -126,6 +126,10 @@ export function createPassThrough(settings: OriginSettings): PassThrough {
     changeOrigin: true,
     proxyTimeout: originTimeouts.body,
     headers: settings.header ? { [settings.header[0]]: settings.header[1] } : {},
+  });
+  // Public files carry the same caching policy in both modes, whatever the origin says.
+  proxy.on('proxyRes', (originResponse) => {
+    originResponse.headers['cache-control'] = publicCacheControl;
   });
   return (request, response, file, fail) => {
     delete request.headers.authorization;

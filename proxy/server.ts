@@ -22,6 +22,8 @@ const jsonType = 'application/json; charset=utf-8';
  * for a minute, then revalidates with If-None-Match and usually gets a bodiless 304.
  */
 export const cacheControl = 'private, max-age=60';
+/** The OpenAPI document and the docs page are public and change only with a build. */
+export const publicCacheControl = 'public, max-age=300';
 /** Echoed values are cut short so that a huge query cannot inflate an error message. */
 const maxEchoLength = 80;
 
@@ -128,10 +130,12 @@ async function answerPublicFile(
   const entry = store.manifest.public[file];
   if (!entry) throw new ApiError(404, `No file at ${echo(`/${file}`)}: the documentation is at /docs and /openapi.json.`);
   if (deps.passThrough) {
+    // Set before the origin's headers are copied in, which never hold these names.
+    for (const [name, value] of Object.entries(common)) response.setHeader(name, value);
     const origin = request.headers.origin;
     return deps.passThrough(request, response, file, (error) => sendFailure(response, method, String(common['X-Request-Id']), origin, error, deps));
   }
-  const headers: http.OutgoingHttpHeaders = { ETag: entry.etag, 'Cache-Control': 'public, max-age=300', Vary: 'Accept-Encoding', ...common };
+  const headers: http.OutgoingHttpHeaders = { ETag: entry.etag, 'Cache-Control': publicCacheControl, Vary: 'Accept-Encoding', ...common };
   if (matchesIfNoneMatch(request.headers['if-none-match'], entry.etag)) {
     response.writeHead(304, headers);
     response.end();
@@ -250,9 +254,11 @@ function answerUnparsable(error: NodeJS.ErrnoException, socket: Duplex): void {
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? [408, 'Request Timeout', 'The request was not completed in time.']
         : [400, 'Bad Request', 'The request could not be parsed as HTTP: percent-encode characters outside ASCII in the path and query (e.g. name=%C4%B0stanbul).'];
-  const body = wrapFailure(newGlobalId(), message);
+  const globalId = newGlobalId();
+  const body = wrapFailure(globalId, message);
   socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: ${jsonType}\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.toString()}`,
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: ${jsonType}\r\nContent-Length: ${body.length}\r\nCache-Control: no-store\r\n` +
+      `X-Request-Id: ${globalId}\r\nConnection: close\r\n\r\n${body.toString()}`,
   );
 }
 

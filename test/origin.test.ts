@@ -20,6 +20,8 @@ interface StaticOrigin {
   mode: 'serve' | 'stall' | 'reset-once' | 'slow';
   /** Conditional manifest requests answered 304. */
   notModified: number;
+  /** The Authorization header of the last request, if any reached the origin. */
+  lastAuthorization: string | undefined;
   close(): Promise<void>;
 }
 
@@ -27,10 +29,11 @@ const secret = ['X-Origin-Secret', 'origin-secret-for-tests'] as const;
 
 /** A static file server over `root` (resolved per request, like nginx following the dist link). */
 function startStaticOrigin(root: string): Promise<StaticOrigin> {
-  const origin: Omit<StaticOrigin, 'url' | 'close'> = { hits: new Map(), mode: 'serve', notModified: 0 };
+  const origin: Omit<StaticOrigin, 'url' | 'close'> = { hits: new Map(), mode: 'serve', notModified: 0, lastAuthorization: undefined };
   const server = http.createServer(async (request, response) => {
     const pathname = (request.url ?? '/').split('?')[0] ?? '/';
     origin.hits.set(pathname, (origin.hits.get(pathname) ?? 0) + 1);
+    origin.lastAuthorization = request.headers.authorization;
     if (request.headers[secret[0].toLowerCase()] !== secret[1]) return response.writeHead(403).end();
     if (origin.mode === 'stall') return; // never answers
     if (origin.mode === 'slow') await new Promise((resolve) => setTimeout(resolve, 500));
@@ -114,6 +117,20 @@ describe('origin mode', () => {
     await proxied.build.reload('test');
     expect(origin.notModified).toBe(before + 1);
     expect(proxied.build.current().manifest.buildId).toBe(buildId);
+  });
+
+  it('passes the public files through (http-proxy) with our headers and without the client token', async () => {
+    for (const target of ['/openapi.json', '/docs/']) {
+      const response = await fetch(`${proxied.running.url}${target}`, { headers: { ...auth, Origin: 'https://forms.example.test' } });
+      expect(response.status, target).toBe(200);
+      expect(response.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+      expect(response.headers.get('cache-control')).toBe('public, max-age=300');
+      expect(response.headers.get('access-control-allow-origin')).toBe('*');
+      expect(origin.lastAuthorization).toBeUndefined();
+    }
+    const document = (await (await fetch(`${proxied.running.url}/openapi.json`)).json()) as { openapi: string };
+    expect(document.openapi).toMatch(/^3\.1/);
+    expect((await fetch(`${proxied.running.url}/docs/not-a-file.js`)).status).toBe(404);
   });
 
   it('retries once when the origin resets the connection', async () => {

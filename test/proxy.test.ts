@@ -270,6 +270,8 @@ describe('errors', () => {
       socket.write('GET /addressmanagement/api/country/getbyname?name=İstanbul HTTP/1.1\r\nHost: x\r\n\r\n');
     });
     expect(raw).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(raw).toMatch(/\r\nX-Request-Id: [0-9a-f-]{36}\r\n/);
+    expect(raw).toContain('\r\nCache-Control: no-store\r\n');
     const envelope = JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4));
     expect(envelope.header.isSuccess).toBe(false);
     expect(envelope.header.message).toMatch(/percent-encode/);
