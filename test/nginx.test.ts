@@ -8,7 +8,7 @@
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
-import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { userInfo } from 'node:os';
@@ -279,13 +279,9 @@ describe.skipIf(!nginxBinary)('nginx as the origin, over the fixture build', () 
     await expectSamePublicFiles(local, proxied, manifest);
   });
 
-  // PROXY BUG (proxy/server.ts, answerPublicFile, the `if (deps.passThrough)` branch): in origin
-  // mode a public file is streamed from the origin without the headers every other response of the
-  // proxy carries, X-Request-Id and, for a browser's Origin, Access-Control-Allow-Origin and
-  // Access-Control-Expose-Headers. Local mode sends them for the same files, so a web page on
-  // another origin can read /openapi.json from a local-mode proxy but not from an origin-mode one.
-  // This test fails until the pass-through sets `common` on the response before proxying.
-  it('PROXY BUG: passes the public files through with X-Request-Id and the CORS headers local mode sends (skipped only when the build lists no public files)', async (context) => {
+  // Found by this test against nginx (origin mode streamed public files without these headers) and
+  // fixed in proxy/server.ts by 5fcfe63.
+  it('passes the public files through with X-Request-Id and the CORS headers local mode sends (skipped only when the build lists no public files)', async (context) => {
     if (Object.keys(manifest.public).length === 0) context.skip('manifest.json lists no public files');
     const headers = { Origin: 'https://app.example.test' };
     for (const target of ['/openapi.json', '/docs']) {
@@ -296,6 +292,31 @@ describe.skipIf(!nginxBinary)('nginx as the origin, over the fixture build', () 
       expect(fromNginx.headers.get('access-control-expose-headers'), `${target} in origin mode`).toBe(fromDisk.headers.get('access-control-expose-headers'));
       expect(fromNginx.headers.get('x-request-id'), `${target} in origin mode`).toMatch(/^[0-9a-f-]{36}$/);
     }
+  });
+
+  // PROXY BUG (proxy/origin.ts, createPassThrough): the pass-through streams whatever the origin
+  // answers, errors included. A public file the origin does not have (or refuses: a rotated secret
+  // gives nginx's 403 page the same way) reaches the client as nginx's HTML error page with the
+  // origin's status, and, since the `proxyRes` handler sets Cache-Control for every status, marked
+  // `public, max-age=300`: a CDN or browser may keep the error for five minutes. Every other
+  // failure of the proxy is the JSON envelope with `no-store` (README, "Statuses"); a body the
+  // origin lacks answers 404 "The data origin has no body", one it refuses 502. Expected: only a
+  // 200 (or 304) is passed through; any other origin status becomes the envelope, not cacheable.
+  // This test fails until the pass-through maps origin errors as origin.ts's fetchFile does.
+  it('PROXY BUG: a public file the origin lacks is answered with the envelope and no-store, not the origin\'s error page cached publicly (skipped only when the build lists no public files)', async (context) => {
+    if (Object.keys(manifest.public).length === 0) context.skip('manifest.json lists no public files');
+    const asset = Object.keys(manifest.public).find((file) => file.startsWith('docs/') && file !== 'docs/index.html') as string;
+    await rm(path.join(path.dirname(distDir), '.dist-builds', manifest.buildId, asset));
+    // nginx may serve the file from its descriptor cache until open_file_cache_valid (2 s) passes.
+    const deadline = Date.now() + 5_000;
+    while ((await rawRequest(nginx.port, `/${asset}`, withSecret)).status !== 404 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+    expect((await rawRequest(nginx.port, `/${asset}`, withSecret)).status).toBe(404);
+    const response = await fetch(`${proxied.running.url}/${asset}`);
+    const text = await response.text();
+    expect([404, 502, 503], text).toContain(response.status);
+    expect(response.headers.get('content-type'), text).toBe('application/json; charset=utf-8');
+    expect(response.headers.get('cache-control'), text).toBe('no-store');
+    expect((JSON.parse(text) as { header: { isSuccess: boolean } }).header.isSuccess).toBe(false);
   });
 
   it('nginx refuses a request without the secret header, or with a wrong one, with 403; manifest.json only with the secret', async () => {
