@@ -5,6 +5,7 @@
  * clear 502 or 504. Bodies are cached by their content hash (store.ts), so they never go stale;
  * what is revalidated with the origin's ETag is the manifest, which says which bodies are current.
  */
+import type { IncomingMessage } from 'node:http';
 import httpProxy from 'http-proxy';
 import { Agent, errors, request } from 'undici';
 import { ApiError } from './envelope.ts';
@@ -126,15 +127,36 @@ export function createPassThrough(settings: OriginSettings): PassThrough {
     changeOrigin: true,
     proxyTimeout: originTimeouts.body,
     headers: settings.header ? { [settings.header[0]]: settings.header[1] } : {},
+    // The origin's answer is looked at before anything reaches the client: see below.
+    selfHandleResponse: true,
   });
-  // Public files carry the same caching policy in both modes, whatever the origin says.
-  proxy.on('proxyRes', (originResponse) => {
-    originResponse.headers['cache-control'] = publicCacheControl;
+  const failures = new WeakMap<IncomingMessage, (error: ApiError) => void>();
+  proxy.on('proxyRes', (originResponse, request, response) => {
+    const status = originResponse.statusCode ?? 502;
+    if (status !== 200 && status !== 304) {
+      // An origin's error page is never passed on (nor cached): the client gets the envelope.
+      originResponse.resume();
+      failures.get(request)?.(
+        status === 404
+          ? new ApiError(404, 'The data origin has no such file: it may be switching builds; retry shortly.')
+          : new ApiError(502, `The data origin answered ${status}; retry shortly.`),
+      );
+      return;
+    }
+    for (const name of passedHeaders) {
+      const value = originResponse.headers[name];
+      if (value !== undefined) response.setHeader(name, value);
+    }
+    // Public files carry the same caching policy in both modes, whatever the origin says.
+    response.setHeader('Cache-Control', publicCacheControl);
+    response.writeHead(status);
+    originResponse.pipe(response);
   });
   return (request, response, file, fail) => {
     delete request.headers.authorization;
     delete request.headers.cookie;
     request.url = `/${file}`;
+    failures.set(request, fail);
     proxy.web(request, response, {}, (error: NodeJS.ErrnoException) => {
       const timedOut = error.code === 'ETIMEDOUT' || error.code === 'ESOCKETTIMEDOUT';
       fail(
@@ -145,3 +167,6 @@ export function createPassThrough(settings: OriginSettings): PassThrough {
     });
   };
 }
+
+/** What a public file's response takes from the origin's; the rest is ours. */
+const passedHeaders = ['content-type', 'content-length', 'content-encoding', 'etag', 'last-modified', 'vary'];
