@@ -5,26 +5,24 @@
  *   tsx generator/build.ts [--data data] [--dist dist] [--if-missing]
  *
  * --if-missing builds only when dist/ has no manifest (used by `npm start` on a fresh clone).
- * The dist directory defaults to $DIST_DIR, then `dist`, as for the proxy.
+ * A build whose data and generator code are those of the current dist/ does nothing (a no-op
+ * rebuild), unless --force. The dist directory defaults to $DIST_DIR, then `dist`, as for the proxy.
  */
-import { randomBytes } from 'node:crypto';
-import { access } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { access, readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { manifestFileName } from '../proxy/manifest.ts';
-import { routes } from '../proxy/routes.ts';
-import { buildPublicFiles } from './docs.ts';
+import { manifestFileName, type Manifest } from '../proxy/manifest.ts';
 import { BuildError } from './errors.ts';
-import { countRecords, indexData } from './index.ts';
-import { loadData } from './load.ts';
-import { buildOpenApiDocument } from './openapi.ts';
-import { validateData, validateSettings } from './validate.ts';
-import { writeDist, type WrittenBuild } from './write.ts';
+import { parseInputs, readInputs } from './load.ts';
+import type { WrittenBuild } from './write.ts';
 
 export interface BuildOptions {
   readonly dataDir: string;
   readonly distDir: string;
+  /** Build even when dist/ already holds a build of the same inputs. */
+  readonly force?: boolean;
 }
 
 export interface BuildSummary extends WrittenBuild {
@@ -32,14 +30,65 @@ export interface BuildSummary extends WrittenBuild {
   readonly dataVersion: string;
   readonly counts: Record<string, number>;
   readonly ambiguous: number;
+  /** True when dist/ already held a build of the same inputs and nothing was written. */
+  readonly upToDate: boolean;
 }
 
 function newBuildId(now: Date): string {
   return `${now.toISOString().replace(/[-:]|\.\d+/g, '')}-${randomBytes(3).toString('hex')}`;
 }
 
-export async function buildDist({ dataDir, distDir }: BuildOptions): Promise<BuildSummary> {
-  const loaded = await loadData(dataDir);
+/** The sources whose change changes the output: the generator, the shared contract, the docs page. */
+const generatorSources = [
+  ...['build', 'docs', 'errors', 'index', 'load', 'openapi', 'openapiComponents', 'schemas', 'validate', 'write'].map((name) => `${name}.ts`),
+  ...['routes', 'keys', 'manifest'].map((name) => `../proxy/${name}.ts`),
+  '../package.json',
+  '../node_modules/swagger-ui-dist/package.json',
+];
+
+async function generatorVersion(): Promise<string> {
+  const hash = createHash('sha256');
+  for (const source of generatorSources) hash.update(source).update('\0').update(await readFile(path.join(import.meta.dirname, source)));
+  return hash.digest('hex').slice(0, 16);
+}
+
+/**
+ * The manifest of the build dist/ points at, if any. Read without schema validation (its own
+ * earlier output, and validating 66,000 entries would take most of a no-op rebuild's time): only
+ * its inputs version, counts and file ETags are used.
+ */
+async function currentManifest(distDir: string): Promise<Manifest | undefined> {
+  const text = await readFile(path.join(distDir, manifestFileName), 'utf8').catch(() => undefined);
+  if (text === undefined) return undefined;
+  try {
+    const manifest = JSON.parse(text) as Manifest;
+    return typeof manifest.inputsVersion === 'string' && typeof manifest.files === 'object' ? manifest : undefined;
+  } catch {
+    return undefined; // not ours, or damaged: a full build replaces it
+  }
+}
+
+export async function buildDist({ dataDir, distDir, force = false }: BuildOptions): Promise<BuildSummary> {
+  const inputs = await readInputs(dataDir);
+  const inputsVersion = createHash('sha256').update(inputs.dataVersion).update(await generatorVersion()).digest('hex').slice(0, 16);
+  const current = await currentManifest(distDir);
+  if (current && current.inputsVersion === inputsVersion && !force) {
+    const { buildId, dataVersion, counts, ambiguous, files } = current;
+    const bytes = Object.values(files).reduce((sum, entry) => sum + entry.size, 0);
+    const buildDir = await realpath(distDir);
+    return { buildDir, files: Object.keys(files).length, bytes, buildId, dataVersion, counts, ambiguous: ambiguous.length, upToDate: true };
+  }
+  // Loaded only for a real build, so that a no-op rebuild starts quickly.
+  const [{ routes }, { buildPublicFiles }, { countRecords, indexData }, { buildOpenApiDocument }, { validateData, validateSettings }, { writeDist }] =
+    await Promise.all([
+      import('../proxy/routes.ts'),
+      import('./docs.ts'),
+      import('./index.ts'),
+      import('./openapi.ts'),
+      import('./validate.ts'),
+      import('./write.ts'),
+    ]);
+  const loaded = parseInputs(inputs);
   const settings = validateSettings(loaded.settings);
   const dataset = validateData(loaded.files);
   const { bodies, ambiguous } = indexData(dataset, settings, routes);
@@ -50,10 +99,11 @@ export async function buildDist({ dataDir, distDir }: BuildOptions): Promise<Bui
   const written = await writeDist(
     distDir,
     bodies,
-    { buildId, builtAt: now.toISOString(), dataVersion: loaded.dataVersion, holidayYears: settings.holidayYears, counts, ambiguous },
+    { buildId, builtAt: now.toISOString(), dataVersion: loaded.dataVersion, inputsVersion, holidayYears: settings.holidayYears, counts, ambiguous },
     publicFiles,
+    current,
   );
-  return { ...written, buildId, dataVersion: loaded.dataVersion, counts, ambiguous: ambiguous.length };
+  return { ...written, buildId, dataVersion: loaded.dataVersion, counts, ambiguous: ambiguous.length, upToDate: false };
 }
 
 async function main(): Promise<void> {
@@ -62,6 +112,7 @@ async function main(): Promise<void> {
       data: { type: 'string', default: 'data' },
       dist: { type: 'string', default: process.env.DIST_DIR || 'dist' },
       'if-missing': { type: 'boolean', default: false },
+      force: { type: 'boolean', default: false },
     },
   });
   const distDir = values.dist;
@@ -71,8 +122,12 @@ async function main(): Promise<void> {
     console.log(`${distDir}/ has no build yet: building it from ${values.data}/`);
   }
   const started = performance.now();
-  const summary = await buildDist({ dataDir: values.data, distDir });
+  const summary = await buildDist({ dataDir: values.data, distDir, force: values.force });
   const seconds = ((performance.now() - started) / 1000).toFixed(2);
+  if (summary.upToDate) {
+    console.log(`${distDir}/ is up to date: build ${summary.buildId} has the same data (${summary.dataVersion}) and generator; nothing written in ${seconds} s (--force rebuilds)`);
+    return;
+  }
   const records = Object.entries(summary.counts)
     .filter(([, count]) => count > 0)
     .map(([type, count]) => `${type} ${count}`)

@@ -39,21 +39,49 @@ function parseJson(displayPath: string, text: string): unknown {
   }
 }
 
-export async function loadData(dataDir: string): Promise<LoadedData> {
+interface InputFile {
+  readonly relativePath: string;
+  readonly displayPath: string;
+  /** Raw bytes: hashing them is all a no-op rebuild needs; parsing decodes them. */
+  readonly bytes: Buffer;
+}
+
+export interface Inputs {
+  readonly records: readonly InputFile[];
+  readonly settings: InputFile;
+  /** sha256 over every input's path and bytes, so equal data gives an equal version. */
+  readonly dataVersion: string;
+}
+
+/** Every input file's text and the data version, without parsing: enough to see nothing changed. */
+export async function readInputs(dataDir: string): Promise<Inputs> {
   const relativePaths = (await fg(recordGlob, { cwd: dataDir, onlyFiles: true })).sort();
   const hash = createHash('sha256');
+  const read = async (relativePath: string): Promise<InputFile> => {
+    const file = path.join(dataDir, relativePath);
+    const bytes = await readFile(file);
+    hash.update(relativePath).update('\0').update(bytes).update('\0');
+    return { relativePath, displayPath: path.relative(process.cwd(), file) || relativePath, bytes };
+  };
+  const records: InputFile[] = [];
+  for (const relativePath of relativePaths) records.push(await read(relativePath));
+  const settings = await read(settingsFile).catch(() => {
+    throw new BuildError([`${path.join(dataDir, settingsFile)}: missing (it holds the build settings, e.g. the holiday year window)`]);
+  });
+  return { records, settings, dataVersion: hash.digest('hex').slice(0, 16) };
+}
+
+/** The inputs parsed: each record file's records by record type, and the settings. */
+export function parseInputs(inputs: Inputs): LoadedData {
   const files: RecordFile[] = [];
   const problems: string[] = [];
-  for (const relativePath of relativePaths) {
-    const displayPath = path.relative(process.cwd(), path.join(dataDir, relativePath)) || relativePath;
+  for (const { relativePath, displayPath, bytes } of inputs.records) {
     const typeName = relativePath.split('/')[1]?.replace(/\.json$/, '') ?? '';
     if (!isRecordType(typeName)) {
       problems.push(`${displayPath}: "${typeName}" is not a record type (expected one of ${recordTypes.join(', ')})`);
       continue;
     }
-    const text = await readFile(path.join(dataDir, relativePath), 'utf8');
-    hash.update(relativePath).update('\0').update(text).update('\0');
-    const records = parseJson(displayPath, text);
+    const records = parseJson(displayPath, bytes.toString('utf8'));
     if (!Array.isArray(records)) {
       problems.push(`${displayPath}: expected a JSON array of ${typeName} records`);
       continue;
@@ -61,11 +89,9 @@ export async function loadData(dataDir: string): Promise<LoadedData> {
     files.push({ displayPath, recordType: typeName, records });
   }
   if (problems.length > 0) throw new BuildError(problems);
+  return { files, settings: parseJson(inputs.settings.displayPath, inputs.settings.bytes.toString('utf8')), dataVersion: inputs.dataVersion };
+}
 
-  const settingsPath = path.join(dataDir, settingsFile);
-  const settingsText = await readFile(settingsPath, 'utf8').catch(() => {
-    throw new BuildError([`${settingsPath}: missing (it holds the build settings, e.g. the holiday year window)`]);
-  });
-  hash.update(settingsFile).update('\0').update(settingsText);
-  return { files, settings: parseJson(settingsPath, settingsText), dataVersion: hash.digest('hex').slice(0, 16) };
+export async function loadData(dataDir: string): Promise<LoadedData> {
+  return parseInputs(await readInputs(dataDir));
 }

@@ -6,8 +6,11 @@
  * and the link is replaced with rename(2), which is atomic: a reader (the proxy, nginx) sees the
  * old build or the new one, never a half-written mix, and a failed build leaves `dist` untouched.
  * The previous build is kept so that a proxy still reading it is not cut off.
+ *
+ * A body the previous build already holds with the same ETag is hard-linked from it instead of
+ * written again: a rebuild after a small data change writes only what changed.
  */
-import { lstat, mkdir, readdir, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { link, lstat, mkdir, readdir, readlink, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { computeEtag, manifestFileName, type Manifest } from '../proxy/manifest.ts';
 
@@ -32,7 +35,13 @@ export function buildsRootOf(distDir: string): string {
   return path.join(path.dirname(absolute), `.${path.basename(absolute)}-builds`);
 }
 
-async function writeBodies(buildDir: string, bodies: ReadonlyMap<string, string>): Promise<Manifest['files']> {
+/** The build the dist link points at now, whose unchanged bodies a new build links to. */
+interface PreviousBuild {
+  readonly dir: string;
+  readonly files: Manifest['files'];
+}
+
+async function writeBodies(buildDir: string, bodies: ReadonlyMap<string, string>, previous: PreviousBuild | undefined): Promise<Manifest['files']> {
   const directories = new Set([...bodies.keys()].map((file) => path.dirname(file)));
   for (const directory of [...directories].sort()) await mkdir(path.join(buildDir, directory), { recursive: true });
 
@@ -44,8 +53,16 @@ async function writeBodies(buildDir: string, bodies: ReadonlyMap<string, string>
     while (next < queue.length) {
       const file = queue[next++] as string;
       const body = Buffer.from(bodies.get(file) ?? '', 'utf8');
-      await writeFile(path.join(buildDir, file), body);
-      files[file] = { size: body.length, etag: computeEtag(body) };
+      const etag = computeEtag(body);
+      const target = path.join(buildDir, file);
+      const linked =
+        previous?.files[file]?.etag === etag &&
+        (await link(path.join(previous.dir, file), target).then(
+          () => true,
+          () => false, // another file system, a file removed by hand: written instead
+        ));
+      if (!linked) await writeFile(target, body);
+      files[file] = { size: body.length, etag };
     }
   };
   await Promise.all(Array.from({ length: writeConcurrency }, worker));
@@ -94,6 +111,7 @@ export async function writeDist(
   bodies: ReadonlyMap<string, string>,
   manifest: Omit<Manifest, 'files' | 'public'>,
   publicFiles: ReadonlyMap<string, PublicFile> = new Map(),
+  previousManifest?: Manifest,
 ): Promise<WrittenBuild> {
   const absoluteDist = path.resolve(distDir);
   const buildsRoot = buildsRootOf(absoluteDist);
@@ -101,8 +119,10 @@ export async function writeDist(
   const partialDir = `${buildDir}.partial`;
   await mkdir(partialDir, { recursive: true });
   let files: Manifest['files'];
+  const previousDir = previousManifest ? await realpath(absoluteDist).catch(() => undefined) : undefined;
+  const linkable = previousManifest && previousDir ? { dir: previousDir, files: previousManifest.files } : undefined;
   try {
-    files = await writeBodies(partialDir, bodies);
+    files = await writeBodies(partialDir, bodies, linkable);
     const publicEntries = await writePublicFiles(partialDir, publicFiles);
     await writeFile(path.join(partialDir, manifestFileName), `${JSON.stringify({ ...manifest, files, public: publicEntries })}\n`);
     await rename(partialDir, buildDir);

@@ -27,6 +27,11 @@ export const manifestSchema = z.strictObject({
   builtAt: z.iso.datetime(),
   /** A hash of everything the build read: the same data gives the same version and the same files. */
   dataVersion: z.string().min(1),
+  /**
+   * The data version and the generator's own code together: a build whose inputs version equals
+   * the current one would write the same files, so it is skipped.
+   */
+  inputsVersion: z.string().min(1),
   holidayYears: z.strictObject({ first: z.number().int(), last: z.number().int() }),
   /** Records per record type. */
   counts: z.record(z.string(), z.number().int().nonnegative()),

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFile, readlink, writeFile } from 'node:fs/promises';
+import { readFile, readlink, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -101,6 +101,35 @@ describe('the generator on the fixture dataset', () => {
 
   it('points dist at the new build through a relative symbolic link', async () => {
     expect(await readlink(distDir)).toBe(path.join('.dist-builds', manifest.buildId));
+  });
+});
+
+describe('rebuilding', () => {
+  it('does nothing when dist already holds a build of the same data and generator', async () => {
+    const dataDir = await copyFixture();
+    const distDir = path.join(await tempDir(), 'dist');
+    const first = await buildDist({ dataDir, distDir });
+    const again = await buildDist({ dataDir, distDir });
+    expect(again).toMatchObject({ upToDate: true, buildId: first.buildId, files: first.files, bytes: first.bytes });
+    expect(await readlink(distDir)).toBe(path.join('.dist-builds', first.buildId));
+    const forced = await buildDist({ dataDir, distDir, force: true });
+    expect(forced.upToDate).toBe(false);
+    expect(forced.buildId).not.toBe(first.buildId);
+  });
+
+  it('links the bodies a new build shares with the previous one and writes only the changed ones', async () => {
+    const dataDir = await copyFixture();
+    const distDir = path.join(await tempDir(), 'dist');
+    const first = await buildDist({ dataDir, distDir });
+    const currencyFile = path.join(dataDir, 'records', 'currency.json');
+    await writeFile(currencyFile, (await readFile(currencyFile, 'utf8')).replace('"Turkish Lira"', '"Türk Lirası"'));
+    const second = await buildDist({ dataDir, distDir });
+    const inode = async (buildDir: string, file: string): Promise<number> => (await stat(path.join(buildDir, file))).ino;
+    const unchanged = 'addressmanagement/api/region/getall.json';
+    const changed = 'financemanagement/api/currency/getbycode/try.json';
+    expect(await inode(second.buildDir, unchanged)).toBe(await inode(first.buildDir, unchanged));
+    expect(await inode(second.buildDir, changed)).not.toBe(await inode(first.buildDir, changed));
+    expect(JSON.parse(await readFile(path.join(distDir, changed), 'utf8'))).toMatchObject({ name: 'Türk Lirası' });
   });
 });
 
