@@ -55,17 +55,18 @@ export interface EncodedBody {
  * The response bytes for `head + body + tail` in the wanted coding. `etag` names the body (and so
  * the cached deflate of body + tail); `head` must stay under 64 KiB, one stored block.
  */
-export async function encodeResponse(head: Buffer, body: Buffer, tail: Buffer, etag: string, wanted: ContentCoding): Promise<EncodedBody> {
+export function encodeResponse(head: Buffer, body: Buffer, tail: Buffer, etag: string, wanted: ContentCoding): EncodedBody | Promise<EncodedBody> {
   const length = head.length + body.length + tail.length;
-  if (wanted === 'identity' || length < compressionMinBytes) return { bytes: Buffer.concat([head, body, tail]), coding: 'identity' };
+  if (wanted === 'identity' || length < compressionMinBytes) return { bytes: Buffer.concat([head, body, tail], length), coding: 'identity' };
   if (wanted === 'br') {
-    const bytes = await brotli(Buffer.concat([head, body, tail]), {
-      params: { [constants.BROTLI_PARAM_QUALITY]: brotliQuality, [constants.BROTLI_PARAM_SIZE_HINT]: length },
-    });
-    return { bytes, coding: 'br' };
+    const params = { [constants.BROTLI_PARAM_QUALITY]: brotliQuality, [constants.BROTLI_PARAM_SIZE_HINT]: length };
+    return brotli(Buffer.concat([head, body, tail], length), { params }).then((bytes) => ({ bytes, coding: 'br' }));
   }
   const whole = tail.length === 0 ? body : Buffer.concat([body, tail]);
-  const deflated = await deflatedTails.fetch(`${etag}:${tail.length}`, { context: whole });
-  if (!deflated) return { bytes: await gzipAsync(Buffer.concat([head, whole])), coding: 'gzip' };
-  return { bytes: stitchGzip(head, whole, deflated), coding: 'gzip' };
+  const key = `${etag}:${tail.length}`;
+  const deflated = deflatedTails.get(key);
+  if (deflated) return { bytes: stitchGzip(head, whole, deflated), coding: 'gzip' };
+  return deflatedTails.fetch(key, { context: whole }).then(async (fetched) =>
+    fetched ? { bytes: stitchGzip(head, whole, fetched), coding: 'gzip' } : { bytes: await gzipAsync(Buffer.concat([head, whole])), coding: 'gzip' },
+  );
 }

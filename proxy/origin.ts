@@ -107,6 +107,7 @@ export async function openOriginStore(origin: OriginClient, cache: BodyCache, pr
     source: origin.base,
     manifestTag: response.etag,
     entry: (file) => files.get(file),
+    cached: (entry) => cache.get(entry.etag),
     read: async (file, entry) => {
       const body = await cache.fetch(entry.etag, { context: () => load(file, entry.etag) });
       if (!body) throw new ApiError(502, 'The data origin returned no body: retry shortly.');

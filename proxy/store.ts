@@ -22,6 +22,8 @@ export interface BodyStore {
   readonly source: string;
   /** The body file's manifest entry: undefined means no such lookup key exists. */
   entry(file: string): ManifestEntry | undefined;
+  /** The body's bytes if they are in memory now: the synchronous fast path. */
+  cached(entry: ManifestEntry): Buffer | undefined;
   /** The body's bytes; only call for a file the manifest lists. May throw an ApiError (origin mode). */
   read(file: string, entry: ManifestEntry): Promise<Buffer>;
 }
@@ -65,6 +67,7 @@ export async function openLocalStore(distDir: string, cache: BodyCache = createB
     manifest,
     source: buildDir,
     entry: (file) => files.get(file),
+    cached: (entry) => cache.get(entry.etag),
     read: async (file, entry) => {
       const body = await cache.fetch(entry.etag, { context: () => readFile(path.join(buildDir, file)) });
       if (!body) throw new StoreError(`${file} is listed in the manifest but could not be read`);
