@@ -60,8 +60,9 @@ const environmentSchema = z.object({
     .optional(),
   BODY_CACHE_MB: z
     .string()
-    .regex(/^\d{1,5}$/, 'must be a whole number of megabytes')
+    .regex(/^\d{1,5}$/, 'must be a whole number of megabytes from 1 to 99999')
     .transform(Number)
+    .refine((value) => value >= 1, 'must be a whole number of megabytes from 1 to 99999')
     .default(64),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   NODE_ENV: z.string().optional(),

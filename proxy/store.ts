@@ -31,12 +31,18 @@ export interface BodyStore {
 /** Bodies by ETag; a miss runs the loader the caller passes as the fetch context. */
 export type BodyCache = LRUCache<string, Buffer, () => Promise<Buffer>>;
 
-/** One cache per process, shared by every build it serves. */
+/**
+ * One cache per process, shared by every build it serves. A load still in flight when other bodies
+ * push it out of the cache is not aborted (lru-cache's default): its caller still gets the body,
+ * which then may or may not stay cached. Without this a small cache under load answered a miss with
+ * "evicted" errors.
+ */
 export function createBodyCache(maxBytes = defaultCacheBytes): BodyCache {
   return new LRUCache<string, Buffer, () => Promise<Buffer>>({
     maxSize: maxBytes,
     sizeCalculation: (body) => Math.max(body.length, 1),
     fetchMethod: (_etag, _stale, { context: load }) => load(),
+    ignoreFetchAbort: true,
   });
 }
 

@@ -173,7 +173,7 @@ describe('configuration', () => {
   it('reports every bad setting at once', () => {
     const error = (() => {
       try {
-        loadConfig({ PORT: '-1', HOST: ' ', API_KEYS: 'has space inside the key', WORKERS: '0', ORIGIN_HEADER: 'no colon' });
+        loadConfig({ PORT: '-1', HOST: ' ', API_KEYS: 'has space inside the key', WORKERS: '0', ORIGIN_HEADER: 'no colon', BODY_CACHE_MB: '0' });
       } catch (caught) {
         return caught;
       }
@@ -185,6 +185,7 @@ describe('configuration', () => {
       'API_KEYS must hold keys of letters, digits and - . _ ~ + / only',
       'ORIGIN_HEADER must look like "Name: value", e.g. "X-Origin-Secret: 4f1c…"',
       'WORKERS must be a whole number of processes from 1 to 999 (got "0")',
+      'BODY_CACHE_MB must be a whole number of megabytes from 1 to 99999 (got "0")',
     ]);
   });
 });
