@@ -1,0 +1,251 @@
+/**
+ * The servers under load, each its own process tree on a loopback port picked here: nginx rendered
+ * from nginx.conf by deploy/nginx.ts (as deployed), and proxies started as a unit starts them
+ * (`node --import tsx proxy/main.ts` with settings in the environment). Also what the report reads
+ * from /proc: each process's resident memory and CPU time.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { accessSync, constants, readdirSync, readFileSync } from 'node:fs';
+import http from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
+import { userInfo } from 'node:os';
+import path from 'node:path';
+import { writeNginxConfig } from '../../deploy/nginx.ts';
+
+export const repoRoot = path.resolve(import.meta.dirname, '..', '..');
+
+/** A program on PATH, or at one of the usual places (/usr/sbin is not on every user's PATH). */
+export function findProgram(name: string, candidates: readonly string[] = []): string | undefined {
+  try {
+    const found = execFileSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' }).trim();
+    if (found) return found;
+  } catch {
+    // not on PATH
+  }
+  for (const candidate of candidates) {
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // next
+    }
+  }
+  return undefined;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** One GET over a fresh connection: the status, the headers and the body's length. */
+export function get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; bytes: number }> {
+  return new Promise((resolve, reject) => {
+    const request = http.get(url, { headers, agent: false }, (response) => {
+      let bytes = 0;
+      response.on('data', (chunk: Buffer) => (bytes += chunk.length));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, bytes }));
+      response.on('error', reject);
+    });
+    request.setTimeout(10_000, () => request.destroy(new Error(`no answer from ${url} within 10 s`)));
+    request.on('error', reject);
+  });
+}
+
+export interface RunningServer {
+  readonly name: string;
+  /** `http://127.0.0.1:<port>` */
+  readonly url: string;
+  /** The process the tree hangs from: nginx's master, the proxy's cluster primary. */
+  readonly pid: number;
+  /** Spawn to the first successful answer. */
+  readonly startupMs: number;
+  /** The processes serving requests (nginx's or the cluster's workers), found once they run. */
+  workerPids(): number[];
+  /** What the process wrote to stderr, for failure messages (the last 4 KB). */
+  stderr(): string;
+  stop(): Promise<void>;
+}
+
+/** Each started process with its workers: nginx's workers outlive a master killed with SIGKILL. */
+const running = new Map<ChildProcess, () => number[]>();
+/** Nothing outlives the bench, not even when it fails halfway. */
+process.once('exit', () => {
+  for (const [child, workers] of running) {
+    for (const pid of workers()) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+    child.kill('SIGKILL');
+  }
+});
+
+function track(child: ChildProcess, workers: () => number[]): { stderr: () => string; exited: Promise<void> } {
+  running.set(child, workers);
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4096)));
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      running.delete(child);
+      resolve();
+    }),
+  );
+  return { stderr: () => stderr, exited };
+}
+
+async function stopChild(child: ChildProcess, exited: Promise<void>, signal: NodeJS.Signals): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill(signal);
+  const force = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(force);
+}
+
+/** Polls `url` until it answers `status`; fails early when the process exits. */
+async function waitForAnswer(url: string, headers: Record<string, string>, status: number, child: ChildProcess, stderr: () => string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${url}: the process exited (${child.exitCode ?? child.signalCode}) before answering:\n${stderr()}`);
+    const answered = await get(url, headers).then((reply) => reply.status === status, () => false);
+    if (answered) return;
+    if (Date.now() > deadline) throw new Error(`${url} did not answer ${status} within 60 s:\n${stderr()}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** The direct children of a process, from /proc (a worker's parent is its nginx master or cluster primary). */
+export function childPids(parent: number): number[] {
+  const children: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // Fields after the command name, which is in parentheses and may hold spaces: state, ppid, …
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === parent) children.push(Number(entry));
+    } catch {
+      // exited while listing
+    }
+  }
+  return children.sort((a, b) => a - b);
+}
+
+/** Resident memory in KB (VmRSS), or undefined for a process that has gone. */
+export function residentKb(pid: number): number | undefined {
+  try {
+    const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const clockTicks = 100; // USER_HZ: 100 on every Linux architecture Node supports
+/** CPU time in seconds, in user space and in the kernel (system calls: the socket writes), or 0 for a process that has gone. */
+export function cpuSeconds(pid: number): { user: number; system: number } {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime are fields 14 and 15 of stat(5), 12 and 13 after the command name.
+    return { user: Number(fields[11]) / clockTicks, system: Number(fields[12]) / clockTicks };
+  } catch {
+    return { user: 0, system: 0 };
+  }
+}
+
+/** Waits until the tree has `count` workers (the first answer may come before the last one runs). */
+async function waitForWorkers(pid: number, count: number): Promise<number[]> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const workers = childPids(pid);
+    if (workers.length >= count) return workers;
+    if (Date.now() > deadline) throw new Error(`process ${pid} has ${workers.length} workers after 60 s, expected ${count}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+export interface NginxOptions {
+  readonly nginx: string;
+  /** The build directory to serve (absolute). */
+  readonly root: string;
+  /** Where nginx.conf, origin-secret.conf, the pid file and temp files go. */
+  readonly prefix: string;
+  /** `X-Origin-Secret: …`, as the proxies send it. */
+  readonly originHeader: string;
+}
+
+/** nginx over the build, rendered as deployed, in the foreground, without an access log. */
+export async function startNginx(options: NginxOptions): Promise<RunningServer> {
+  const port = await freePort();
+  const prefix = `${options.prefix}/`;
+  const configFile = await writeNginxConfig(prefix, {
+    root: options.root,
+    listen: `127.0.0.1:${port}`,
+    originHeader: options.originHeader,
+    // As root, workers would otherwise run as www-data, which cannot read a 0700 temporary directory.
+    user: userInfo().username,
+    accessLog: 'off',
+    errorLog: 'stderr',
+  });
+  const started = performance.now();
+  const child = spawn(options.nginx, ['-p', prefix, '-c', configFile, '-e', 'stderr', '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let workers: number[] = [];
+  const { stderr, exited } = track(child, () => workers);
+  const url = `http://127.0.0.1:${port}`;
+  const [name, value] = options.originHeader.split(/:\s*/, 2) as [string, string];
+  await waitForAnswer(`${url}/manifest.json`, { [name]: value }, 200, child, stderr);
+  const startupMs = performance.now() - started;
+  // `worker_processes auto`: one per core, all started by the time the first answers, or nearly.
+  await waitForWorkers(child.pid as number, 1);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  workers = childPids(child.pid as number);
+  return { name: 'nginx', url, pid: child.pid as number, startupMs, workerPids: () => workers, stderr, stop: () => stopChild(child, exited, 'SIGTERM') };
+}
+
+/** Settings a proxy reads from the environment; any the caller's shell has are removed first. */
+const proxySettings = [
+  'PORT', 'HOST', 'DIST_DIR', 'API_KEYS', 'API_KEYS_FILE', 'JWT_SECRET', 'JWT_PUBLIC_KEY', 'JWKS_URL', 'JWT_ISSUER', 'JWT_AUDIENCE',
+  'JWT_CLOCK_TOLERANCE', 'FINANCE_SCOPE', 'ADDRESS_SCOPE', 'CORS_ORIGINS', 'ORIGIN_URL', 'ORIGIN_HEADER', 'WORKERS', 'BODY_CACHE_MB', 'LOG_LEVEL', 'NODE_ENV',
+];
+
+export interface ProxyOptions {
+  readonly name: string;
+  /** The proxy's settings (README, Configuration); HOST and PORT are set here. */
+  readonly settings: Record<string, string>;
+  readonly workers: number;
+}
+
+/**
+ * A proxy as a systemd unit runs it: node itself, production settings. Its request log (stdout)
+ * goes to /dev/null: pino still formats and writes every line, the cheapest sink there is.
+ */
+export async function startProxy(options: ProxyOptions): Promise<RunningServer> {
+  const port = await freePort();
+  const environment: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of proxySettings) delete environment[name];
+  Object.assign(environment, { NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(port), WORKERS: String(options.workers) }, options.settings);
+  const started = performance.now();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'proxy/main.ts'], { cwd: repoRoot, env: environment, stdio: ['ignore', 'ignore', 'pipe'] });
+  let workers: number[] = [];
+  const { stderr, exited } = track(child, () => workers);
+  const url = `http://127.0.0.1:${port}`;
+  await waitForAnswer(`${url}/readyz`, {}, 200, child, stderr);
+  const startupMs = performance.now() - started;
+  workers = options.workers > 1 ? await waitForWorkers(child.pid as number, options.workers) : [child.pid as number];
+  return { name: options.name, url, pid: child.pid as number, startupMs, workerPids: () => workers, stderr, stop: () => stopChild(child, exited, 'SIGTERM') };
+}
+
+/** Every process of a server's tree: the master or primary first, then its workers. */
+export function treePids(server: RunningServer): number[] {
+  const workers = server.workerPids();
+  return workers.includes(server.pid) ? workers : [server.pid, ...workers];
+}
