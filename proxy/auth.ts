@@ -1,7 +1,12 @@
 /**
- * Bearer tokens (RFC 6750): API keys and JWTs, then the area's scope. A verified JWT is cached,
- * keyed by its SHA-256, until the earlier of its expiry and a short TTL, so a repeated token costs
- * a hash and a map lookup instead of a signature check; a failed token is never cached.
+ * Bearer tokens (RFC 6750): API keys and JWTs, then the area's scope.
+ *
+ * An accepted Authorization header is remembered, as it was sent: an API key for good, a JWT until
+ * the earlier of its expiry and a short TTL. A repeated header then costs one map lookup instead of
+ * a hash (API keys) or a signature check (JWTs). A failed token is never remembered, so a guess
+ * always takes the full path: its SHA-256 compared with every key in constant time (apiKeys.ts).
+ * Whether a header is remembered says only whether it is exactly one that was accepted, nothing
+ * about how close a guess came.
  */
 import { LRUCache } from 'lru-cache';
 import { loadApiKeys, sha256, type ApiKeyTable } from './apiKeys.ts';
@@ -33,7 +38,9 @@ export interface AuthOptions {
 
 /** How long a verified JWT is trusted without a new signature check: revocation takes effect within it. */
 export const verifiedTokenTtlMs = 60_000;
-const verifiedTokenCacheSize = 10_000;
+/** Remembered headers: at most this many, and this many bytes of them (a header may be up to 16 KB). */
+const acceptedHeaderCount = 10_000;
+const acceptedHeaderBytes = 8 * 1024 * 1024;
 
 /** RFC 6750 §2.1: `Bearer` (any case), one space or more, then a b64token. */
 const bearerPattern = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
@@ -49,20 +56,23 @@ function challenge(error?: string, description?: string): Record<string, string>
 export async function createAuthenticator({ auth, extraKeys = [], now = Date.now }: AuthOptions): Promise<Authenticate> {
   const apiKeys: ApiKeyTable = await loadApiKeys([...auth.apiKeys, ...extraKeys], auth.apiKeysFile);
   const jwt: JwtVerifier | undefined = auth.jwt ? await createJwtVerifier(auth.jwt) : undefined;
-  const verified = new LRUCache<string, { principal: Principal; until: number }>({ max: verifiedTokenCacheSize });
+  const accepted = new LRUCache<string, { principal: Principal; until: number }>({
+    max: acceptedHeaderCount,
+    maxSize: acceptedHeaderBytes,
+    sizeCalculation: (_value, header) => header.length + 64,
+  });
 
-  /** A repeated token is answered synchronously from the cache; a new one is verified and cached. */
-  const verifyJwt = (verifier: JwtVerifier, token: string, cacheKey: string): Principal | Promise<Principal> => {
-    const time = now();
-    const cached = verified.get(cacheKey);
-    if (cached && cached.until > time) return cached.principal;
-    return verifier.verify(token, new Date(time)).then((principal) => {
-      verified.set(cacheKey, { principal, until: Math.min(principal.expiresAt ?? Infinity, time + verifiedTokenTtlMs) });
+  const verifyJwt = (verifier: JwtVerifier, token: string, authorization: string, time: number): Promise<Principal> =>
+    verifier.verify(token, new Date(time)).then((principal) => {
+      accepted.set(authorization, { principal, until: Math.min(principal.expiresAt ?? Infinity, time + verifiedTokenTtlMs) });
       return principal;
     });
-  };
 
   return (authorization) => {
+    if (authorization !== undefined) {
+      const known = accepted.get(authorization);
+      if (known && (known.until === Infinity || known.until > now())) return known.principal;
+    }
     if (authorization === undefined || authorization.trim() === '') {
       // RFC 6750 §3.1: a request without credentials gets the challenge and no error code.
       throw new ApiError(401, 'Authorization required: send the header "Authorization: Bearer <token>".', challenge());
@@ -75,10 +85,12 @@ export async function createAuthenticator({ auth, extraKeys = [], now = Date.now
         challenge('invalid_request', 'expected Bearer <token>'),
       );
     }
-    const digest = sha256(token);
-    const apiKey = apiKeys.match(digest);
-    if (apiKey) return apiKey;
-    if (jwt && jwtShape.test(token)) return verifyJwt(jwt, token, digest.toString('base64'));
+    const apiKey = apiKeys.match(sha256(token));
+    if (apiKey) {
+      accepted.set(authorization, { principal: apiKey, until: Infinity });
+      return apiKey;
+    }
+    if (jwt && jwtShape.test(token)) return verifyJwt(jwt, token, authorization, now());
     throw new ApiError(
       401,
       `The bearer token is not valid: it is not one of the accepted keys${jwt ? ', nor a JWT' : ''}.`,

@@ -31,42 +31,63 @@ const deflatedTails = new LRUCache<string, Buffer, Buffer>({
   maxSize: cachedBytes,
   sizeCalculation: (deflated) => Math.max(deflated.length, 1),
   fetchMethod: (_etag, _stale, { context: tail }) => deflateRawAsync(tail, { level: cachedDeflateLevel }),
+  // A deflate in flight that other deflates evict still answers its caller (store.ts says why).
+  ignoreFetchAbort: true,
 });
 
 /** gzip header: deflate, no name, no mtime (so equal bodies give equal bytes), OS unknown. */
 const gzipHeader = Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]);
 
-/** A gzip member of `head` stored and `tail` as already-deflated blocks. */
-function stitchGzip(head: Buffer, tail: Buffer, deflatedTail: Buffer): Buffer {
+/** One piece of a response: Node writes strings and buffers alike, all pieces in one system call. */
+export type Chunk = Buffer | string;
+
+/**
+ * A gzip member of `head` stored and `body + tail` as already-deflated blocks: the body is never
+ * copied, only read once for the CRC.
+ */
+function stitchGzip(head: Buffer, body: Buffer, tail: Buffer, deflated: Buffer): Chunk[] {
   // A stored block, not final: BFINAL 0, BTYPE 00, then LEN and its one's complement.
   const stored = Buffer.from([0, head.length & 0xff, head.length >> 8, ~head.length & 0xff, (~head.length >> 8) & 0xff]);
   const trailer = Buffer.alloc(8);
-  trailer.writeUInt32LE(crc32(tail, crc32(head)) >>> 0, 0);
-  trailer.writeUInt32LE((head.length + tail.length) >>> 0, 4);
-  return Buffer.concat([gzipHeader, stored, head, deflatedTail, trailer]);
+  trailer.writeUInt32LE(crc32(tail, crc32(body, crc32(head))) >>> 0, 0);
+  trailer.writeUInt32LE((head.length + body.length + tail.length) >>> 0, 4);
+  return [Buffer.concat([gzipHeader, stored, head]), deflated, trailer];
 }
 
 export interface EncodedBody {
-  readonly bytes: Buffer;
+  /** The response body in pieces, to be written in order (server.ts `sendChunks`). */
+  readonly chunks: readonly Chunk[];
+  /** Their length in bytes: the Content-Length. */
+  readonly length: number;
   readonly coding: ContentCoding;
 }
 
+function encoded(chunks: readonly Chunk[], coding: ContentCoding): EncodedBody {
+  let length = 0;
+  for (const chunk of chunks) length += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
+  return { chunks, length, coding };
+}
+
 /**
- * The response bytes for `head + body + tail` in the wanted coding. `etag` names the body (and so
- * the cached deflate of body + tail); `head` must stay under 64 KiB, one stored block.
+ * The response body `head + body + tail` in the wanted coding. `etag` names the body (and so the
+ * cached deflate of body + tail); `head` must stay under 64 KiB, one stored block. Identity and
+ * stitched gzip are answered synchronously once the deflate is cached, and never copy the body.
  */
-export function encodeResponse(head: Buffer, body: Buffer, tail: Buffer, etag: string, wanted: ContentCoding): EncodedBody | Promise<EncodedBody> {
+export function encodeResponse(head: string, body: Buffer, tail: string, etag: string, wanted: ContentCoding): EncodedBody | Promise<EncodedBody> {
   const length = head.length + body.length + tail.length;
-  if (wanted === 'identity' || length < compressionMinBytes) return { bytes: Buffer.concat([head, body, tail], length), coding: 'identity' };
+  if (wanted === 'identity' || length < compressionMinBytes) return encoded([head, body, tail], 'identity');
+  const headBytes = Buffer.from(head);
+  const tailBytes = Buffer.from(tail);
   if (wanted === 'br') {
     const params = { [constants.BROTLI_PARAM_QUALITY]: brotliQuality, [constants.BROTLI_PARAM_SIZE_HINT]: length };
-    return brotli(Buffer.concat([head, body, tail], length), { params }).then((bytes) => ({ bytes, coding: 'br' }));
+    return brotli(Buffer.concat([headBytes, body, tailBytes]), { params }).then((bytes) => encoded([bytes], 'br'));
   }
-  const whole = tail.length === 0 ? body : Buffer.concat([body, tail]);
-  const key = `${etag}:${tail.length}`;
+  const key = `${etag}:${tail}`;
   const deflated = deflatedTails.get(key);
-  if (deflated) return { bytes: stitchGzip(head, whole, deflated), coding: 'gzip' };
-  return deflatedTails.fetch(key, { context: whole }).then(async (fetched) =>
-    fetched ? { bytes: stitchGzip(head, whole, fetched), coding: 'gzip' } : { bytes: await gzipAsync(Buffer.concat([head, whole])), coding: 'gzip' },
+  if (deflated) return encoded(stitchGzip(headBytes, body, tailBytes, deflated), 'gzip');
+  return deflatedTails.fetch(key, { context: tailBytes.length === 0 ? body : Buffer.concat([body, tailBytes]) }).then(async (fetched) =>
+    fetched
+      ? encoded(stitchGzip(headBytes, body, tailBytes, fetched), 'gzip')
+      : encoded([await gzipAsync(Buffer.concat([headBytes, body, tailBytes]))], 'gzip'),
   );
 }

@@ -75,6 +75,9 @@ export function foldName(raw: string): string {
   return key;
 }
 
+/** A UUID as it is written in the files: lower case, with hyphens. */
+const canonicalUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 function fail(kind: ParamKind): KeyResult {
   return { ok: false, expected: expectedForms[kind] };
 }
@@ -84,6 +87,8 @@ export function normaliseKey(kind: ParamKind, raw: string): KeyResult {
   const value = raw.trim();
   switch (kind) {
     case 'uuid': {
+      // Most clients send the canonical form: taken as it is, without taking it apart.
+      if (canonicalUuid.test(value)) return { ok: true, key: value };
       const match = uuidPattern.exec(value);
       if (!match || value.startsWith('{') !== value.endsWith('}')) return fail(kind);
       return { ok: true, key: match.slice(1, 6).join('-').toLowerCase() };

@@ -48,10 +48,13 @@ const exposedHeaders = 'ETag, X-Request-Id, X-Data-Version';
 export const preflightMaxAgeSeconds = 86_400;
 
 /** The CORS headers for a response to `origin`, or none when the origin is not allowed. */
-export function corsHeaders(policy: CorsPolicy, origin: string | undefined): Record<string, string> {
-  if (origin === undefined) return {};
+/** What corsHeaders answers for a request without an allowed Origin: nothing to add, one shared object. */
+export const noCorsHeaders: Readonly<Record<string, string>> = Object.freeze({});
+
+export function corsHeaders(policy: CorsPolicy, origin: string | undefined): Readonly<Record<string, string>> {
+  if (origin === undefined) return noCorsHeaders;
   if (policy.origins === '*') return { 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': exposedHeaders };
-  if (!policy.origins.has(origin)) return {};
+  if (!policy.origins.has(origin)) return noCorsHeaders;
   return { 'Access-Control-Allow-Origin': origin, 'Access-Control-Expose-Headers': exposedHeaders };
 }
 

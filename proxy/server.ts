@@ -7,11 +7,11 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { authorize, type Authenticate } from './auth.ts';
 import type { Config } from './config.ts';
-import { encodeResponse } from './compression.ts';
+import { encodeResponse, type EncodedBody } from './compression.ts';
 import { ApiError, newGlobalId, successHead, successTail, wrapFailure, wrapSuccess } from './envelope.ts';
 import { expectedForms, normaliseKey } from './keys.ts';
 import type { Logger } from './log.ts';
-import { chooseEncoding, corsHeaders, matchesIfNoneMatch, preflightHeaders, type CorsPolicy } from './negotiation.ts';
+import { chooseEncoding, corsHeaders, matchesIfNoneMatch, noCorsHeaders, preflightHeaders, type CorsPolicy } from './negotiation.ts';
 import { bodyPath, findRoute, recordLabels, type Route } from './routes.ts';
 import type { BodyStore } from './store.ts';
 
@@ -44,16 +44,31 @@ function echo(value: string): string {
   return JSON.stringify(value.length > maxEchoLength ? `${value.slice(0, maxEchoLength)}…` : value);
 }
 
-/** Query parameters by lower-cased name, as ASP.NET-style clients send `countryid` or `CountryId`. */
-function collectParams(search: URLSearchParams): Map<string, string[]> {
+/**
+ * Query parameters by lower-cased name, as ASP.NET-style clients send `countryid` or `CountryId`.
+ * A query with nothing to decode (no `%`, no `+`: nearly all of them) is split by hand; any other
+ * goes through URLSearchParams, so values always decode exactly as the WHATWG URL standard says.
+ */
+export function collectParams(query: string): Map<string, string[]> {
   const params = new Map<string, string[]>();
-  for (const [name, value] of search) {
-    const key = name.toLowerCase();
-    const values = params.get(key);
-    if (values) values.push(value);
-    else params.set(key, [value]);
+  if (query.includes('%') || query.includes('+')) {
+    for (const [name, value] of new URLSearchParams(query)) addParam(params, name, value);
+    return params;
+  }
+  for (const pair of query.split('&')) {
+    if (pair === '') continue;
+    const equals = pair.indexOf('=');
+    if (equals === -1) addParam(params, pair, '');
+    else addParam(params, pair.slice(0, equals), pair.slice(equals + 1));
   }
   return params;
+}
+
+function addParam(params: Map<string, string[]>, name: string, value: string): void {
+  const key = name.toLowerCase();
+  const values = params.get(key);
+  if (values) values.push(value);
+  else params.set(key, [value]);
 }
 
 interface ResolvedKeys {
@@ -63,8 +78,8 @@ interface ResolvedKeys {
 }
 
 /** The route's keys from the query, or the ApiError that says which parameter is wrong and how. */
-function resolveKeys(route: Route, search: URLSearchParams, store: BodyStore): ResolvedKeys {
-  const params = collectParams(search);
+function resolveKeys(route: Route, query: string, store: BodyStore): ResolvedKeys {
+  const params = collectParams(query);
   const given: string[] = [];
   const keys = route.params.map((param) => {
     const values = params.get(param.name.toLowerCase()) ?? [];
@@ -101,6 +116,18 @@ function notFoundMessage(route: Route, given: readonly string[]): string {
 function send(response: http.ServerResponse, method: string, status: number, headers: http.OutgoingHttpHeaders, body: Buffer): void {
   response.writeHead(status, { 'Content-Type': jsonType, 'Content-Length': body.length, ...headers });
   response.end(method === 'HEAD' ? undefined : body);
+}
+
+/**
+ * A 200 in pieces, never copied into one buffer: Node corks the socket for the tick, so the
+ * headers and every piece leave in one writev (and a string first piece joins the header block).
+ */
+function sendEncoded(response: http.ServerResponse, method: string, contentType: string, headers: http.OutgoingHttpHeaders, { chunks, length, coding }: EncodedBody): void {
+  response.writeHead(200, { 'Content-Type': contentType, 'Content-Length': length, ...headers, ...(coding === 'identity' ? {} : { 'Content-Encoding': coding }) });
+  if (method === 'HEAD') return void response.end();
+  const last = chunks.length - 1;
+  for (let index = 0; index < last; index++) response.write(chunks[index]);
+  response.end(chunks[last]);
 }
 
 /** Service endpoints, without a token: liveness for orchestrators, readiness for load balancers. */
@@ -142,9 +169,7 @@ async function answerPublicFile(
     return;
   }
   const wanted = method === 'GET' ? chooseEncoding(request.headers['accept-encoding']) : 'identity';
-  const { bytes, coding } = await encodeResponse(Buffer.alloc(0), await store.read(file, entry), Buffer.alloc(0), entry.etag, wanted);
-  response.writeHead(200, { ...headers, 'Content-Type': entry.contentType, 'Content-Length': bytes.length, ...(coding === 'identity' ? {} : { 'Content-Encoding': coding }) });
-  response.end(method === 'HEAD' ? undefined : bytes);
+  sendEncoded(response, method, entry.contentType, headers, await encodeResponse('', await store.read(file, entry), '', entry.etag, wanted));
 }
 
 /** What /meta tells an authenticated client about the build it is talking to. */
@@ -167,7 +192,7 @@ function answer(
   response: http.ServerResponse,
   globalId: string,
   pathname: string,
-  search: URLSearchParams,
+  query: string,
   deps: ServerDependencies,
 ): void | Promise<void> {
   const method = request.method ?? 'GET';
@@ -195,7 +220,7 @@ function answer(
       throw new ApiError(404, `No operation at ${echo(pathname)}: paths look like /addressmanagement/api/country/getall (see the README).`);
     }
     authorize(principal, route.path.slice(1, route.path.indexOf('/', 1)), deps.scopes);
-    const { keys, given } = resolveKeys(route, search, store);
+    const { keys, given } = resolveKeys(route, query, store);
     const file = bodyPath(route, keys);
     const entry = store.entry(file);
     if (!entry) throw new ApiError(404, notFoundMessage(route, given));
@@ -205,8 +230,9 @@ function answer(
       'Cache-Control': cacheControl,
       'X-Data-Version': store.manifest.dataVersion,
       Vary: deps.cors.origins === '*' ? 'Accept-Encoding' : 'Accept-Encoding, Origin',
-      ...common,
+      'X-Request-Id': globalId,
     };
+    if (cors !== noCorsHeaders) Object.assign(headers, cors);
     if (matchesIfNoneMatch(request.headers['if-none-match'], entry.etag)) {
       response.writeHead(304, headers);
       response.end();
@@ -214,9 +240,7 @@ function answer(
     }
     const encoding = method === 'GET' ? chooseEncoding(request.headers['accept-encoding']) : 'identity';
     return then(store.cached(entry) ?? store.read(file, entry), (body) =>
-      then(encodeResponse(successHead(globalId), body, successTail, entry.etag, encoding), ({ bytes, coding }) =>
-        send(response, method, 200, coding === 'identity' ? headers : { ...headers, 'Content-Encoding': coding }, bytes),
-      ),
+      then(encodeResponse(successHead(globalId), body, successTail, entry.etag, encoding), (encoded) => sendEncoded(response, method, jsonType, headers, encoded)),
     );
   });
 }
@@ -227,34 +251,36 @@ function sendFailure(response: http.ServerResponse, method: string, globalId: st
   send(response, method, error.status, headers, wrapFailure(globalId, error.message));
 }
 
+/** Any failure of a request: an ApiError as it says, anything else logged and answered 503. */
+function fail(request: http.IncomingMessage, response: http.ServerResponse, globalId: string, error: unknown, deps: ServerDependencies): void {
+  const method = request.method ?? 'GET';
+  if (error instanceof ApiError) return sendFailure(response, method, globalId, request.headers.origin, error, deps);
+  // Not a client's doing: a body file that vanished, a disk error. Logged, and answered 503.
+  deps.log.error({ globalId, error: (error as Error).message, stack: (error as Error).stack }, 'request failed');
+  if (response.headersSent) return void response.destroy();
+  sendFailure(response, method, globalId, request.headers.origin, new ApiError(503, 'The data is temporarily unavailable: retry shortly.'), deps);
+}
+
 export function createRequestListener(deps: ServerDependencies): http.RequestListener {
   // Decided once: with request lines off, no request pays for a listener or a clock read.
   const logRequests = deps.log.isLevelEnabled('info');
   return (request, response) => {
-    const started = performance.now();
     const globalId = newGlobalId();
-    const method = request.method ?? 'GET';
     // The target is split by hand: `new URL` would read `//host/x` as another host's `/x`.
     const target = request.url ?? '/';
     const queryStart = target.indexOf('?');
     const pathname = queryStart === -1 ? target : target.slice(0, queryStart);
-    const search = new URLSearchParams(queryStart === -1 ? '' : target.slice(queryStart + 1));
+    const query = queryStart === -1 ? '' : target.slice(queryStart + 1);
     if (logRequests) {
+      const started = performance.now();
       response.once('close', () => {
-        deps.log.info({ method, path: target, status: response.statusCode, ms: Math.round((performance.now() - started) * 100) / 100, globalId });
+        deps.log.info({ method: request.method, path: target, status: response.statusCode, ms: Math.round((performance.now() - started) * 100) / 100, globalId });
       });
     }
-    const fail = (error: unknown): void => {
-      if (error instanceof ApiError) return sendFailure(response, method, globalId, request.headers.origin, error, deps);
-      // Not a client's doing: a body file that vanished, a disk error. Logged, and answered 503.
-      deps.log.error({ globalId, error: (error as Error).message, stack: (error as Error).stack }, 'request failed');
-      if (response.headersSent) return void response.destroy();
-      sendFailure(response, method, globalId, request.headers.origin, new ApiError(503, 'The data is temporarily unavailable: retry shortly.'), deps);
-    };
     try {
-      answer(request, response, globalId, pathname, search, deps)?.catch(fail);
+      answer(request, response, globalId, pathname, query, deps)?.catch((error: unknown) => fail(request, response, globalId, error, deps));
     } catch (error) {
-      fail(error);
+      fail(request, response, globalId, error, deps);
     }
   };
 }

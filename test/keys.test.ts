@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { foldName, normaliseKey } from '../proxy/keys.ts';
+import { collectParams } from '../proxy/server.ts';
 import type { ParamKind } from '../proxy/routes.ts';
 
 const keyOf = (kind: ParamKind, raw: string): string | undefined => {
@@ -104,6 +105,28 @@ describe('every key, whatever the input', () => {
         expect(key, `${kind} ${JSON.stringify(raw)}`).toMatch(/^[a-z0-9_][a-z0-9._-]{0,239}$/);
         expect(key).not.toContain('..');
       }
+    }
+  });
+});
+
+describe('query parameters', () => {
+  it('read every query as URLSearchParams does, names in any letter case, repeats kept', () => {
+    const queries = [
+      '',
+      'id=abc',
+      'CountryId=X&Year=2026',
+      'countryid=a&COUNTRYID=b',
+      'a=b=c&&=x&flag&x=',
+      'name=%C4%B0stanbul',
+      'name=New+York',
+      'name=%zz&bad=%E0%A4%A',
+      'a%20b=c',
+      ';=1&?=2&#=3',
+    ];
+    for (const query of queries) {
+      const expected = new Map<string, string[]>();
+      for (const [name, value] of new URLSearchParams(query)) expected.set(name.toLowerCase(), [...(expected.get(name.toLowerCase()) ?? []), value]);
+      expect(collectParams(query), query).toEqual(expected);
     }
   });
 });

@@ -46,10 +46,10 @@ for (const file of samples) {
   const calls = length > 100_000 ? 30 : length > 10_000 ? 300 : 3000;
   const identity = await microseconds(calls, () => encodeResponse(head, body, successTail, etag, 'identity'));
   const stitched = await microseconds(calls, () => encodeResponse(head, body, successTail, etag, 'gzip'));
-  const naive = await microseconds(calls, () => gzipPerResponse(Buffer.concat([head, body, successTail])));
+  const naive = await microseconds(calls, () => gzipPerResponse(Buffer.concat([Buffer.from(head), body, Buffer.from(successTail)])));
   const brotli = await microseconds(calls, () => encodeResponse(head, body, successTail, etag, 'br'));
-  const gzipSize = (await encodeResponse(head, body, successTail, etag, 'gzip')).bytes.length;
-  const brotliSize = (await encodeResponse(head, body, successTail, etag, 'br')).bytes.length;
+  const gzipSize = (await encodeResponse(head, body, successTail, etag, 'gzip')).length;
+  const brotliSize = (await encodeResponse(head, body, successTail, etag, 'br')).length;
   const µs = (value: number): string => column(value.toFixed(1));
   console.log(`  ${file.padEnd(52)}${column(length)}${µs(identity)}${µs(stitched)}${column(gzipSize)}${µs(naive)}${µs(brotli)}${column(brotliSize)}`);
 }
