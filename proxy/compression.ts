@@ -70,12 +70,13 @@ function encoded(chunks: readonly Chunk[], coding: ContentCoding): EncodedBody {
 
 /**
  * The response body `head + body + tail` in the wanted coding. `etag` names the body (and so the
- * cached deflate of body + tail); `head` must stay under 64 KiB, one stored block. Identity and
+ * cached deflate of body + tail); `head` and `tail` must be ASCII, and `head` under 64 KiB (one stored block). Identity and
  * stitched gzip are answered synchronously once the deflate is cached, and never copy the body.
  */
 export function encodeResponse(head: string, body: Buffer, tail: string, etag: string, wanted: ContentCoding): EncodedBody | Promise<EncodedBody> {
   const length = head.length + body.length + tail.length;
-  if (wanted === 'identity' || length < compressionMinBytes) return encoded([head, body, tail], 'identity');
+  // head and tail are ASCII (the envelope), so their lengths are their sizes in bytes.
+  if (wanted === 'identity' || length < compressionMinBytes) return { chunks: [head, body, tail], length, coding: 'identity' };
   const headBytes = Buffer.from(head);
   const tailBytes = Buffer.from(tail);
   if (wanted === 'br') {

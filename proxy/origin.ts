@@ -11,7 +11,7 @@ import { Agent, errors, request } from 'undici';
 import { ApiError } from './envelope.ts';
 import { computeEtag, manifestFileName, type Manifest } from './manifest.ts';
 import { publicCacheControl, type PassThrough } from './server.ts';
-import { parseManifest, type BodyCache, type BodyStore } from './store.ts';
+import { findLookup, indexLookups, parseManifest, type BodyCache, type BodyStore } from './store.ts';
 
 export interface OriginSettings {
   readonly url: URL;
@@ -91,7 +91,7 @@ export async function openOriginStore(origin: OriginClient, cache: BodyCache, pr
     throw new ApiError(502, `The data origin answered ${response.status} for ${manifestFileName}: is it serving a build of npm run build?`);
   }
   const manifest: Manifest = parseManifest(response.body.toString('utf8'), `the origin's ${manifestFileName}`);
-  const files = new Map(Object.entries(manifest.files));
+  const index = indexLookups(manifest);
 
   const load = async (file: string, etag: string): Promise<Buffer> => {
     const { status, body } = await origin.fetchFile(file);
@@ -106,7 +106,7 @@ export async function openOriginStore(origin: OriginClient, cache: BodyCache, pr
     manifest,
     source: origin.base,
     manifestTag: response.etag,
-    entry: (file) => files.get(file),
+    find: (routePath, keys) => findLookup(index, routePath, keys),
     cached: (entry) => cache.get(entry.etag),
     read: async (file, entry) => {
       const body = await cache.fetch(entry.etag, { context: () => load(file, entry.etag) });

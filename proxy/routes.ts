@@ -206,7 +206,8 @@ const routesByPath = new Map(routes.map((route) => [route.path, route]));
 /** The route for a request path: case-insensitive, one trailing slash tolerated. */
 export function findRoute(pathname: string): Route | undefined {
   const path = pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname;
-  return routesByPath.get(path.toLowerCase());
+  // Nearly every client writes the path as the spec does: found without lower-casing it first.
+  return routesByPath.get(path) ?? routesByPath.get(path.toLowerCase());
 }
 
 /**

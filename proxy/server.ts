@@ -12,7 +12,7 @@ import { ApiError, newGlobalId, successHead, successTail, wrapFailure, wrapSucce
 import { expectedForms, normaliseKey } from './keys.ts';
 import type { Logger } from './log.ts';
 import { chooseEncoding, corsHeaders, matchesIfNoneMatch, noCorsHeaders, preflightHeaders, type CorsPolicy } from './negotiation.ts';
-import { bodyPath, findRoute, recordLabels, type Route } from './routes.ts';
+import { findRoute, recordLabels, type Route } from './routes.ts';
 import type { BodyStore } from './store.ts';
 
 const allowedMethods = 'GET, HEAD, OPTIONS';
@@ -123,7 +123,11 @@ function send(response: http.ServerResponse, method: string, status: number, hea
  * headers and every piece leave in one writev (and a string first piece joins the header block).
  */
 function sendEncoded(response: http.ServerResponse, method: string, contentType: string, headers: http.OutgoingHttpHeaders, { chunks, length, coding }: EncodedBody): void {
-  response.writeHead(200, { 'Content-Type': contentType, 'Content-Length': length, ...headers, ...(coding === 'identity' ? {} : { 'Content-Encoding': coding }) });
+  // The request's own headers object, completed here rather than copied.
+  headers['Content-Type'] = contentType;
+  headers['Content-Length'] = length;
+  if (coding !== 'identity') headers['Content-Encoding'] = coding;
+  response.writeHead(200, headers);
   if (method === 'HEAD') return void response.end();
   const last = chunks.length - 1;
   for (let index = 0; index < last; index++) response.write(chunks[index]);
@@ -221,9 +225,9 @@ function answer(
     }
     authorize(principal, route.path.slice(1, route.path.indexOf('/', 1)), deps.scopes);
     const { keys, given } = resolveKeys(route, query, store);
-    const file = bodyPath(route, keys);
-    const entry = store.entry(file);
-    if (!entry) throw new ApiError(404, notFoundMessage(route, given));
+    const found = store.find(route.path, keys);
+    if (!found) throw new ApiError(404, notFoundMessage(route, given));
+    const { file, entry } = found;
 
     const headers: http.OutgoingHttpHeaders = {
       ETag: entry.etag,

@@ -20,12 +20,43 @@ export interface BodyStore {
   readonly manifest: Manifest;
   /** Where the bodies come from, for logs: a build directory or an origin URL. */
   readonly source: string;
-  /** The body file's manifest entry: undefined means no such lookup key exists. */
-  entry(file: string): ManifestEntry | undefined;
+  /** The body of a route's lookup by its normalised keys (keys.ts): undefined means no such key exists. */
+  find(routePath: string, keys: readonly string[]): Lookup | undefined;
   /** The body's bytes if they are in memory now: the synchronous fast path. */
   cached(entry: ManifestEntry): Buffer | undefined;
   /** The body's bytes; only call for a file the manifest lists. May throw an ApiError (origin mode). */
   read(file: string, entry: ManifestEntry): Promise<Buffer>;
+}
+
+/** A body file and its manifest entry. */
+export interface Lookup {
+  readonly file: string;
+  readonly entry: ManifestEntry;
+}
+
+/** The manifest's body files by route path, then by their keys joined with `/` (routes.ts bodyPath, read backwards). */
+export type LookupIndex = ReadonlyMap<string, ReadonlyMap<string, Lookup>>;
+
+/**
+ * Indexes the body files once per build, so that a request finds its body by the route (a constant
+ * string) and its short key in a small map, instead of building the file's path and finding it
+ * among every file of the build. Every body path is `<area>/api/<record>/<operation>[/<key>…].json`.
+ */
+export function indexLookups(manifest: Manifest): LookupIndex {
+  const index = new Map<string, Map<string, Lookup>>();
+  for (const [file, entry] of Object.entries(manifest.files)) {
+    const segments = file.slice(0, -'.json'.length).split('/');
+    const routePath = `/${segments.slice(0, 4).join('/')}`;
+    let byKey = index.get(routePath);
+    if (!byKey) index.set(routePath, (byKey = new Map()));
+    byKey.set(segments.slice(4).join('/'), { file, entry });
+  }
+  return index;
+}
+
+/** Finds a lookup in an index: one key as it is, several joined as in the body's path. */
+export function findLookup(index: LookupIndex, routePath: string, keys: readonly string[]): Lookup | undefined {
+  return index.get(routePath)?.get(keys.length === 1 ? (keys[0] as string) : keys.join('/'));
 }
 
 /** Bodies by ETag; a miss runs the loader the caller passes as the fetch context. */
@@ -68,11 +99,11 @@ export async function openLocalStore(distDir: string, cache: BodyCache = createB
     throw new StoreError(`${path.join(distDir, manifestFileName)} is missing: run "npm run build" first`);
   });
   const manifest = parseManifest(text, path.join(buildDir, manifestFileName));
-  const files = new Map(Object.entries(manifest.files));
+  const index = indexLookups(manifest);
   return {
     manifest,
     source: buildDir,
-    entry: (file) => files.get(file),
+    find: (routePath, keys) => findLookup(index, routePath, keys),
     cached: (entry) => cache.get(entry.etag),
     read: async (file, entry) => {
       const body = await cache.fetch(entry.etag, { context: () => readFile(path.join(buildDir, file)) });

@@ -4,7 +4,9 @@
  * small BODY_CACHE_MB relies on right after a start.
  */
 import { describe, expect, it } from 'vitest';
-import { createBodyCache } from '../proxy/store.ts';
+import { bodyPath, findRoute } from '../proxy/routes.ts';
+import { createBodyCache, findLookup, indexLookups, openLocalStore } from '../proxy/store.ts';
+import { buildFixture } from './support.ts';
 
 /** A load that answers after a few milliseconds, like a fetch from the origin. */
 function slowLoad(fill: number, bytes: number, delayMs: number): () => Promise<Buffer> {
@@ -41,5 +43,32 @@ describe('body cache', () => {
     await Promise.all(Array.from({ length: 5 }, () => cache.fetch('etag-shared', { context: load })));
     expect(cache.get('etag-shared')?.length).toBe(10);
     expect(loads).toBe(1);
+  });
+});
+
+describe('lookup index', () => {
+  it('finds every body file of a build by its route and keys, exactly where bodyPath puts it', async () => {
+    const store = await openLocalStore(await buildFixture());
+    const index = indexLookups(store.manifest);
+    const files = Object.entries(store.manifest.files);
+    expect(files.length).toBeGreaterThan(100);
+    for (const [file, entry] of files) {
+      const segments = file.replace(/\.json$/, '').split('/');
+      const route = findRoute(`/${segments.slice(0, 4).join('/')}`);
+      expect(route, file).toBeDefined();
+      if (!route) continue;
+      const keys = segments.slice(4);
+      expect(keys.length, file).toBe(route.params.length);
+      expect(bodyPath(route, keys)).toBe(file);
+      expect(findLookup(index, route.path, keys)).toEqual({ file, entry });
+      expect(store.find(route.path, keys)?.entry).toBe(store.manifest.files[file]);
+    }
+  });
+
+  it('finds nothing for a key or a route the build does not have', async () => {
+    const store = await openLocalStore(await buildFixture());
+    expect(store.find('/addressmanagement/api/country/getbyalpha2code', ['zz'])).toBeUndefined();
+    expect(store.find('/addressmanagement/api/country/nosuchoperation', ['tr'])).toBeUndefined();
+    expect(store.find('/addressmanagement/api/country/getbyalpha2code', ['tr'])?.file).toBe('addressmanagement/api/country/getbyalpha2code/tr.json');
   });
 });
