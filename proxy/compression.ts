@@ -54,6 +54,22 @@ function stitchGzip(head: Buffer, body: Buffer, tail: Buffer, deflated: Buffer):
   return [Buffer.concat([gzipHeader, stored, head]), deflated, trailer];
 }
 
+/**
+ * Below this, a response is copied into one buffer from Node's pool (Buffer.allocUnsafe pools
+ * what is under half its 8 KiB), cheaper than writing its pieces one by one; above, the pieces are
+ * written as they are, never copied into a fresh allocation.
+ */
+const pooledBytes = Buffer.poolSize >>> 1;
+
+function identityChunks(head: string, body: Buffer, tail: string, length: number): Chunk[] {
+  if (length >= pooledBytes) return [head, body, tail];
+  const bytes = Buffer.allocUnsafe(length);
+  bytes.write(head, 0, 'latin1');
+  body.copy(bytes, head.length);
+  bytes.write(tail, head.length + body.length, 'latin1');
+  return [bytes];
+}
+
 export interface EncodedBody {
   /** The response body in pieces, to be written in order (server.ts `sendChunks`). */
   readonly chunks: readonly Chunk[];
@@ -76,7 +92,7 @@ function encoded(chunks: readonly Chunk[], coding: ContentCoding): EncodedBody {
 export function encodeResponse(head: string, body: Buffer, tail: string, etag: string, wanted: ContentCoding): EncodedBody | Promise<EncodedBody> {
   const length = head.length + body.length + tail.length;
   // head and tail are ASCII (the envelope), so their lengths are their sizes in bytes.
-  if (wanted === 'identity' || length < compressionMinBytes) return { chunks: [head, body, tail], length, coding: 'identity' };
+  if (wanted === 'identity' || length < compressionMinBytes) return { chunks: identityChunks(head, body, tail, length), length, coding: 'identity' };
   const headBytes = Buffer.from(head);
   const tailBytes = Buffer.from(tail);
   if (wanted === 'br') {

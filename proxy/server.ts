@@ -5,6 +5,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { LRUCache } from 'lru-cache';
 import { authorize, type Authenticate } from './auth.ts';
 import type { Config } from './config.ts';
 import { encodeResponse, type EncodedBody } from './compression.ts';
@@ -13,7 +14,7 @@ import { expectedForms, normaliseKey } from './keys.ts';
 import type { Logger } from './log.ts';
 import { chooseEncoding, corsHeaders, matchesIfNoneMatch, noCorsHeaders, preflightHeaders, type CorsPolicy } from './negotiation.ts';
 import { findRoute, recordLabels, type Route } from './routes.ts';
-import type { BodyStore } from './store.ts';
+import type { BodyStore, Lookup } from './store.ts';
 
 const allowedMethods = 'GET, HEAD, OPTIONS';
 const jsonType = 'application/json; charset=utf-8';
@@ -191,6 +192,44 @@ function then<T>(value: T | Promise<T>, next: (value: T) => void | Promise<void>
   return value instanceof Promise ? value.then(next) : next(value);
 }
 
+/** `addressmanagement` or `financemanagement`: what a scope guards. */
+function areaOf(route: Route): string {
+  return route.path.slice(1, route.path.indexOf('/', 1));
+}
+
+interface ResolvedTarget {
+  readonly route: Route;
+  readonly found: Lookup;
+}
+
+/** Targets longer than this are resolved every time (no client of this API sends one). */
+const maxRememberedTarget = 512;
+const rememberedTargets = 10_000;
+
+/**
+ * Request targets (path and query, exactly as sent) already resolved against the current build:
+ * a repeated request skips parsing, normalising and finding its body. Only lookups that found a
+ * body are remembered; any error is worked out again each time. A new build forgets them all.
+ */
+export class TargetMemo {
+  #store: BodyStore | undefined;
+  readonly #targets = new LRUCache<string, ResolvedTarget>({ max: rememberedTargets });
+
+  /** What `target` resolved to in `store`, if it was remembered; a new store forgets every target. */
+  get(store: BodyStore, target: string): ResolvedTarget | undefined {
+    if (store === this.#store) return this.#targets.get(target);
+    this.#targets.clear();
+    this.#store = store;
+    return undefined;
+  }
+
+  /** Remembers what `target` resolved to in the store last passed to get(). */
+  remember(target: string, resolved: ResolvedTarget): ResolvedTarget {
+    if (target.length <= maxRememberedTarget) this.#targets.set(target, resolved);
+    return resolved;
+  }
+}
+
 function answer(
   request: http.IncomingMessage,
   response: http.ServerResponse,
@@ -198,6 +237,7 @@ function answer(
   pathname: string,
   query: string,
   deps: ServerDependencies,
+  targets: TargetMemo,
 ): void | Promise<void> {
   const method = request.method ?? 'GET';
   const cors = corsHeaders(deps.cors, request.headers.origin);
@@ -219,15 +259,23 @@ function answer(
     if (pathname === '/meta') {
       return send(response, method, 200, { 'Cache-Control': 'no-store', ...common }, wrapSuccess(globalId, Buffer.from(JSON.stringify(describeBuild(store)))));
     }
-    const route = findRoute(pathname);
-    if (!route) {
-      throw new ApiError(404, `No operation at ${echo(pathname)}: paths look like /addressmanagement/api/country/getall (see the README).`);
+    const target = request.url ?? pathname;
+    let resolved = targets.get(store, target);
+    if (resolved) {
+      authorize(principal, areaOf(resolved.route), deps.scopes);
+    } else {
+      const route = findRoute(pathname);
+      if (!route) {
+        throw new ApiError(404, `No operation at ${echo(pathname)}: paths look like /addressmanagement/api/country/getall (see the README).`);
+      }
+      // The scope first: a token without it learns nothing about the keys it sent.
+      authorize(principal, areaOf(route), deps.scopes);
+      const { keys, given } = resolveKeys(route, query, store);
+      const found = store.find(route.path, keys);
+      if (!found) throw new ApiError(404, notFoundMessage(route, given));
+      resolved = targets.remember(target, { route, found });
     }
-    authorize(principal, route.path.slice(1, route.path.indexOf('/', 1)), deps.scopes);
-    const { keys, given } = resolveKeys(route, query, store);
-    const found = store.find(route.path, keys);
-    if (!found) throw new ApiError(404, notFoundMessage(route, given));
-    const { file, entry } = found;
+    const { file, entry } = resolved.found;
 
     const headers: http.OutgoingHttpHeaders = {
       ETag: entry.etag,
@@ -268,6 +316,7 @@ function fail(request: http.IncomingMessage, response: http.ServerResponse, glob
 export function createRequestListener(deps: ServerDependencies): http.RequestListener {
   // Decided once: with request lines off, no request pays for a listener or a clock read.
   const logRequests = deps.log.isLevelEnabled('info');
+  const targets = new TargetMemo();
   return (request, response) => {
     const globalId = newGlobalId();
     // The target is split by hand: `new URL` would read `//host/x` as another host's `/x`.
@@ -282,7 +331,7 @@ export function createRequestListener(deps: ServerDependencies): http.RequestLis
       });
     }
     try {
-      answer(request, response, globalId, pathname, query, deps)?.catch((error: unknown) => fail(request, response, globalId, error, deps));
+      answer(request, response, globalId, pathname, query, deps, targets)?.catch((error: unknown) => fail(request, response, globalId, error, deps));
     } catch (error) {
       fail(request, response, globalId, error, deps);
     }
