@@ -13,9 +13,10 @@ import { access, readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { manifestFileName, type Manifest } from '../proxy/manifest.ts';
+import type { Manifest } from '../proxy/manifest.ts';
 import { BuildError } from './errors.ts';
-import { parseInputs, readInputs } from './load.ts';
+import { readInputs } from './load.ts';
+import { readSummary } from './summary.ts';
 import type { WrittenBuild } from './write.ts';
 
 export interface BuildOptions {
@@ -40,7 +41,7 @@ function newBuildId(now: Date): string {
 
 /** The sources whose change changes the output: the generator, the shared contract, the docs page. */
 const generatorSources = [
-  ...['build', 'docs', 'errors', 'index', 'load', 'openapi', 'openapiComponents', 'schemas', 'validate', 'write'].map((name) => `${name}.ts`),
+  ...['build', 'docs', 'errors', 'index', 'load', 'openapi', 'openapiComponents', 'schemas', 'summary', 'validate', 'write'].map((name) => `${name}.ts`),
   ...['routes', 'keys', 'manifest'].map((name) => `../proxy/${name}.ts`),
   '../package.json',
   '../node_modules/swagger-ui-dist/package.json',
@@ -53,16 +54,15 @@ async function generatorVersion(): Promise<string> {
 }
 
 /**
- * The manifest of the build dist/ points at, if any. Read without schema validation (its own
- * earlier output, and validating 66,000 entries would take most of a no-op rebuild's time): only
- * its inputs version, counts and file ETags are used.
+ * The manifest of the build dist/ points at, if any, for a real build to link the bodies it shares
+ * with it. Read without schema validation (its own earlier output): only its file ETags are used.
  */
-async function currentManifest(distDir: string): Promise<Manifest | undefined> {
+async function currentManifest(distDir: string, manifestFileName: string): Promise<Manifest | undefined> {
   const text = await readFile(path.join(distDir, manifestFileName), 'utf8').catch(() => undefined);
   if (text === undefined) return undefined;
   try {
     const manifest = JSON.parse(text) as Manifest;
-    return typeof manifest.inputsVersion === 'string' && typeof manifest.files === 'object' ? manifest : undefined;
+    return typeof manifest.files === 'object' ? manifest : undefined;
   } catch {
     return undefined; // not ours, or damaged: a full build replaces it
   }
@@ -71,16 +71,16 @@ async function currentManifest(distDir: string): Promise<Manifest | undefined> {
 export async function buildDist({ dataDir, distDir, force = false }: BuildOptions): Promise<BuildSummary> {
   const inputs = await readInputs(dataDir);
   const inputsVersion = createHash('sha256').update(inputs.dataVersion).update(await generatorVersion()).digest('hex').slice(0, 16);
-  const current = await currentManifest(distDir);
-  if (current && current.inputsVersion === inputsVersion && !force) {
-    const { buildId, dataVersion, counts, ambiguous, files } = current;
-    const bytes = Object.values(files).reduce((sum, entry) => sum + entry.size, 0);
-    const buildDir = await realpath(distDir);
-    return { buildDir, files: Object.keys(files).length, bytes, buildId, dataVersion, counts, ambiguous: ambiguous.length, upToDate: true };
+  const summary = await readSummary(distDir);
+  if (summary && summary.inputsVersion === inputsVersion && !force) {
+    const { buildId, dataVersion, counts, ambiguous, files, bytes } = summary;
+    return { buildDir: await realpath(distDir), files, bytes, buildId, dataVersion, counts, ambiguous, upToDate: true };
   }
   // Loaded only for a real build, so that a no-op rebuild starts quickly.
-  const [{ routes }, { buildPublicFiles }, { countRecords, indexData }, { buildOpenApiDocument }, { validateData, validateSettings }, { writeDist }] =
+  const [{ manifestFileName }, { parseInputs }, { routes }, { buildPublicFiles }, { countRecords, indexData }, { buildOpenApiDocument }, { validateData, validateSettings }, { writeDist }] =
     await Promise.all([
+      import('../proxy/manifest.ts'),
+      import('./load.ts'),
       import('../proxy/routes.ts'),
       import('./docs.ts'),
       import('./index.ts'),
@@ -88,6 +88,7 @@ export async function buildDist({ dataDir, distDir, force = false }: BuildOption
       import('./validate.ts'),
       import('./write.ts'),
     ]);
+  const current = await currentManifest(distDir, manifestFileName);
   const loaded = parseInputs(inputs);
   const settings = validateSettings(loaded.settings);
   const dataset = validateData(loaded.files);
@@ -117,6 +118,7 @@ async function main(): Promise<void> {
   });
   const distDir = values.dist;
   if (values['if-missing']) {
+    const { manifestFileName } = await import('../proxy/manifest.ts');
     const present = await access(path.join(distDir, manifestFileName)).then(() => true, () => false);
     if (present) return;
     console.log(`${distDir}/ has no build yet: building it from ${values.data}/`);

@@ -13,6 +13,7 @@
 import { link, lstat, mkdir, readdir, readlink, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { computeEtag, manifestFileName, type Manifest } from '../proxy/manifest.ts';
+import { summaryFileName, type BuildSummaryFile } from './summary.ts';
 
 /** Files written at once: enough to keep the disk busy without exhausting file descriptors. */
 const writeConcurrency = 64;
@@ -125,6 +126,16 @@ export async function writeDist(
     files = await writeBodies(partialDir, bodies, linkable);
     const publicEntries = await writePublicFiles(partialDir, publicFiles);
     await writeFile(path.join(partialDir, manifestFileName), `${JSON.stringify({ ...manifest, files, public: publicEntries })}\n`);
+    const summary: BuildSummaryFile = {
+      inputsVersion: manifest.inputsVersion,
+      buildId: manifest.buildId,
+      dataVersion: manifest.dataVersion,
+      counts: manifest.counts,
+      ambiguous: manifest.ambiguous.length,
+      files: bodies.size,
+      bytes: Object.values(files).reduce((sum, entry) => sum + entry.size, 0),
+    };
+    await writeFile(path.join(partialDir, summaryFileName), `${JSON.stringify(summary, null, 2)}\n`);
     await rename(partialDir, buildDir);
   } catch (error) {
     await rm(partialDir, { recursive: true, force: true });
@@ -133,6 +144,5 @@ export async function writeDist(
   const previous = await currentTarget(absoluteDist);
   await swapLink(absoluteDist, buildDir);
   await pruneBuilds(buildsRoot, [buildDir, previous]);
-  const bytes = Object.values(files).reduce((sum, entry) => sum + entry.size, 0);
-  return { buildDir, files: bodies.size, bytes };
+  return { buildDir, files: bodies.size, bytes: Object.values(files).reduce((sum, entry) => sum + entry.size, 0) };
 }

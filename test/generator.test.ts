@@ -5,6 +5,7 @@ import fg from 'fast-glob';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildDist } from '../generator/build.ts';
 import { BuildError } from '../generator/errors.ts';
+import { readSummary } from '../generator/summary.ts';
 import { manifestSchema, type Manifest } from '../proxy/manifest.ts';
 import { buildFixture, copyFixture, fixtureRecords, pick, tempDir, without } from './support.ts';
 
@@ -43,13 +44,26 @@ describe('the generator on the fixture dataset', () => {
   });
 
   it('writes a manifest entry, with size and strong ETag, for every body file and nothing else', async () => {
-    const written = (await fg('**/*.json', { cwd: distDir, ignore: ['manifest.json', ...Object.keys(manifest.public)] })).sort();
+    const written = (await fg('**/*.json', { cwd: distDir, ignore: ['manifest.json', 'build-summary.json', ...Object.keys(manifest.public)] })).sort();
     expect(Object.keys(manifest.files).sort()).toEqual(written);
     for (const file of written) {
       const bytes = await readFile(path.join(distDir, file));
       expect(manifest.files[file]?.size, file).toBe(bytes.length);
       expect(manifest.files[file]?.etag, file).toBe(`"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`);
     }
+  });
+
+  it('writes a build summary that agrees with the manifest, for the next rebuild to compare', async () => {
+    const summary = await readSummary(distDir);
+    expect(summary).toEqual({
+      inputsVersion: manifest.inputsVersion,
+      buildId: manifest.buildId,
+      dataVersion: manifest.dataVersion,
+      counts: manifest.counts,
+      ambiguous: manifest.ambiguous.length,
+      files: Object.keys(manifest.files).length,
+      bytes: Object.values(manifest.files).reduce((sum, entry) => sum + entry.size, 0),
+    });
   });
 
   it('counts records per type and names the holiday window', async () => {

@@ -1,6 +1,7 @@
 /**
  * Build figures, on a copy of the data in a temporary directory: a full build as `npm run build`
- * runs it (tsx start-up included, wall clock), `cp -r` of its output (the floor for writing those
+ * runs it (`node --import tsx generator/build.ts`, start-up included, wall clock), `cp -r` of its
+ * output (the floor for writing those
  * files), a no-op rebuild of the same data into the same dist, files per second and size on disk.
  */
 import { execFile } from 'node:child_process';
@@ -11,7 +12,8 @@ import { median } from './report.ts';
 import { repoRoot } from './servers.ts';
 
 const run = promisify(execFile);
-const tsx = path.join(repoRoot, 'node_modules/.bin/tsx');
+/** What `npm run build` runs (package.json), without npm's own start-up. */
+export const buildCommand = [process.execPath, '--import', 'tsx', 'generator/build.ts'] as const;
 
 export interface BuildFigures {
   readonly dataDir: string;
@@ -74,16 +76,16 @@ export async function measureBuild(sourceData: string, workDir: string, rounds: 
   for (let round = 0; round < rounds; round++) {
     if (distDir) await rm(path.dirname(distDir), { recursive: true, force: true });
     distDir = path.join(workDir, `build-${round}`, 'dist');
-    const build = ['generator/build.ts', '--data', dataDir, '--dist', distDir];
+    const build = [...buildCommand.slice(1), '--data', dataDir, '--dist', distDir];
     await run('sync');
-    full.push((await timed(tsx, build)).seconds);
+    full.push((await timed(buildCommand[0], build)).seconds);
     buildDir = await realpath(distDir);
     const copyDir = path.join(workDir, 'copy');
     await run('sync');
     copy.push((await timed('cp', ['-r', buildDir, copyDir])).seconds);
     await rm(copyDir, { recursive: true, force: true });
     await run('sync');
-    const rebuilt = await timed(tsx, build);
+    const rebuilt = await timed(buildCommand[0], build);
     noop.push(rebuilt.seconds);
     noopOutput = rebuilt.output.split('\n')[0] ?? '';
     // A rebuild that did write a new build points the link at it; that is the one to serve.

@@ -154,7 +154,7 @@ export function formatBuild(build: BuildFigures): string {
   return markdownTable(
     ['build figure', 'value'],
     [
-      [`full build (tsx generator/build.ts, wall clock, median of ${build.rounds})`, `${number(build.fullSeconds, 2)} s`],
+      [`full build (npm run build's command, wall clock, median of ${build.rounds})`, `${number(build.fullSeconds, 2)} s`],
       ['cp -r of its output', `${number(build.copySeconds, 2)} s (full build = ${number(build.fullToCopy, 2)} × cp -r)`],
       ['no-op rebuild (same data, same dist)', `${number(build.noopSeconds, 2)} s (${number(build.noopToFull * 100, 1)} % of a full build)${build.noopWroteBuild ? ', wrote a new build' : ''}`],
       ['files written', `${number(build.files)} (${number(build.filesPerSecond)} files/s)`],

@@ -21,7 +21,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { SignJWT } from 'jose';
 import type { Manifest } from '../../proxy/manifest.ts';
-import { measureBuild } from './build.ts';
+import { buildCommand, measureBuild } from './build.ts';
 import {
   configurationIds,
   configurationLabels,
@@ -224,7 +224,7 @@ async function main(): Promise<void> {
       const present = await access(path.join(options.dist, 'manifest.json')).then(() => true, () => false);
       if (!present) {
         console.log(`${options.dist} has no build: building it`);
-        execFileSync(path.join(repoRoot, 'node_modules/.bin/tsx'), ['generator/build.ts', '--data', options.data, '--dist', options.dist], { cwd: repoRoot, stdio: 'inherit' });
+        execFileSync(buildCommand[0], [...buildCommand.slice(1), '--data', options.data, '--dist', options.dist], { cwd: repoRoot, stdio: 'inherit' });
       }
       served = await realpath(options.dist);
     }
