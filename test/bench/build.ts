@@ -1,8 +1,8 @@
 /**
  * Build figures, on a copy of the data in a temporary directory: a full build as `npm run build`
  * runs it (`node --import tsx generator/build.ts`, start-up included, wall clock), `cp -r` of its
- * output (the floor for writing those
- * files), a no-op rebuild of the same data into the same dist, files per second and size on disk.
+ * output (the floor for writing those files), a no-op rebuild of the same data into the same dist,
+ * files per second and size on disk.
  */
 import { execFile } from 'node:child_process';
 import { cp, readdir, realpath, rm, stat } from 'node:fs/promises';
