@@ -13,11 +13,15 @@ interface Started {
   output: () => string;
 }
 
-/** Runs a script the way npm does, in `cwd`, with only the given settings of ours in the environment. */
+/** Runs a TypeScript script with tsx, in `cwd`, with only the given settings of ours in the environment. */
 function run(script: string, args: string[], cwd: string, settings: Record<string, string>): Started {
+  return runCommand(tsx, [path.join(repoRoot, script), ...args], cwd, settings);
+}
+
+function runCommand(command: string, args: string[], cwd: string, settings: Record<string, string>): Started {
   const environment = { ...process.env };
-  for (const name of ['PORT', 'HOST', 'DIST_DIR', 'API_KEYS', 'NODE_ENV']) delete environment[name];
-  const child = spawn(tsx, [path.join(repoRoot, script), ...args], { cwd, env: { ...environment, ...settings }, stdio: 'pipe' });
+  for (const name of ['PORT', 'HOST', 'DIST_DIR', 'API_KEYS', 'NODE_ENV', 'WORKERS']) delete environment[name];
+  const child = spawn(command, args, { cwd, env: { ...environment, ...settings }, stdio: 'pipe' });
   let output = '';
   child.stdout?.on('data', (chunk) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk) => (output += chunk.toString()));
@@ -63,6 +67,20 @@ describe('npm start', () => {
     expect(reused).toBe(token);
     second.child.kill('SIGTERM');
     await exitOf(second);
+  });
+
+  it('runs as npm start runs it: the bundle npm run build:proxy writes, two workers under cluster', { timeout: 60_000 }, async () => {
+    await new Promise<void>((resolve, reject) =>
+      spawn('npm', ['run', '--silent', 'build:proxy'], { cwd: repoRoot, stdio: 'inherit' }).once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`build:proxy exited ${code}`)))),
+    );
+    const bundle = path.join(repoRoot, '.proxy-build', 'main.mjs');
+    const started = runCommand(process.execPath, [bundle], await tempDir(), { PORT: '0', DIST_DIR: distDir, API_KEYS: 'bundle-key-0123456789', WORKERS: '2' });
+    const [, url] = await waitFor(started, /listening on (http:\/\/\S+) /);
+    const reply = await fetch(`${url}/addressmanagement/api/country/getbyalpha2code?alpha2code=tr`, { headers: { Authorization: 'Bearer bundle-key-0123456789' } });
+    expect(reply.status).toBe(200);
+    expect(((await reply.json()) as { body: { name: string } }).body.name).toBe('Türkiye');
+    started.child.kill('SIGTERM');
+    expect(await exitOf(started)).toBe(0);
   });
 
   it('with API_KEYS accepts those keys and makes no development key', async () => {

@@ -35,7 +35,7 @@ import {
   type RunRecord,
   type ServerFigures,
 } from './report.ts';
-import { cpuSeconds, findProgram, repoRoot, residentKb, startNginx, startProxy, treePids, type RunningServer } from './servers.ts';
+import { bundleProxy, cpuSeconds, findProgram, repoRoot, residentKb, startNginx, startProxy, treePids, type RunningServer } from './servers.ts';
 import { sampleUrlMix, type Lookup } from './urls.ts';
 import { runWrk, writeWrkScript, type WrkResult } from './wrk.ts';
 
@@ -255,10 +255,11 @@ async function main(): Promise<void> {
     const headersOf = (id: ConfigurationId): Record<string, string> =>
       id === 'nginx' ? { [secretName]: secretValue } : { Authorization: `Bearer ${id === 'local-jwt' ? jwt : apiKey}` };
 
+    const bundle = bundleProxy();
     const configurations: Configuration[] = [];
     for (const id of configurationIds) {
       // One at a time, so that each start-up is timed on an otherwise idle machine.
-      const server = id === 'nginx' ? nginx : await startProxy({ name: id, settings: proxySettings[id], workers: options.workers });
+      const server = id === 'nginx' ? nginx : await startProxy({ name: id, settings: proxySettings[id], workers: options.workers, bundle });
       if (id !== 'nginx') servers.push(server);
       const paths = mix.lookups.map((lookup) => (id === 'nginx' ? lookup.nginxPath : lookup.proxyPath));
       const script = await writeWrkScript(workDir, id, paths, headersOf(id), options.threads);

@@ -1,7 +1,7 @@
 /**
  * The servers under load, each its own process tree on a loopback port picked here: nginx rendered
- * from nginx.conf by deploy/nginx.ts (as deployed), and proxies started as a unit starts them
- * (`node --import tsx proxy/main.ts` with settings in the environment). Also what the report reads
+ * from nginx.conf by deploy/nginx.ts (as deployed), and proxies started as `npm start` starts them
+ * (the bundle `npm run build:proxy` writes, run by node, with settings in the environment). Also what the report reads
  * from /proc: each process's resident memory and CPU time.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -222,10 +222,18 @@ export interface ProxyOptions {
   /** The proxy's settings (README, Configuration); HOST and PORT are set here. */
   readonly settings: Record<string, string>;
   readonly workers: number;
+  /** The bundle from bundleProxy(). */
+  readonly bundle: string;
+}
+
+/** Writes the proxy's bundle, as `npm start` does first (prestart). */
+export function bundleProxy(): string {
+  execFileSync('npm', ['run', '--silent', 'build:proxy'], { cwd: repoRoot, stdio: 'inherit' });
+  return path.join(repoRoot, '.proxy-build', 'main.mjs');
 }
 
 /**
- * A proxy as a systemd unit runs it: node itself, production settings. Its request log (stdout)
+ * A proxy as a systemd unit runs it: node itself on the bundle, production settings. Its request log (stdout)
  * goes to /dev/null: pino still formats and writes every line, the cheapest sink there is.
  */
 export async function startProxy(options: ProxyOptions): Promise<RunningServer> {
@@ -234,7 +242,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningServer> 
   for (const name of proxySettings) delete environment[name];
   Object.assign(environment, { NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(port), WORKERS: String(options.workers) }, options.settings);
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'proxy/main.ts'], { cwd: repoRoot, env: environment, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [options.bundle], { cwd: repoRoot, env: environment, stdio: ['ignore', 'ignore', 'pipe'] });
   let workers: number[] = [];
   const { stderr, exited } = track(child, () => workers);
   const url = `http://127.0.0.1:${port}`;
