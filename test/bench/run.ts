@@ -35,7 +35,7 @@ import {
   type RunRecord,
   type ServerFigures,
 } from './report.ts';
-import { bundleProxy, cpuSeconds, findProgram, repoRoot, residentKb, startNginx, startProxy, treePids, type RunningServer } from './servers.ts';
+import { bundleProxy, cpuSeconds, findProgram, repoRoot, residentKb, startFloor, startNginx, startProxy, treePids, type RunningServer } from './servers.ts';
 import { sampleUrlMix, type Lookup } from './urls.ts';
 import { runWrk, writeWrkScript, type WrkResult } from './wrk.ts';
 
@@ -140,10 +140,12 @@ async function eachLimited<T>(items: readonly T[], parallel: number, task: (item
  * with the manifest's size, a proxy must answer 200 with the manifest's ETag, which proves the query
  * URL finds the same body as the file path. Also warms caches and the JIT.
  */
-async function preflight(name: string, url: string, lookups: readonly Lookup[], headers: Record<string, string>, proxy: boolean): Promise<void> {
+async function preflight(name: string, url: string, lookups: readonly Lookup[], headers: Record<string, string>, id: ConfigurationId): Promise<void> {
   const failures: string[] = [];
+  // The proxies wrap the body (the ETag proves it is the same); nginx and the floor send it as it is.
+  const proxy = id !== 'nginx' && id !== 'node-floor';
   await eachLimited(lookups, 8, async (lookup) => {
-    const target = proxy ? lookup.proxyPath : lookup.nginxPath;
+    const target = id === 'nginx' ? lookup.nginxPath : lookup.proxyPath;
     const response = await fetch(`${url}${target}`, { headers }).catch((error: unknown) => error as Error);
     if (response instanceof Error) {
       failures.push(`${target}: ${response.message}`);
@@ -243,7 +245,7 @@ async function main(): Promise<void> {
     const nginx = await startNginx({ nginx: nginxBinary, root: served, prefix: path.join(workDir, 'nginx'), originHeader });
     servers.push(nginx);
     const originSettings = { ORIGIN_URL: `${nginx.url}/`, ORIGIN_HEADER: originHeader, API_KEYS: apiKey, LOG_LEVEL: 'warn' };
-    const proxySettings: Record<Exclude<ConfigurationId, 'nginx'>, Record<string, string>> = {
+    const proxySettings: Record<Exclude<ConfigurationId, 'nginx' | 'node-floor'>, Record<string, string>> = {
       'local-apikey': { DIST_DIR: served, API_KEYS: apiKey, LOG_LEVEL: 'warn' },
       'local-apikey-log-info': { DIST_DIR: served, API_KEYS: apiKey, LOG_LEVEL: 'info' },
       'local-jwt': { DIST_DIR: served, JWT_SECRET: jwtSecret, LOG_LEVEL: 'warn' },
@@ -253,13 +255,20 @@ async function main(): Promise<void> {
       'origin-cold': { ...originSettings, BODY_CACHE_MB: '1' },
     };
     const headersOf = (id: ConfigurationId): Record<string, string> =>
-      id === 'nginx' ? { [secretName]: secretValue } : { Authorization: `Bearer ${id === 'local-jwt' ? jwt : apiKey}` };
+      id === 'nginx' ? { [secretName]: secretValue } : id === 'node-floor' ? {} : { Authorization: `Bearer ${id === 'local-jwt' ? jwt : apiKey}` };
 
     const bundle = bundleProxy();
+    const floorTargets = path.join(workDir, 'floor.targets');
+    await writeFile(floorTargets, `${[...new Set(mix.lookups.map((lookup) => `${lookup.proxyPath}\t${lookup.file}`))].join('\n')}\n`);
     const configurations: Configuration[] = [];
     for (const id of configurationIds) {
       // One at a time, so that each start-up is timed on an otherwise idle machine.
-      const server = id === 'nginx' ? nginx : await startProxy({ name: id, settings: proxySettings[id], workers: options.workers, bundle });
+      const server =
+        id === 'nginx'
+          ? nginx
+          : id === 'node-floor'
+            ? await startFloor({ targets: floorTargets, root: served, workers: options.workers })
+            : await startProxy({ name: id, settings: proxySettings[id], workers: options.workers, bundle });
       if (id !== 'nginx') servers.push(server);
       const paths = mix.lookups.map((lookup) => (id === 'nginx' ? lookup.nginxPath : lookup.proxyPath));
       const script = await writeWrkScript(workDir, id, paths, headersOf(id), options.threads);
@@ -270,7 +279,7 @@ async function main(): Promise<void> {
     const distinct = [...new Map(mix.lookups.map((lookup) => [lookup.file, lookup])).values()];
     console.log(`preflight: ${distinct.length} distinct lookups through every server …`);
     for (const configuration of configurations) {
-      await preflight(configurationLabels[configuration.id], configuration.server.url, distinct, headersOf(configuration.id), configuration.id !== 'nginx');
+      await preflight(configurationLabels[configuration.id], configuration.server.url, distinct, headersOf(configuration.id), configuration.id);
     }
     const highest = Math.max(...options.concurrency);
     if (options.warmup > 0) {

@@ -257,3 +257,26 @@ export function treePids(server: RunningServer): number[] {
   const workers = server.workerPids();
   return workers.includes(server.pid) ? workers : [server.pid, ...workers];
 }
+
+export interface FloorOptions {
+  /** "target<TAB>body file" lines: what the floor answers. */
+  readonly targets: string;
+  /** The build directory the body files are read from. */
+  readonly root: string;
+  readonly workers: number;
+}
+
+/** test/bench/floor.ts: node:http answering the sampled targets from memory, the Node floor. */
+export async function startFloor(options: FloorOptions): Promise<RunningServer> {
+  const port = await freePort();
+  const environment = { ...process.env, FLOOR_TARGETS: options.targets, FLOOR_ROOT: options.root, PORT: String(port), HOST: '127.0.0.1', WORKERS: String(options.workers) };
+  const started = performance.now();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/bench/floor.ts'], { cwd: repoRoot, env: environment, stdio: ['ignore', 'ignore', 'pipe'] });
+  let workers: number[] = [];
+  const { stderr, exited } = track(child, () => workers);
+  const url = `http://127.0.0.1:${port}`;
+  await waitForAnswer(`${url}/readyz`, {}, 200, child, stderr);
+  const startupMs = performance.now() - started;
+  workers = options.workers > 1 ? await waitForWorkers(child.pid as number, options.workers) : [child.pid as number];
+  return { name: 'node-floor', url, pid: child.pid as number, startupMs, workerPids: () => workers, stderr, stop: () => stopChild(child, exited, 'SIGTERM') };
+}
