@@ -65,7 +65,7 @@ const results = [
 const reference = results[0]?.microseconds ?? 1;
 console.log(`auth cost per call, ${rounds} rounds (cold JWT: ${coldCalls}), node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model}`);
 for (const { label, microseconds } of results) {
-  console.log(`  ${label.padEnd(34)} ${microseconds.toFixed(2).padStart(8)} µs   ${(microseconds / reference).toFixed(1).padStart(6)} × reference`);
+  console.log(`  ${label.padEnd(38)} ${microseconds.toFixed(2).padStart(8)} µs   ${(microseconds / reference).toFixed(1).padStart(6)} × reference`);
 }
 const cached = results[3]?.microseconds ?? 0;
 const cold = results[4]?.microseconds ?? 0;
