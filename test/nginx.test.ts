@@ -370,7 +370,8 @@ describe.skipIf(!nginxBinary)('nginx as the origin, over the fixture build', () 
     await writeFile(currencyFile, (await readFile(currencyFile, 'utf8')).replace('"Turkish Lira"', '"Türk Lirası"'));
     const built = await buildDist({ dataDir, distDir });
     // open_file_cache re-checks the dist link every 2 s; the proxy polls every 10 s (here: at once).
-    const deadline = Date.now() + 5_000;
+    // Generous: other test files (the bench smoke test) may be loading both cores meanwhile.
+    const deadline = Date.now() + 20_000;
     while (proxied.build.current().manifest.buildId !== built.buildId && Date.now() < deadline) {
       await proxied.build.reload('test');
       await new Promise((resolve) => setTimeout(resolve, 200));
