@@ -10,7 +10,6 @@ import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_pr
 import { accessSync, constants } from 'node:fs';
 import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import http from 'node:http';
-import { createServer, type AddressInfo } from 'node:net';
 import { userInfo } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +17,7 @@ import { renderNginxConfig, renderSecretMap, writeNginxConfig } from '../deploy/
 import { buildDist } from '../generator/build.ts';
 import { computeEtag, type Manifest } from '../proxy/manifest.ts';
 import type { RunningService } from '../proxy/service.ts';
+import { freePort } from './bench/servers.ts';
 import { buildFixture, copyFixture, repoRoot, startTestService, tempDir, testKey } from './support.ts';
 
 const secretHeader = ['X-Origin-Secret', 'nginx-test-secret-0123456789abcdef0123456789'] as const;
@@ -55,17 +55,6 @@ interface RunningNginx {
   stderr(): string;
   /** Fast shutdown (SIGTERM); resolves when the master has exited. Safe to call twice. */
   stop(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** The rendered configuration in a temporary prefix, as nginx's `-p` and `-c` take it. */

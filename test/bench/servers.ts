@@ -233,23 +233,28 @@ export function bundleProxy(): string {
 }
 
 /**
- * A proxy as a systemd unit runs it: node itself on the bundle, production settings. Its request log (stdout)
- * goes to /dev/null: pino still formats and writes every line, the cheapest sink there is.
+ * A proxy as a systemd unit runs it: node itself on the bundle, production settings. Its request
+ * log (stdout) goes to /dev/null: pino still formats and writes every line, the cheapest sink there is.
  */
 export async function startProxy(options: ProxyOptions): Promise<RunningServer> {
   const port = await freePort();
   const environment: NodeJS.ProcessEnv = { ...process.env };
   for (const name of proxySettings) delete environment[name];
   Object.assign(environment, { NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(port), WORKERS: String(options.workers) }, options.settings);
+  return startNodeServer(options.name, [options.bundle], environment, port, options.workers);
+}
+
+/** A node process (a cluster of `workers`) on `port`, ready once /readyz answers 200. */
+async function startNodeServer(name: string, args: readonly string[], environment: NodeJS.ProcessEnv, port: number, workerCount: number): Promise<RunningServer> {
   const started = performance.now();
-  const child = spawn(process.execPath, [options.bundle], { cwd: repoRoot, env: environment, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, args, { cwd: repoRoot, env: environment, stdio: ['ignore', 'ignore', 'pipe'] });
   let workers: number[] = [];
   const { stderr, exited } = track(child, () => workers);
   const url = `http://127.0.0.1:${port}`;
   await waitForAnswer(`${url}/readyz`, {}, 200, child, stderr);
   const startupMs = performance.now() - started;
-  workers = options.workers > 1 ? await waitForWorkers(child.pid as number, options.workers) : [child.pid as number];
-  return { name: options.name, url, pid: child.pid as number, startupMs, workerPids: () => workers, stderr, stop: () => stopChild(child, exited, 'SIGTERM') };
+  workers = workerCount > 1 ? await waitForWorkers(child.pid as number, workerCount) : [child.pid as number];
+  return { name, url, pid: child.pid as number, startupMs, workerPids: () => workers, stderr, stop: () => stopChild(child, exited, 'SIGTERM') };
 }
 
 /** Every process of a server's tree: the master or primary first, then its workers. */
@@ -270,13 +275,5 @@ export interface FloorOptions {
 export async function startFloor(options: FloorOptions): Promise<RunningServer> {
   const port = await freePort();
   const environment = { ...process.env, FLOOR_TARGETS: options.targets, FLOOR_ROOT: options.root, PORT: String(port), HOST: '127.0.0.1', WORKERS: String(options.workers) };
-  const started = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/bench/floor.ts'], { cwd: repoRoot, env: environment, stdio: ['ignore', 'ignore', 'pipe'] });
-  let workers: number[] = [];
-  const { stderr, exited } = track(child, () => workers);
-  const url = `http://127.0.0.1:${port}`;
-  await waitForAnswer(`${url}/readyz`, {}, 200, child, stderr);
-  const startupMs = performance.now() - started;
-  workers = options.workers > 1 ? await waitForWorkers(child.pid as number, options.workers) : [child.pid as number];
-  return { name: 'node-floor', url, pid: child.pid as number, startupMs, workerPids: () => workers, stderr, stop: () => stopChild(child, exited, 'SIGTERM') };
+  return startNodeServer('node-floor', ['--import', 'tsx', 'test/bench/floor.ts'], environment, port, options.workers);
 }
