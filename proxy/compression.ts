@@ -45,7 +45,7 @@ export type Chunk = Buffer | string;
  * A gzip member of `head` stored and `body + tail` as already-deflated blocks: the body is never
  * copied, only read once for the CRC.
  */
-function stitchGzip(head: Buffer, body: Buffer, tail: Buffer, deflated: Buffer): Chunk[] {
+function stitchGzip(head: Buffer, body: Buffer, tail: Buffer, deflated: Buffer): Buffer[] {
   // A stored block, not final: BFINAL 0, BTYPE 00, then LEN and its one's complement.
   const stored = Buffer.from([0, head.length & 0xff, head.length >> 8, ~head.length & 0xff, (~head.length >> 8) & 0xff]);
   const trailer = Buffer.alloc(8);
@@ -71,23 +71,23 @@ function identityChunks(head: string, body: Buffer, tail: string, length: number
 }
 
 export interface EncodedBody {
-  /** The response body in pieces, to be written in order (server.ts `sendChunks`). */
+  /** The response body in pieces, to be written in order (server.ts `sendEncoded`). */
   readonly chunks: readonly Chunk[];
   /** Their length in bytes: the Content-Length. */
   readonly length: number;
   readonly coding: ContentCoding;
 }
 
-function encoded(chunks: readonly Chunk[], coding: ContentCoding): EncodedBody {
-  let length = 0;
-  for (const chunk of chunks) length += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
-  return { chunks, length, coding };
+/** A compressed body: buffers only (the identity body's strings are counted where it is made). */
+function encoded(chunks: readonly Buffer[], coding: ContentCoding): EncodedBody {
+  return { chunks, length: chunks.reduce((sum, chunk) => sum + chunk.length, 0), coding };
 }
 
 /**
  * The response body `head + body + tail` in the wanted coding. `etag` names the body (and so the
- * cached deflate of body + tail); `head` and `tail` must be ASCII, and `head` under 64 KiB (one stored block). Identity and
- * stitched gzip are answered synchronously once the deflate is cached, and never copy the body.
+ * cached deflate of body + tail); `head` and `tail` must be ASCII, and `head` under 64 KiB (one
+ * stored block). Identity and stitched gzip are answered synchronously once the deflate is cached,
+ * and never copy the body.
  */
 export function encodeResponse(head: string, body: Buffer, tail: string, etag: string, wanted: ContentCoding): EncodedBody | Promise<EncodedBody> {
   const length = head.length + body.length + tail.length;

@@ -20,7 +20,6 @@ export class ApiError extends Error {
   }
 }
 
-
 /** A fresh identifier for each response (UUID v4). */
 export const newGlobalId: () => string = randomUUID;
 

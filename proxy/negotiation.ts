@@ -47,10 +47,10 @@ const exposedHeaders = 'ETag, X-Request-Id, X-Data-Version';
 /** Preflights are cached by browsers for a day (Chromium caps it at two hours). */
 export const preflightMaxAgeSeconds = 86_400;
 
-/** The CORS headers for a response to `origin`, or none when the origin is not allowed. */
 /** What corsHeaders answers for a request without an allowed Origin: nothing to add, one shared object. */
 export const noCorsHeaders: Readonly<Record<string, string>> = Object.freeze({});
 
+/** The CORS headers for a response to `origin`, or none when the origin is not allowed. */
 export function corsHeaders(policy: CorsPolicy, origin: string | undefined): Readonly<Record<string, string>> {
   if (origin === undefined) return noCorsHeaders;
   if (policy.origins === '*') return { 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': exposedHeaders };

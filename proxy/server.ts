@@ -192,6 +192,11 @@ function then<T>(value: T | Promise<T>, next: (value: T) => void | Promise<void>
   return value instanceof Promise ? value.then(next) : next(value);
 }
 
+/** What every response carries besides its own headers: its request id, and CORS where allowed. */
+function commonHeaders(globalId: string, cors: Readonly<Record<string, string>>): Record<string, string> {
+  return { 'X-Request-Id': globalId, ...cors };
+}
+
 /** `addressmanagement` or `financemanagement`: what a scope guards. */
 function areaOf(route: Route): string {
   return route.path.slice(1, route.path.indexOf('/', 1));
@@ -241,9 +246,8 @@ function answer(
 ): void | Promise<void> {
   const method = request.method ?? 'GET';
   const cors = corsHeaders(deps.cors, request.headers.origin);
-  const common = { 'X-Request-Id': globalId, ...cors };
   if (method === 'OPTIONS') {
-    response.writeHead(204, { Allow: allowedMethods, ...common, ...preflightHeaders(deps.cors, request.headers.origin) });
+    response.writeHead(204, { Allow: allowedMethods, ...commonHeaders(globalId, cors), ...preflightHeaders(deps.cors, request.headers.origin) });
     response.end();
     return;
   }
@@ -251,13 +255,13 @@ function answer(
     throw new ApiError(405, `Method ${method} is not allowed: this service only reads, use GET.`, { Allow: allowedMethods });
   }
   const probe = answerProbe(pathname, deps);
-  if (probe) return send(response, method, 200, { 'Cache-Control': 'no-store', ...common }, wrapSuccess(globalId, Buffer.from(JSON.stringify(probe))));
+  if (probe) return send(response, method, 200, { 'Cache-Control': 'no-store', ...commonHeaders(globalId, cors) }, wrapSuccess(globalId, Buffer.from(JSON.stringify(probe))));
   const publicFile = publicFileOf(pathname);
-  if (publicFile) return answerPublicFile(request, response, publicFile, common, deps);
+  if (publicFile) return answerPublicFile(request, response, publicFile, commonHeaders(globalId, cors), deps);
   return then(deps.authenticate(request.headers.authorization), (principal) => {
     const store = deps.store();
     if (pathname === '/meta') {
-      return send(response, method, 200, { 'Cache-Control': 'no-store', ...common }, wrapSuccess(globalId, Buffer.from(JSON.stringify(describeBuild(store)))));
+      return send(response, method, 200, { 'Cache-Control': 'no-store', ...commonHeaders(globalId, cors) }, wrapSuccess(globalId, Buffer.from(JSON.stringify(describeBuild(store)))));
     }
     const target = request.url ?? pathname;
     let resolved = targets.get(store, target);
@@ -277,6 +281,7 @@ function answer(
     }
     const { file, entry } = resolved.found;
 
+    // Built in one literal (this is every lookup's path); the CORS headers added only when there are any.
     const headers: http.OutgoingHttpHeaders = {
       ETag: entry.etag,
       'Cache-Control': cacheControl,

@@ -145,10 +145,22 @@ async function readManifest(distDir: string): Promise<Manifest> {
 }
 
 /** Both proxies over one build: local mode reading the disk, origin mode reading nginx. */
-async function startPair(distDir: string, nginx: RunningNginx): Promise<{ local: RunningService; proxied: RunningService }> {
+interface Pair {
+  readonly manifest: Manifest;
+  readonly nginx: RunningNginx;
+  /** The proxy in local mode over the build. */
+  readonly local: RunningService;
+  /** The proxy in origin mode in front of nginx over the same build. */
+  readonly proxied: RunningService;
+}
+
+/** nginx over a build, and the proxy twice beside it: reading the build itself, and through nginx. */
+async function startPair(distDir: string): Promise<Pair> {
+  const manifest = await readManifest(distDir);
+  const nginx = await startNginx(path.resolve(distDir));
   const local = await startTestService(distDir);
   const proxied = await startTestService(distDir, { API_KEYS: testKey, ORIGIN_URL: nginx.url, ORIGIN_HEADER: originHeader });
-  return { local, proxied };
+  return { manifest, nginx, local, proxied };
 }
 
 async function expectSameAnswers(local: RunningService, proxied: RunningService, targets: readonly string[]): Promise<void> {
@@ -224,9 +236,7 @@ describe.skipIf(!nginxBinary)('nginx as the origin, over the fixture build', () 
   let proxied: RunningService;
   beforeAll(async () => {
     distDir = await buildFixture();
-    manifest = await readManifest(distDir);
-    nginx = await startNginx(path.resolve(distDir));
-    ({ local, proxied } = await startPair(distDir, nginx));
+    ({ manifest, nginx, local, proxied } = await startPair(distDir));
   });
   afterAll(async () => {
     await Promise.all([local?.close(), proxied?.close()]);
@@ -399,9 +409,7 @@ describe.skipIf(!nginxBinary)('nginx as the origin, over the real data build', (
   beforeAll(async () => {
     distDir = path.join(await tempDir(), 'dist');
     await buildDist({ dataDir: path.join(repoRoot, 'data'), distDir });
-    manifest = await readManifest(distDir);
-    nginx = await startNginx(path.resolve(distDir));
-    ({ local, proxied } = await startPair(distDir, nginx));
+    ({ manifest, nginx, local, proxied } = await startPair(distDir));
   });
   afterAll(async () => {
     await Promise.all([local?.close(), proxied?.close()]);
