@@ -6,8 +6,9 @@ import pino from 'pino';
 
 export type Logger = pino.Logger;
 
-export function createLogger(level: string): Logger {
-  return pino({ level, timestamp: pino.stdTimeFunctions.isoTime }, pino.destination({ sync: false }));
+/** Asynchronous writes by default (the request path must not wait for stdout); `sync` for the rare lines that must not be lost. */
+export function createLogger(level: string, { sync = false } = {}): Logger {
+  return pino({ level, timestamp: pino.stdTimeFunctions.isoTime }, pino.destination({ sync }));
 }
 
 /** For tests and tools: a logger that writes nothing. */

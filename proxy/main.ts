@@ -1,7 +1,7 @@
 /**
  * `npm start`: configuration, the development key when no auth is configured, the build (local or
- * origin), then the server: one process per core under node:cluster (WORKERS), restarted if one
- * dies; SIGHUP reloads the build, SIGTERM and SIGINT stop gracefully.
+ * origin), then the server: one process per core under node:cluster (WORKERS), supervised by the
+ * primary (supervisor.ts); SIGHUP reloads the build, SIGTERM and SIGINT stop gracefully.
  */
 import cluster from 'node:cluster';
 import { randomBytes } from 'node:crypto';
@@ -11,6 +11,7 @@ import { ConfigError, hasAuthSetting, loadConfig, type Config } from './config.t
 import { createLogger, type Logger } from './log.ts';
 import { startService } from './service.ts';
 import { StoreError } from './store.ts';
+import { supervise, type ListeningMessage } from './supervisor.ts';
 
 const devTokenFile = '.dev-token';
 
@@ -41,7 +42,7 @@ async function developmentKeyFor(config: Config): Promise<string | undefined> {
 async function serve(config: Config, devKey: string | undefined, log: Logger): Promise<void> {
   const { running, build } = await startService(config, { extraKeys: devKey ? [devKey] : [], log });
   const { buildId, dataVersion } = build.current().manifest;
-  if (cluster.isWorker) process.send?.({ listening: running.url, buildId, dataVersion });
+  if (cluster.isWorker) process.send?.({ listening: running.url, buildId, dataVersion } satisfies ListeningMessage);
   else announce(running.url, buildId, dataVersion, devKey);
   process.on('SIGHUP', () => void build.reload('SIGHUP'));
   const stop = (signal: string): void => {
@@ -61,51 +62,15 @@ function announce(url: string, buildId: string, dataVersion: string, devKey: str
   }
 }
 
-/** The cluster's primary: forks the workers, restarts one that dies, relays SIGHUP and SIGTERM. */
-function supervise(config: Config, devKey: string | undefined): void {
-  let stopping = false;
-  let announced = false;
-  const fork = (): void => {
-    const worker = cluster.fork();
-    worker.on('message', (message: { listening?: string; buildId?: string; dataVersion?: string }) => {
-      if (!message.listening || announced) return;
-      announced = true;
-      announce(message.listening, message.buildId ?? '', message.dataVersion ?? '', devKey);
-    });
-  };
-  cluster.on('exit', (worker, code, signal) => {
-    if (!announced && !stopping) {
-      // A worker that dies before it ever listened has printed why (bad key file, no build):
-      // restarting it would only repeat that, so the whole service stops.
-      stopping = true;
-      for (const other of Object.values(cluster.workers ?? {})) other?.process.kill('SIGTERM');
-      process.exitCode = 1;
-      return;
-    }
-    if (stopping) {
-      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit();
-      return;
-    }
-    console.error(`worker ${worker.process.pid} exited (${signal ?? code}); starting another`);
-    setTimeout(fork, 1000).unref();
-  });
-  for (let index = 0; index < config.workers; index++) fork();
-  process.on('SIGHUP', () => {
-    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGHUP');
-  });
-  const stop = (signal: NodeJS.Signals): void => {
-    stopping = true;
-    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(signal);
-  };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGTERM'));
-}
-
 async function main(): Promise<void> {
   const config = loadConfig();
   // Made before any fork, so every worker reads the same key from .dev-token.
   const devKey = await developmentKeyFor(config);
-  if (cluster.isPrimary && config.workers > 1) return supervise(config, devKey);
+  if (cluster.isPrimary && config.workers > 1) {
+    // The primary logs rarely, and its last line (giving up) must not be lost to process.exit.
+    const log = createLogger(config.logLevel, { sync: true });
+    return supervise({ workers: config.workers, log, onFirstListening: (message) => announce(message.listening, message.buildId, message.dataVersion, devKey) });
+  }
   await serve(config, devKey, createLogger(config.logLevel));
 }
 

@@ -1,0 +1,137 @@
+/**
+ * The cluster's primary: forks the workers, replaces one that dies, relays SIGHUP and SIGTERM.
+ *
+ * The primary stays up as long as it can serve: a dead worker is replaced after a back-off that
+ * doubles with every exit in the last minute (100 ms, 200 ms, … at most 10 s), on a timer that
+ * keeps the primary's event loop alive, so even when every worker dies at once the primary is
+ * still there to start new ones. It gives up only when no worker is serving and replacements keep
+ * dying (five exits within the minute): then it exits with status 1, so that systemd
+ * (`Restart=on-failure`), a container runtime or any other supervisor restarts the whole service.
+ */
+import cluster, { type Worker } from 'node:cluster';
+import type { Logger } from './log.ts';
+
+export interface RestartPolicy {
+  /** The delay before the first replacement; it doubles with each further exit in the window. */
+  readonly firstDelayMs: number;
+  readonly maxDelayMs: number;
+  /** Exits older than this are forgotten. */
+  readonly windowMs: number;
+  /** With no worker serving, this many exits within the window mean the service cannot recover. */
+  readonly giveUpAfter: number;
+}
+
+export const restartPolicy: RestartPolicy = { firstDelayMs: 100, maxDelayMs: 10_000, windowMs: 60_000, giveUpAfter: 5 };
+
+/** What to do after a worker exits: start a replacement after a delay, or give up. */
+export type RestartDecision = { readonly restartInMs: number } | 'give-up';
+
+/** Remembers recent worker exits and decides, at each one, what the primary does next. */
+export class RestartBudget {
+  #exits: number[] = [];
+
+  constructor(
+    private readonly policy: RestartPolicy = restartPolicy,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Records an exit; `serving` is how many workers are still answering requests. */
+  afterExit(serving: number): RestartDecision {
+    const time = this.now();
+    this.#exits = this.#exits.filter((exit) => exit > time - this.policy.windowMs);
+    this.#exits.push(time);
+    const recent = this.#exits.length;
+    if (serving === 0 && recent >= this.policy.giveUpAfter) return 'give-up';
+    return { restartInMs: Math.min(this.policy.maxDelayMs, this.policy.firstDelayMs * 2 ** (recent - 1)) };
+  }
+}
+
+/** What a worker tells the primary once it listens (main.ts `serve`). */
+export interface ListeningMessage {
+  readonly listening: string;
+  readonly buildId: string;
+  readonly dataVersion: string;
+}
+
+function isListeningMessage(message: unknown): message is ListeningMessage {
+  return typeof message === 'object' && message !== null && typeof (message as ListeningMessage).listening === 'string';
+}
+
+export interface SupervisorOptions {
+  readonly workers: number;
+  readonly log: Logger;
+  /** Called once, when the first worker listens. */
+  readonly onFirstListening: (message: ListeningMessage) => void;
+  readonly policy?: RestartPolicy;
+}
+
+export function supervise({ workers, log, onFirstListening, policy = restartPolicy }: SupervisorOptions): void {
+  const budget = new RestartBudget(policy);
+  const serving = new Set<Worker>();
+  const pendingStarts = new Set<NodeJS.Timeout>();
+  let stopping = false;
+  let announced = false;
+
+  const living = (): Worker[] => Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker !== undefined);
+  const stopAll = (signal: NodeJS.Signals): void => {
+    stopping = true;
+    for (const timer of pendingStarts) clearTimeout(timer);
+    pendingStarts.clear();
+    for (const worker of living()) worker.process.kill(signal);
+    if (living().length === 0) process.exit();
+  };
+
+  const fork = (): void => {
+    const worker = cluster.fork();
+    log.info({ event: 'worker-started', pid: worker.process.pid });
+    worker.on('message', (message: unknown) => {
+      if (!isListeningMessage(message)) return;
+      serving.add(worker);
+      if (announced) return;
+      announced = true;
+      onFirstListening(message);
+    });
+  };
+
+  cluster.on('exit', (worker, code, signal) => {
+    const wasServing = serving.delete(worker);
+    if (stopping) {
+      if (living().length === 0) process.exit();
+      return;
+    }
+    if (!announced) {
+      // A worker that dies before any worker ever listened has printed why (a bad key file, no
+      // build): restarting it would only repeat that, so the whole service stops.
+      process.exitCode = 1;
+      stopAll('SIGTERM');
+      return;
+    }
+    const decision = budget.afterExit(serving.size);
+    if (decision === 'give-up') {
+      log.fatal(
+        { event: 'supervisor-gave-up', pid: worker.process.pid, code, signal, withinMs: policy.windowMs },
+        `no worker is serving and ${policy.giveUpAfter} workers exited within ${policy.windowMs / 1000} s: exiting so that the service's own supervisor restarts it`,
+      );
+      process.exitCode = 1;
+      stopAll('SIGTERM');
+      return;
+    }
+    log.error(
+      { event: 'worker-exited', pid: worker.process.pid, code, signal, wasServing, serving: serving.size, restartInMs: decision.restartInMs },
+      'worker exited; starting another',
+    );
+    // Not unref'd: this timer is what keeps the primary alive when no worker is left.
+    const timer = setTimeout(() => {
+      pendingStarts.delete(timer);
+      fork();
+    }, decision.restartInMs);
+    pendingStarts.add(timer);
+  });
+
+  for (let index = 0; index < workers; index++) fork();
+  process.on('SIGHUP', () => {
+    for (const worker of living()) worker.process.kill('SIGHUP');
+  });
+  process.once('SIGTERM', () => stopAll('SIGTERM'));
+  process.once('SIGINT', () => stopAll('SIGTERM'));
+}
