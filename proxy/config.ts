@@ -44,6 +44,12 @@ const environmentSchema = z.object({
     .regex(/^\d{1,4}$/, 'must be a whole number of seconds from 0 to 9999')
     .transform(Number)
     .default(60),
+  // 24 hours: the longest default access-token lifetime among common identity providers (Auth0).
+  JWT_MAX_LIFETIME: z
+    .string()
+    .regex(/^\d{1,9}$/, 'must be a whole number of seconds from 0 (no limit) to 999999999')
+    .transform(Number)
+    .default(86_400),
   FINANCE_SCOPE: nonEmpty.optional(),
   ADDRESS_SCOPE: nonEmpty.optional(),
   CORS_ORIGINS: commaList.default(['*']),
@@ -81,6 +87,8 @@ export interface JwtConfig {
   readonly issuer: string | undefined;
   readonly audience: readonly string[] | undefined;
   readonly clockToleranceSeconds: number;
+  /** The longest a token may live, from now and from its `iat`; 0 for no limit. */
+  readonly maxLifetimeSeconds: number;
 }
 
 export interface Config {
@@ -169,6 +177,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
               issuer: settings.JWT_ISSUER,
               audience: settings.JWT_AUDIENCE,
               clockToleranceSeconds: settings.JWT_CLOCK_TOLERANCE,
+              maxLifetimeSeconds: settings.JWT_MAX_LIFETIME,
             },
       scopes: { financemanagement: settings.FINANCE_SCOPE, addressmanagement: settings.ADDRESS_SCOPE },
     },

@@ -20,6 +20,17 @@ export class ApiError extends Error {
   }
 }
 
+/** Client-sent values a message repeats are cut to this many characters, so a huge input cannot inflate an answer. */
+export const maxEchoLength = 80;
+
+/** A client-sent value as a message may repeat it: at most maxEchoLength characters, then `…`. */
+export function cutEcho(value: string): string {
+  if (value.length <= maxEchoLength) return value;
+  // Never end on the first half of a surrogate pair: half a character is not text.
+  const last = value.charCodeAt(maxEchoLength - 1);
+  return `${value.slice(0, last >= 0xd800 && last <= 0xdbff ? maxEchoLength - 1 : maxEchoLength)}…`;
+}
+
 /** A fresh identifier for each response (UUID v4). */
 export const newGlobalId: () => string = randomUUID;
 

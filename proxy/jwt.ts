@@ -2,7 +2,8 @@
  * JWT verification with jose: a shared secret (HS*), a public key or JWK file (RS*, PS*, ES*,
  * EdDSA), or an identity provider's remote key set (JWKS_URL). Each key accepts only the
  * algorithms of its own type, so `alg: none` and HS/RS key confusion cannot pass; `exp` is
- * required; issuer and audience are required when configured.
+ * required, and no later than the longest lifetime accepted; issuer and audience are required when
+ * configured. Whatever a message repeats from the token is cut (cutEcho), as every echo is.
  */
 import { X509Certificate, createPublicKey, type KeyObject } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -14,10 +15,11 @@ import {
   jwtVerify,
   type JWTPayload,
   type JWTVerifyGetKey,
+  type ProtectedHeaderParameters,
 } from 'jose';
 import type { Principal } from './auth.ts';
 import { ConfigError, type JwtConfig } from './config.ts';
-import { ApiError } from './envelope.ts';
+import { ApiError, cutEcho } from './envelope.ts';
 
 const hmacAlgorithms = ['HS256', 'HS384', 'HS512'];
 const rsaAlgorithms = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512'];
@@ -85,28 +87,84 @@ async function loadPublicKey(file: string): Promise<KeySource> {
 
 /** RFC 6750 §3: the error_description may hold only printable ASCII without `"` and `\`. */
 function invalidToken(message: string): ApiError {
-  const description = message.replace(/[^\x20-\x7e]|["\\]/g, "'");
+  const description = message.replaceAll('…', '...').replace(/[^\x20-\x7e]|["\\]/g, "'");
   return new ApiError(401, `The bearer token is not valid: ${message}.`, {
     'WWW-Authenticate': `Bearer realm="reference-data", error="invalid_token", error_description="${description}"`,
   });
 }
 
-const isoTime = (seconds: unknown): string => (typeof seconds === 'number' ? new Date(seconds * 1000).toISOString() : 'an unknown time');
+/** A value from the token as a message repeats it: a string quoted, anything else as JSON; cut either way. */
+const echoClaim = (value: unknown): string => (typeof value === 'string' ? JSON.stringify(cutEcho(value)) : cutEcho(JSON.stringify(value) ?? String(value)));
+
+/**
+ * The largest NumericDate a Date can hold (±8.64e15 ms, ECMA-262 §21.4.1.1), in seconds. JSON has
+ * no NaN, but it has 1e300, and JSON.parse reads 1e999 as Infinity: a signed token can carry them.
+ */
+const maxNumericDate = 8.64e12;
+
+const isDate = (seconds: number): boolean => Math.abs(seconds) <= maxNumericDate;
+
+/** Never throws: it runs while a failure is being described, where a RangeError would become a 5xx. */
+const isoTime = (seconds: unknown): string =>
+  typeof seconds !== 'number' ? 'an unknown time' : isDate(seconds) ? new Date(seconds * 1000).toISOString() : `${seconds} (no date)`;
+
+/** The first time claim that is a number but no date; checked before any other use of the times. */
+function outOfRangeTime(payload: JWTPayload): string | undefined {
+  for (const claim of ['exp', 'nbf', 'iat'] as const) {
+    const seconds = payload[claim];
+    if (typeof seconds === 'number' && !isDate(seconds)) {
+      return `the ${claim} claim ${seconds} is out of range: time claims are seconds since 1970, at most ${maxNumericDate} either way`;
+    }
+  }
+  return undefined;
+}
+
+const secondsText = (seconds: number): string =>
+  seconds % 3600 === 0 ? `${seconds} seconds (${seconds / 3600} hour${seconds === 3600 ? '' : 's'})` : `${seconds} seconds`;
+
+/**
+ * A token valid for longer than the service accepts (JWT_MAX_LIFETIME): a leaked one would be good
+ * for years. Measured from now (with the clock tolerance, as the issuer's clock may run ahead) and,
+ * when the token says when it was issued, over its whole life.
+ */
+function tooLongLived(payload: JWTPayload, now: Date, config: JwtConfig): string | undefined {
+  const limit = config.maxLifetimeSeconds;
+  const { exp, iat } = payload;
+  if (limit === 0 || typeof exp !== 'number') return undefined;
+  if (exp - now.getTime() / 1000 > limit + config.clockToleranceSeconds) {
+    return `the token lives longer than this service accepts: it expires at ${isoTime(exp)}, more than ${secondsText(limit)} from now`;
+  }
+  if (typeof iat === 'number' && exp - iat > limit) {
+    return `the token lives longer than this service accepts: issued at ${isoTime(iat)} to expire at ${isoTime(exp)}, ${exp - iat} seconds later; the limit is ${secondsText(limit)}`;
+  }
+  return undefined;
+}
 
 /** jose's stable error codes, turned into messages that say what was wrong, never a secret. */
-function describeFailure(error: unknown, config: JwtConfig): ApiError {
+function describeFailure(error: unknown, config: JwtConfig, header: ProtectedHeaderParameters | undefined): ApiError {
+  if (error instanceof errors.JWTExpired || error instanceof errors.JWTClaimValidationFailed) {
+    const outOfRange = outOfRangeTime(error.payload);
+    if (outOfRange) return invalidToken(outOfRange);
+  }
   if (error instanceof errors.JWTExpired) return invalidToken(`token expired at ${isoTime(error.payload.exp)}`);
   if (error instanceof errors.JWTClaimValidationFailed) {
     const { claim, reason, payload } = error;
     if (reason === 'missing') return invalidToken(claim === 'exp' ? 'the token has no expiry (exp claim); tokens must expire' : `the token has no ${claim} claim`);
     if (claim === 'nbf') return invalidToken(`token not valid before ${isoTime(payload.nbf)}`);
-    if (claim === 'iss') return invalidToken(`issuer ${JSON.stringify(payload.iss)} not accepted (expected ${JSON.stringify(config.issuer)})`);
-    if (claim === 'aud') return invalidToken(`audience ${JSON.stringify(payload.aud)} not accepted (expected one of ${JSON.stringify(config.audience)})`);
+    if (claim === 'iss') return invalidToken(`issuer ${echoClaim(payload.iss)} not accepted (expected ${JSON.stringify(config.issuer)})`);
+    if (claim === 'aud') return invalidToken(`audience ${echoClaim(payload.aud)} not accepted (expected one of ${JSON.stringify(config.audience)})`);
     return invalidToken(`claim ${claim} is not valid (${reason})`);
   }
   if (error instanceof errors.JWKSNoMatchingKey) return invalidToken('no key of the identity provider matches the token (unknown kid?)');
   if (error instanceof errors.JWSSignatureVerificationFailed) return invalidToken('the signature does not verify');
-  if (error instanceof errors.JOSEAlgNotAllowed || error instanceof errors.JOSENotSupported) return invalidToken('the token\'s algorithm is not accepted');
+  if (error instanceof errors.JOSEAlgNotAllowed) return invalidToken('the token\'s algorithm is not accepted');
+  // RFC 7515 §4.1.11: a verifier must refuse a token whose `crit` names an extension it does not
+  // implement; jose implements none for JWTs (`b64` is for JWS payloads) and throws JOSENotSupported.
+  if (error instanceof errors.JOSENotSupported && Array.isArray(header?.crit)) {
+    const critical = header.crit.filter((parameter) => parameter !== 'b64').join(', ');
+    return invalidToken(`the token marks the header parameter(s) ${cutEcho(critical)} as critical (crit), which this service does not understand`);
+  }
+  if (error instanceof errors.JOSENotSupported) return invalidToken(`it uses something this service does not support (${cutEcho(error.message)})`);
   if (error instanceof errors.JWTInvalid || error instanceof errors.JWSInvalid) return invalidToken('it is not a well-formed JWT');
   if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid || !(error instanceof errors.JOSEError) || error.code === 'ERR_JOSE_GENERIC') {
     // Fail closed: without the key set nothing is verified. Not the client's fault, so 503.
@@ -136,10 +194,14 @@ export async function createJwtVerifier(config: JwtConfig): Promise<JwtVerifier>
   return {
     verify: async (token, now) => {
       let source: KeySource | undefined;
+      let header: ProtectedHeaderParameters | undefined;
       try {
-        const { alg = 'none' } = decodeProtectedHeader(token);
+        header = decodeProtectedHeader(token);
+        const { alg = 'none' } = header;
         source = hmacAlgorithms.includes(alg) ? hmac : asymmetricAlgorithms.includes(alg) ? asymmetric : undefined;
-        if (!source || !source.algorithms.includes(alg)) throw invalidToken(`algorithm ${alg} is not accepted`);
+        if (!source || !source.algorithms.includes(alg)) {
+          throw invalidToken(`algorithm ${typeof alg === 'string' ? cutEcho(alg) : echoClaim(alg)} is not accepted`);
+        }
         const options = {
           algorithms: [...source.algorithms],
           requiredClaims: ['exp'],
@@ -150,6 +212,8 @@ export async function createJwtVerifier(config: JwtConfig): Promise<JwtVerifier>
         };
         const { key } = source;
         const { payload } = typeof key === 'function' ? await jwtVerify(token, key, options) : await jwtVerify(token, key, options);
+        const refusal = outOfRangeTime(payload) ?? tooLongLived(payload, now, config);
+        if (refusal) throw invalidToken(refusal);
         return {
           subject: payload.sub ?? (typeof payload.client_id === 'string' ? payload.client_id : 'unnamed token'),
           scopes: scopesOf(payload),
@@ -158,7 +222,7 @@ export async function createJwtVerifier(config: JwtConfig): Promise<JwtVerifier>
       } catch (error) {
         if (error instanceof ApiError) throw error;
         if (error instanceof TypeError && !source) throw invalidToken('it is not a well-formed JWT');
-        throw describeFailure(error, config);
+        throw describeFailure(error, config, header);
       }
     },
   };

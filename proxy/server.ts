@@ -9,7 +9,7 @@ import { LRUCache } from 'lru-cache';
 import { authorize, type Authenticate } from './auth.ts';
 import type { Config } from './config.ts';
 import { encodeResponse, type EncodedBody } from './compression.ts';
-import { ApiError, newGlobalId, successHead, successTail, wrapFailure, wrapSuccess } from './envelope.ts';
+import { ApiError, cutEcho, newGlobalId, successHead, successTail, wrapFailure, wrapSuccess } from './envelope.ts';
 import { expectedForms, normaliseKey } from './keys.ts';
 import type { Logger } from './log.ts';
 import { chooseEncoding, corsHeaders, matchesIfNoneMatch, noCorsHeaders, preflightHeaders, type CorsPolicy } from './negotiation.ts';
@@ -25,8 +25,6 @@ const jsonType = 'application/json; charset=utf-8';
 export const cacheControl = 'private, max-age=60';
 /** The OpenAPI document and the docs page are public and change only with a build. */
 export const publicCacheControl = 'public, max-age=300';
-/** Echoed values are cut short so that a huge query cannot inflate an error message. */
-const maxEchoLength = 80;
 
 /** Streams a public file from the origin (origin mode), or undefined to read it from the store. */
 export type PassThrough = (request: http.IncomingMessage, response: http.ServerResponse, file: string, fail: (error: ApiError) => void) => void;
@@ -42,7 +40,7 @@ export interface ServerDependencies {
 }
 
 function echo(value: string): string {
-  return JSON.stringify(value.length > maxEchoLength ? `${value.slice(0, maxEchoLength)}…` : value);
+  return JSON.stringify(cutEcho(value));
 }
 
 /**

@@ -2,7 +2,7 @@
  * The attack suite: every way a bearer token can be wrong, against a real proxy over HTTP, each
  * asserting status, WWW-Authenticate and the failure envelope. The clock is frozen and injected.
  */
-import { createHash, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { createHash, generateKeyPairSync, sign as signBytes, type KeyObject } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -59,6 +59,15 @@ function sign(claims: JWTPayload, key: KeyObject | Uint8Array, alg: string, kid?
 
 const valid = (extra: JWTPayload = {}): JWTPayload => ({ sub: 'client-1', iss: issuer, aud: audience, iat: seconds(-10), exp: seconds(3600), ...extra });
 const base64url = (value: object): string => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+/**
+ * An RS256 token signed by hand, for what jose would refuse to produce: any header (an unknown
+ * `crit`, an 8 KB `alg`) and any claims text (`1e999`, which JSON.parse reads as Infinity).
+ */
+function signRaw(header: object, claims: string, key: KeyObject = rsa.privateKey): string {
+  const input = `${base64url(header)}.${Buffer.from(claims).toString('base64url')}`;
+  return `${input}.${signBytes('sha256', Buffer.from(input), key).toString('base64url')}`;
+}
 
 interface Outcome {
   status: number;
@@ -149,6 +158,56 @@ describe('a proxy verifying RS256 tokens with a public key file', () => {
     const { exp: _exp, ...claims } = valid();
     expectInvalidToken(await call(proxy, `Bearer ${await sign(claims, rsa.privateKey, 'RS256')}`), /no expiry \(exp claim\); tokens must expire/);
   });
+
+  it('refuses a signed token whose exp, nbf or iat is no date (9e12, ±1e300, 1e999) with 401 naming the claim, never a 5xx', async () => {
+    const cases: [JWTPayload, RegExp][] = [
+      [{ nbf: 9e12 }, /the nbf claim 9000000000000 is out of range/],
+      [{ exp: -1e300 }, /the exp claim -1e\+300 is out of range/],
+      [{ exp: 1e300 }, /the exp claim 1e\+300 is out of range/],
+      [{ iat: 9e12 }, /the iat claim 9000000000000 is out of range/],
+    ];
+    for (const [claims, message] of cases) {
+      expectInvalidToken(await call(proxy, `Bearer ${await sign(valid(claims), rsa.privateKey, 'RS256')}`), message);
+    }
+    const infinite = signRaw({ alg: 'RS256' }, JSON.stringify(valid()).replace(/"exp":\d+/, '"exp":1e999'));
+    expectInvalidToken(await call(proxy, `Bearer ${infinite}`), /the exp claim Infinity is out of range/);
+  });
+
+  it('refuses a token that lives longer than the default JWT_MAX_LIFETIME of 24 hours', async () => {
+    const year3000 = Date.UTC(3000, 0, 1) / 1000;
+    expectInvalidToken(
+      await call(proxy, `Bearer ${await sign(valid({ exp: year3000 }), rsa.privateKey, 'RS256')}`),
+      /the token lives longer than this service accepts: it expires at 3000-01-01T00:00:00\.000Z, more than 86400 seconds \(24 hours\) from now/,
+    );
+    expect((await call(proxy, `Bearer ${await sign(valid({ iat: seconds(0), exp: seconds(86_400) }), rsa.privateKey, 'RS256')}`)).status).toBe(200);
+  });
+
+  it('cuts an echoed alg, issuer and audience to 80 characters, in the message and in WWW-Authenticate', async () => {
+    const longAlg = signRaw({ alg: 'A'.repeat(8192), typ: 'JWT' }, JSON.stringify(valid()));
+    const outcome = await call(proxy, `Bearer ${longAlg}`);
+    expectInvalidToken(outcome, new RegExp(`algorithm ${'A'.repeat(80)}… is not accepted`));
+    expect(outcome.challenge).toContain(`algorithm ${'A'.repeat(80)}... is not accepted`);
+    const longIssuer = await call(proxy, `Bearer ${await sign(valid({ iss: `https://evil.test/${'x'.repeat(8000)}` }), rsa.privateKey, 'RS256')}`);
+    expectInvalidToken(longIssuer, /issuer "https:\/\/evil.test\/x{62}…" not accepted/);
+    const longAudience = await call(proxy, `Bearer ${await sign(valid({ aud: Array.from({ length: 500 }, (_, n) => `api-${n}`) }), rsa.privateKey, 'RS256')}`);
+    expectInvalidToken(longAudience, /audience \["api-0","api-1",.*…/);
+    // The cut never leaves half of a surrogate pair: the emoji straddling character 80 goes whole.
+    const emojiIssuer = await call(proxy, `Bearer ${await sign(valid({ iss: `https://evil.test/${'x'.repeat(61)}${'😀'.repeat(100)}` }), rsa.privateKey, 'RS256')}`);
+    expectInvalidToken(emojiIssuer, /issuer "https:\/\/evil.test\/x{61}…" not accepted/);
+    for (const refused of [outcome, longIssuer, longAudience]) {
+      expect(refused.message.length).toBeLessThan(300);
+      expect(refused.challenge?.length).toBeLessThan(300);
+    }
+  });
+
+  it('refuses a header parameter marked critical, naming it rather than blaming the algorithm', async () => {
+    const critical = signRaw({ alg: 'RS256', crit: ['exp'], exp: seconds(3600) }, JSON.stringify(valid()));
+    const outcome = await call(proxy, `Bearer ${critical}`);
+    expectInvalidToken(outcome, /the token marks the header parameter\(s\) exp as critical \(crit\), which this service does not understand/);
+    expect(outcome.message).not.toMatch(/algorithm/);
+    const longName = signRaw({ alg: 'RS256', crit: ['z'.repeat(5000)], ['z'.repeat(5000)]: 1 }, JSON.stringify(valid()));
+    expectInvalidToken(await call(proxy, `Bearer ${longName}`), new RegExp(`header parameter\\(s\\) ${'z'.repeat(80)}… as critical`));
+  });
 });
 
 describe('the verified-token cache', () => {
@@ -175,6 +234,29 @@ describe('the verified-token cache', () => {
     expect(await authenticate(`Bearer ${token}`)).toBe(first); // the same object: no second verification
     time += 61_000; // past the cache's TTL: verified again, a new principal
     expect(await authenticate(`Bearer ${token}`)).not.toBe(first);
+  });
+});
+
+describe('JWT_MAX_LIFETIME', () => {
+  const hs = (claims: JWTPayload): Promise<string> => sign(claims, new TextEncoder().encode(secret), 'HS256');
+
+  it('refuses a token expiring further ahead than the limit (plus clock tolerance), or issued with a longer lifetime', async () => {
+    const proxy = await proxyWith({ JWT_SECRET: secret, JWT_MAX_LIFETIME: '3600', JWT_CLOCK_TOLERANCE: '60' });
+    expect((await call(proxy, `Bearer ${await hs({ sub: 'c', exp: seconds(3660) })}`)).status).toBe(200);
+    expectInvalidToken(
+      await call(proxy, `Bearer ${await hs({ sub: 'c', exp: seconds(3661) })}`),
+      /the token lives longer than this service accepts: it expires at 2026-01-15T13:01:01\.000Z, more than 3600 seconds \(1 hour\) from now/,
+    );
+    expectInvalidToken(
+      await call(proxy, `Bearer ${await hs({ sub: 'c', iat: seconds(-7200), exp: seconds(600) })}`),
+      /the token lives longer than this service accepts: issued at 2026-01-15T10:00:00\.000Z to expire at 2026-01-15T12:10:00\.000Z, 7800 seconds later; the limit is 3600 seconds \(1 hour\)/,
+    );
+  });
+
+  it('0 means no limit, but a time claim must still be a date', async () => {
+    const proxy = await proxyWith({ JWT_SECRET: secret, JWT_MAX_LIFETIME: '0' });
+    expect((await call(proxy, `Bearer ${await hs({ sub: 'c', iat: seconds(0), exp: Date.UTC(3000, 0, 1) / 1000 })}`)).status).toBe(200);
+    expectInvalidToken(await call(proxy, `Bearer ${await hs({ sub: 'c', exp: 1e300 })}`), /the exp claim 1e\+300 is out of range/);
   });
 });
 
@@ -330,5 +412,8 @@ describe('auth configuration, checked at start', () => {
     expect(problems({ JWT_AUDIENCE: 'api' })).toEqual(['JWT_AUDIENCE is set but no JWT key is: set JWT_SECRET, JWT_PUBLIC_KEY or JWKS_URL too']);
     expect(problems({ JWKS_URL: 'ftp://id.test/jwks' })).toEqual(['JWKS_URL must be an http(s) URL of a JSON Web Key Set (got "ftp://id.test/jwks")']);
     expect(problems({ JWT_CLOCK_TOLERANCE: 'a minute' })).toEqual(['JWT_CLOCK_TOLERANCE must be a whole number of seconds from 0 to 9999 (got "a minute")']);
+    expect(problems({ JWT_SECRET: secret, JWT_MAX_LIFETIME: '1d' })).toEqual([
+      'JWT_MAX_LIFETIME must be a whole number of seconds from 0 (no limit) to 999999999 (got "1d")',
+    ]);
   });
 });
