@@ -4,11 +4,11 @@
  * systemd or a container runtime restarts the service.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdir, readFile, rename } from 'node:fs/promises';
+import { rename } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { RestartBudget, restartPolicy } from '../proxy/supervisor.ts';
-import { freePort } from './bench/servers.ts';
+import { childPids, freePort } from './bench/servers.ts';
 import { buildFixture, repoRoot, testKey } from './support.ts';
 
 describe('the restart budget', () => {
@@ -67,25 +67,11 @@ async function startPrimary(distDir: string): Promise<Primary> {
   return { child, url, output: () => output };
 }
 
-/** The node processes whose parent is `parent` (its workers; tsx's esbuild service is not one), from /proc. */
-async function childrenOf(parent: number): Promise<number[]> {
-  const children: number[] = [];
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
-    // pid (comm) state ppid …: comm may hold spaces, so read after its closing parenthesis.
-    const command = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-    const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(ppid) === parent && state !== 'Z' && command === 'node') children.push(Number(entry));
-  }
-  return children;
-}
-
 /** Waits until `count` workers other than `replaced` run under the primary. */
 async function workersOf(primary: Primary, count: number, replaced: readonly number[] = []): Promise<number[]> {
   for (;;) {
     if (primary.child.exitCode !== null) throw new Error(`the primary exited with ${primary.child.exitCode}:\n${primary.output()}`);
-    const pids = (await childrenOf(primary.child.pid ?? -1)).filter((pid) => !replaced.includes(pid));
+    const pids = childPids(primary.child.pid ?? -1, 'node').filter((pid) => !replaced.includes(pid));
     if (pids.length === count) return pids;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

@@ -122,16 +122,21 @@ async function waitForAnswer(url: string, headers: Record<string, string>, statu
   }
 }
 
-/** The direct children of a process, from /proc (a worker's parent is its nginx master or cluster primary). */
-export function childPids(parent: number): number[] {
+/**
+ * The living direct children of a process, from /proc (a worker's parent is its nginx master or
+ * cluster primary); with `command`, only those running that program (tsx's esbuild service is a
+ * child of a primary run through tsx, and not a worker).
+ */
+export function childPids(parent: number, command?: string): number[] {
   const children: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // Fields after the command name, which is in parentheses and may hold spaces: state, ppid, …
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === parent) children.push(Number(entry));
+      // pid (command) state ppid …: the command may hold spaces, so the fields are read after it.
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(ppid) === parent && state !== 'Z' && (command === undefined || name === command)) children.push(Number(entry));
     } catch {
       // exited while listing
     }
