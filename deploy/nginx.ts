@@ -141,20 +141,64 @@ export async function writeNginxConfig(outDir: string, options: NginxOptions): P
   return configFile;
 }
 
-async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      out: { type: 'string' },
-      root: { type: 'string' },
-      listen: { type: 'string', default: '127.0.0.1:8081' },
-      user: { type: 'string', default: 'www-data' },
-      'access-log': { type: 'string', default: '/dev/stdout' },
-      'error-log': { type: 'string', default: 'stderr' },
-      'no-secret': { type: 'boolean', default: false },
-      'listen-anywhere': { type: 'boolean', default: false },
-    },
-  });
-  if (!values.out || !values.root) throw new RenderError('give --out DIR (where nginx.conf is written) and --root PATH (the dist link, absolute)');
+/** A command line this script cannot act on: one line saying why, then the usage, exit status 2. */
+class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+const defaults = { listen: '127.0.0.1:8081', user: 'www-data', accessLog: '/dev/stdout', errorLog: 'stderr' } as const;
+
+const usage = `usage: ORIGIN_HEADER="X-Origin-Secret: …" npx tsx deploy/nginx.ts --out DIR --root PATH [options]
+
+Writes DIR/nginx.conf, rendered from the repository's nginx.conf, and DIR/${secretFileName} (0600)
+holding the secret header the proxies send (ORIGIN_HEADER).
+
+  --out DIR                where the configuration is written (required)
+  --root PATH              the dist link nginx serves (required)
+  --listen ADDR:PORT       a loopback or private address (default ${defaults.listen})
+  --user NAME              worker processes' user when nginx starts as root (default ${defaults.user})
+  --access-log PATH|off    (default ${defaults.accessLog})
+  --error-log PATH|stderr  (default ${defaults.errorLog})
+  --no-secret              serve every request, without ORIGIN_HEADER: a loopback-only trial
+  --listen-anywhere        allow any --listen address, where a firewall already keeps others out
+  -h, --help               print this and exit
+`;
+
+/** The options, or a UsageError for what util.parseArgs refuses (unknown option, missing value …). */
+function parseCommandLine(args: readonly string[]) {
+  try {
+    return parseArgs({
+      args: [...args],
+      options: {
+        out: { type: 'string' },
+        root: { type: 'string' },
+        listen: { type: 'string', default: defaults.listen },
+        user: { type: 'string', default: defaults.user },
+        'access-log': { type: 'string', default: defaults.accessLog },
+        'error-log': { type: 'string', default: defaults.errorLog },
+        'no-secret': { type: 'boolean', default: false },
+        'listen-anywhere': { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    }).values;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code?.startsWith('ERR_PARSE_ARGS_')) throw new UsageError((error as Error).message);
+    throw error;
+  }
+}
+
+async function main(args: readonly string[]): Promise<void> {
+  const values = parseCommandLine(args);
+  if (values.help) {
+    process.stdout.write(usage);
+    return;
+  }
+  const missing = [
+    ...(values.out ? [] : ['--out DIR (where nginx.conf is written)']),
+    ...(values.root ? [] : ['--root PATH (the dist link nginx serves)']),
+  ];
+  if (!values.out || !values.root) throw new UsageError(`missing ${missing.join(' and ')}`);
   const originHeader = process.env.ORIGIN_HEADER || undefined;
   if (originHeader === undefined && !values['no-secret']) {
     throw new RenderError('ORIGIN_HEADER is not set: give it the value the proxies get ("X-Origin-Secret: …"), or pass --no-secret for a loopback-only trial');
@@ -176,7 +220,12 @@ async function main(): Promise<void> {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main().catch((error: unknown) => {
+  main(process.argv.slice(2)).catch((error: unknown) => {
+    if (error instanceof UsageError) {
+      process.stderr.write(`deploy/nginx.ts: ${error.message}\n\n${usage}`);
+      process.exitCode = 2;
+      return;
+    }
     console.error(error instanceof RenderError ? `cannot render: ${error.message}` : error);
     process.exitCode = 1;
   });

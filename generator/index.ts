@@ -18,7 +18,7 @@ type DerivedField = (record: DataRecord) => unknown;
 
 /** Fields a lookup needs that the record does not carry itself. */
 function derivedFields(dataset: Dataset): Partial<Record<RecordType, Record<string, DerivedField>>> {
-  const stateProvinces = new Map(dataset.get('stateProvince')?.map((state) => [state.id, state]));
+  const stateProvinces = new Map(dataset.records.get('stateProvince')?.map((state) => [state.id, state]));
   const yearOf: DerivedField = (day) => String(day.startDate).slice(0, 4);
   return {
     // District getbyname is scoped by country; a district knows only its state or province.
@@ -44,10 +44,14 @@ export function indexData(dataset: Dataset, settings: BuildSettings, routes: rea
   const fieldValue = (type: RecordType, record: DataRecord, field: string): unknown =>
     field in record ? record[field] : derived[type]?.[field]?.(record);
 
-  const keyOf = (type: RecordType, record: DataRecord, param: RouteParam, value: unknown): string | undefined => {
+  /** The record as validate.ts named it: file, position and id. */
+  const whereIs = (type: RecordType, record: DataRecord): string => dataset.where.get(record) ?? `${type} ${record.id}`;
+
+  /** `field` is the one the value came from: the parameter's, or its alias field. */
+  const keyOf = (type: RecordType, record: DataRecord, param: RouteParam, value: unknown, field = param.field): string | undefined => {
     const result = normaliseKey(param.kind, String(value));
     if (result.ok) return result.key;
-    problems.push(`${type} ${record.id} field ${param.field}: "${String(value)}" cannot be looked up, expected ${result.expected}`);
+    problems.push(`${whereIs(type, record)}: field ${field}: "${String(value)}" cannot be looked up, expected ${result.expected}`);
     return undefined;
   };
 
@@ -71,7 +75,7 @@ export function indexData(dataset: Dataset, settings: BuildSettings, routes: rea
     const domains = route.params.map((param, position): string[] | undefined => {
       if (position === 0 && route.parent) {
         const { record: parentType, field } = route.parent;
-        return (dataset.get(parentType) ?? []).flatMap((parent) => keyOf(parentType, parent, param, parent[field]) ?? []);
+        return (dataset.records.get(parentType) ?? []).flatMap((parent) => keyOf(parentType, parent, param, parent[field]) ?? []);
       }
       if (param.kind === 'year') {
         const { first, last } = settings.holidayYears;
@@ -96,7 +100,8 @@ export function indexData(dataset: Dataset, settings: BuildSettings, routes: rea
       const group = groups.get(tuple);
       if (group) group.push(project(route.record, record, omit));
       else if (required.length > 0) {
-        problems.push(`${route.record} ${record.id}: ${tuple} is outside what ${route.path} serves (check data/build.json)`);
+        const fields = route.params.map((param) => param.field).join(' + ');
+        problems.push(`${whereIs(route.record, record)}: ${fields} ${tuple} is outside what ${route.path} serves (check data/build.json)`);
       } else groups.set(tuple, [project(route.record, record, omit)]);
     }
     for (const [tuple, items] of groups) {
@@ -108,10 +113,11 @@ export function indexData(dataset: Dataset, settings: BuildSettings, routes: rea
     const candidates = new Map<string, Candidate[]>();
     for (const record of records) {
       const perParam = route.params.map((param) => {
-        const own = { value: fieldValue(route.record, record, param.field), tier: 0 };
+        const own = { value: fieldValue(route.record, record, param.field), tier: 0, field: param.field };
         const aliases = param.aliasField ? ((record[param.aliasField] as unknown[] | undefined) ?? []) : [];
-        return [own, ...aliases.map((value) => ({ value, tier: 1 }))].flatMap(({ value, tier }) => {
-          const key = keyOf(route.record, record, param, value);
+        const named = [own, ...aliases.map((value) => ({ value, tier: 1, field: param.aliasField }))];
+        return named.flatMap(({ value, tier, field }) => {
+          const key = keyOf(route.record, record, param, value, field);
           return key === undefined ? [] : [{ key, tier }];
         });
       });
@@ -138,7 +144,7 @@ export function indexData(dataset: Dataset, settings: BuildSettings, routes: rea
   };
 
   for (const route of routes) {
-    const records = dataset.get(route.record) ?? [];
+    const records = dataset.records.get(route.record) ?? [];
     if (route.shape === 'list') indexList(route, records);
     else indexSingle(route, records);
   }
@@ -148,5 +154,5 @@ export function indexData(dataset: Dataset, settings: BuildSettings, routes: rea
 
 /** Records per record type, for the manifest. */
 export function countRecords(dataset: Dataset): Record<string, number> {
-  return Object.fromEntries(Object.keys(recordLabels).map((type) => [type, dataset.get(type as RecordType)?.length ?? 0]));
+  return Object.fromEntries(Object.keys(recordLabels).map((type) => [type, dataset.records.get(type as RecordType)?.length ?? 0]));
 }

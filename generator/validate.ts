@@ -1,19 +1,55 @@
 /**
- * Validate: every record against its zod schema, ids unique per record type, and every reference
- * pointing at an existing record. All problems are collected so one run shows them all.
+ * Validate: every record against its zod schema, ids unique per record type, the values of every
+ * code lookup unique, and every reference pointing at an existing record. All problems are
+ * collected so one run shows them all.
  */
 import type { z } from 'zod';
-import { recordLabels, recordTypes, type RecordType } from '../proxy/routes.ts';
+import { normaliseKey } from '../proxy/keys.ts';
+import { recordLabels, recordTypes, routes, type RecordType, type Route, type RouteParam } from '../proxy/routes.ts';
 import { BuildError } from './errors.ts';
 import type { RecordFile } from './load.ts';
 import { buildSettingsSchema, recordDefinitions, type BuildSettings, type DataRecord } from './schemas.ts';
 
 /** Every record of every type, in data order (files by path, records as written). */
-export type Dataset = ReadonlyMap<RecordType, readonly DataRecord[]>;
+export interface Dataset {
+  readonly records: ReadonlyMap<RecordType, readonly DataRecord[]>;
+  /** Where each record was read, `data/records/country.json record #12 (id …)`, for later stages' messages. */
+  readonly where: ReadonlyMap<DataRecord, string>;
+}
 
 interface Located {
   readonly record: DataRecord;
   readonly where: string;
+}
+
+/**
+ * Single lookups by a code-kind value that README.md documents as shared by design, answered by
+ * the first record in data order: a province abbreviation is a plate or ISO 3166-2 code unique only
+ * within its country (`34` is İstanbul and Hérault), and the operation takes no country.
+ */
+const sharedCodeLookups: ReadonlySet<string> = new Set(['/addressmanagement/api/stateprovince/getbyabbreviation']);
+
+/** Fields whose values must tell the records of one type apart, and the lookup that needs it. */
+interface UniqueLookup {
+  readonly params: readonly RouteParam[];
+  readonly route?: Route;
+}
+
+/**
+ * The lookups that must find exactly one record: single lookups by id, code, number or domain,
+ * unique per value tuple when the lookup takes several. Name lookups are left out: several records
+ * may share a name, and index.ts resolves that by the documented rule. Ids are unique for every
+ * record type, with or without a getbyid.
+ */
+function uniqueLookups(type: RecordType): UniqueLookup[] {
+  const lookups = new Map<string, UniqueLookup>([['id', { params: [{ name: 'id', kind: 'uuid', field: 'id' }] }]]);
+  for (const route of routes) {
+    if (route.record !== type || route.shape !== 'single' || sharedCodeLookups.has(route.path)) continue;
+    if (route.params.some((param) => param.kind === 'name')) continue;
+    const fields = route.params.map((param) => param.field).join(' + ');
+    if (!lookups.has(fields)) lookups.set(fields, { params: route.params, route });
+  }
+  return [...lookups.values()];
 }
 
 function describeIssue(issue: z.core.$ZodIssue): string {
@@ -58,12 +94,24 @@ export function validateData(files: readonly RecordFile[]): Dataset {
   };
 
   for (const [type, records] of located) {
-    const seen = new Map<string, string>();
-    for (const { record, where } of records) {
-      const id = record.id.toLowerCase();
-      const first = seen.get(id);
-      if (first) problems.push(`${where}: field id: ${record.id} is already used by ${first}`);
-      else seen.set(id, where);
+    // Compared as the lookup compares them (normalised keys), so `90` and `090` would collide. Code
+    // lookups read the record's own fields; the derived fields of index.ts serve name and list lookups.
+    for (const { params, route } of uniqueLookups(type)) {
+      const seen = new Map<string, string>();
+      const answers = route ? ` (${route.path} answers one record per value)` : '';
+      for (const { record, where } of records) {
+        const values = params.map((param) => record[param.field]);
+        if (values.some((value) => value === undefined)) continue;
+        const keys = params.map((param, position) => normaliseKey(param.kind, String(values[position])));
+        // A value that is no key at all is reported by index.ts, which cannot write its file.
+        if (!keys.every((key) => key.ok)) continue;
+        const tuple = keys.map((key) => key.key).join('/');
+        const first = seen.get(tuple);
+        if (first) {
+          const fields = params.map((param) => param.field).join(' + ');
+          problems.push(`${where}: field ${fields}: ${values.map(String).join(' + ')} is already used by ${first}${answers}`);
+        } else seen.set(tuple, where);
+      }
     }
     for (const reference of recordDefinitions[type].references) {
       const toField = reference.toField ?? 'id';
@@ -78,5 +126,8 @@ export function validateData(files: readonly RecordFile[]): Dataset {
   }
 
   if (problems.length > 0) throw new BuildError(problems);
-  return new Map([...located].map(([type, records]) => [type, records.map(({ record }) => record)]));
+  return {
+    records: new Map([...located].map(([type, records]) => [type, records.map(({ record }) => record)])),
+    where: new Map([...located.values()].flat().map(({ record, where }) => [record, where])),
+  };
 }

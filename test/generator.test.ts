@@ -7,7 +7,7 @@ import { buildDist } from '../generator/build.ts';
 import { BuildError } from '../generator/errors.ts';
 import { readSummary } from '../generator/summary.ts';
 import { manifestSchema, type Manifest } from '../proxy/manifest.ts';
-import { buildFixture, copyFixture, fixtureRecords, pick, tempDir, without } from './support.ts';
+import { buildFixture, copyFixture, fixtureRecords, pick, tempDir, without, type FixtureRecord } from './support.ts';
 
 const api = 'addressmanagement/api';
 
@@ -27,6 +27,11 @@ async function fixtureWith(file: string, change: (records: Record<string, unknow
   change(records);
   await writeFile(recordsPath, JSON.stringify(records));
   return dataDir;
+}
+
+/** A record file of a fixture copy as build messages show it: relative to the working directory. */
+function shownPath(dataDir: string, file: string): string {
+  return path.relative(process.cwd(), path.join(dataDir, 'records', file));
 }
 
 async function buildFailure(dataDir: string, distDir?: string): Promise<string> {
@@ -113,6 +118,16 @@ describe('the generator on the fixture dataset', () => {
     expect(second.ambiguous).toEqual(manifest.ambiguous);
   });
 
+  it('lets a province abbreviation repeat across countries: getbyabbreviation answers the first in data order, as documented', async () => {
+    const dataDir = await fixtureWith('stateProvince.json', (records) => {
+      pick(records as FixtureRecord[], 'name', 'Berlin').abbreviation = '34';
+    });
+    const shared = await buildFixture(dataDir);
+    const istanbul = pick(await fixtureRecords('stateProvince'), 'name', 'İstanbul');
+    expect(await readBody(shared, `${api}/stateprovince/getbyabbreviation/34.json`)).toEqual(istanbul);
+    expect((await readManifest(shared)).ambiguous).toContainEqual(expect.objectContaining({ file: `${api}/stateprovince/getbyabbreviation/34.json`, chosen: istanbul.id }));
+  });
+
   it('points dist at the new build through a relative symbolic link', async () => {
     expect(await readlink(distDir)).toBe(path.join('.dist-builds', manifest.buildId));
   });
@@ -179,7 +194,41 @@ describe('a build that fails', () => {
     const outside = await fixtureWith('countryHoliday.json', (records) => {
       records[0]!.startDate = '2030-01-01 00:00:00 GMT+01:00';
     });
-    expect(await buildFailure(outside)).toMatch(/countryHoliday [0-9a-f-]{36}: .*2030 is outside what .*countryholiday\/getbycountryid serves/);
+    expect(await buildFailure(outside)).toMatch(/data\/records\/countryHoliday\.json record #1 \(id [0-9a-f-]{36}\): .*2030 is outside what .*countryholiday\/getbycountryid serves/);
+  });
+
+  it('refuses two countries with one alpha-2 or alpha-3 code, naming file, both records and the field', async () => {
+    const [germany, turkey] = await fixtureRecords('country');
+    const dataDir = await fixtureWith('country.json', (records) => {
+      records[0]!.alpha2Code = 'TR';
+      records[0]!.alpha3Code = 'TUR';
+    });
+    const message = await buildFailure(dataDir);
+    const file = shownPath(dataDir, 'country.json');
+    for (const [field, code] of [['alpha2Code', 'TR'], ['alpha3Code', 'TUR']]) {
+      expect(message).toContain(`${file} record #2 (id ${turkey!.id}): field ${field}: ${code} is already used by ${file} record #1 (id ${germany!.id})`);
+    }
+  });
+
+  it('refuses two banks with one code, naming file, both records and the field', async () => {
+    const [ziraat, isBank] = await fixtureRecords('bank');
+    const dataDir = await fixtureWith('bank.json', (records) => {
+      records[1]!.code = records[0]!.code;
+    });
+    const file = shownPath(dataDir, 'bank.json');
+    expect(await buildFailure(dataDir)).toContain(`${file} record #2 (id ${isBank!.id}): field code: 010 is already used by ${file} record #1 (id ${ziraat!.id})`);
+  });
+
+  it('names the data file, record and field of a country name that cannot be a lookup key', async () => {
+    const [germany] = await fixtureRecords('country');
+    const dataDir = await fixtureWith('country.json', (records) => {
+      records[0]!.name = '—';
+      records[0]!.altNames = ['Deutschland', '***'];
+    });
+    const message = await buildFailure(dataDir);
+    const record = `${shownPath(dataDir, 'country.json')} record #1 (id ${germany!.id})`;
+    expect(message).toContain(`${record}: field name: "—" cannot be looked up, expected a name with at least one letter or digit`);
+    expect(message).toContain(`${record}: field altNames: "***" cannot be looked up`);
   });
 
   it('refuses a file that is not JSON or not a record type', async () => {

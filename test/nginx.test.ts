@@ -228,6 +228,42 @@ describe('deploy/nginx.ts renders nginx.conf (no nginx needed)', () => {
   });
 });
 
+describe('deploy/nginx.ts on the command line (no nginx needed)', () => {
+  /** The script as an operator runs it, without ORIGIN_HEADER so that nothing could be rendered by mistake. */
+  const runScript = (...args: string[]) =>
+    spawnSync(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'deploy/nginx.ts'), ...args], {
+      cwd: repoRoot,
+      encoding: 'utf8',
+      env: { ...process.env, ORIGIN_HEADER: '' },
+    });
+  const stackFrame = /^\s+at /m;
+
+  it('--help prints the usage on stdout and exits 0', () => {
+    for (const flag of ['--help', '-h']) {
+      const { status, stdout, stderr } = runScript(flag);
+      expect({ status, stderr }, flag).toEqual({ status: 0, stderr: '' });
+      expect(stdout, flag).toMatch(/^usage: .*deploy\/nginx\.ts --out DIR --root PATH/);
+      expect(stdout, flag).toContain('--listen-anywhere');
+    }
+  });
+
+  it('an unknown option or a missing --out or --root exits 2 with one line naming it, then the usage, and no stack trace', () => {
+    const cases = [
+      { args: ['--bogus'], line: "deploy/nginx.ts: Unknown option '--bogus'" },
+      { args: ['--root', '/srv/refdata/dist'], line: 'deploy/nginx.ts: missing --out DIR (where nginx.conf is written)' },
+      { args: ['--out', path.join(repoRoot, 'never-written'), '--root'], line: "deploy/nginx.ts: Option '--root <value>' argument missing" },
+    ];
+    for (const { args, line } of cases) {
+      const { status, stdout, stderr } = runScript(...args);
+      expect({ status, stdout }, args.join(' ')).toEqual({ status: 2, stdout: '' });
+      const [first, ...rest] = stderr.split('\n');
+      expect(first, args.join(' ')).toBe(line);
+      expect(rest.join('\n'), args.join(' ')).toMatch(/^\nusage: /);
+      expect(stderr, args.join(' ')).not.toMatch(stackFrame);
+    }
+  });
+});
+
 describe.skipIf(!nginxBinary)('nginx as the origin, over the fixture build', () => {
   let distDir: string;
   let manifest: Manifest;
