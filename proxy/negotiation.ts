@@ -17,8 +17,8 @@ export function matchesIfNoneMatch(header: string | undefined, etag: string): bo
 export type ContentCoding = 'br' | 'gzip' | 'identity';
 
 /**
- * gzip when the client takes it at least as gladly as brotli (ours is stitched from a cached
- * deflate, see compression.ts, so it costs far less than brotli per response), else brotli, else
+ * gzip when the client takes it at least as gladly as brotli (both are stitched from the body's
+ * cached compression, see compression.ts, and ours are about the same size), else brotli, else
  * none; an explicit `q=0` refuses a coding.
  */
 export function chooseEncoding(header: string | undefined): ContentCoding {
