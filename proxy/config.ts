@@ -58,6 +58,7 @@ const environmentSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9-]+: *\S.*$/, 'must look like "Name: value", e.g. "X-Origin-Secret: 4f1c…"')
     .optional(),
+  ORIGIN_CACHE_DIR: nonEmpty.default('.origin-cache'),
   WORKERS: z
     .string()
     .regex(/^\d{1,3}$/, 'must be a whole number of processes from 1 to 999')
@@ -107,7 +108,14 @@ export interface Config {
   /** `*`, or the browser origins allowed to read responses. */
   readonly corsOrigins: '*' | ReadonlySet<string>;
   /** Origin mode: bodies from this static host instead of distDir. */
-  readonly origin: { readonly url: URL; readonly header: readonly [string, string] | undefined } | undefined;
+  readonly origin:
+    | {
+        readonly url: URL;
+        readonly header: readonly [string, string] | undefined;
+        /** The local copy of the origin's manifest and bodies (originCopy.ts); undefined with `off`. */
+        readonly cacheDir: string | undefined;
+      }
+    | undefined;
   /** Processes serving requests (node:cluster); 1 runs without a cluster. */
   readonly workers: number;
   readonly bodyCacheBytes: number;
@@ -185,7 +193,11 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     origin:
       settings.ORIGIN_URL === undefined
         ? undefined
-        : { url: new URL(settings.ORIGIN_URL), header: settings.ORIGIN_HEADER === undefined ? undefined : splitHeader(settings.ORIGIN_HEADER) },
+        : {
+            url: new URL(settings.ORIGIN_URL),
+            header: settings.ORIGIN_HEADER === undefined ? undefined : splitHeader(settings.ORIGIN_HEADER),
+            cacheDir: settings.ORIGIN_CACHE_DIR === 'off' ? undefined : settings.ORIGIN_CACHE_DIR,
+          },
     workers: settings.WORKERS ?? availableParallelism(),
     bodyCacheBytes: settings.BODY_CACHE_MB * 1024 * 1024,
     logLevel: settings.LOG_LEVEL,

@@ -10,7 +10,8 @@ import { watch, type FSWatcher } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from './log.ts';
-import { openOriginStore, type OriginClient, type OriginStore } from './origin.ts';
+import { openOriginStore, openSavedOriginStore, type OriginClient, type OriginStore } from './origin.ts';
+import type { OriginCopy } from './originCopy.ts';
 import { openLocalStore, type BodyCache, type BodyStore } from './store.ts';
 
 export const originPollMs = 10_000;
@@ -55,11 +56,29 @@ export async function openLocalLiveStore(distDir: string, cache: BodyCache, log:
   return store;
 }
 
-export async function openOriginLiveStore(origin: OriginClient, cache: BodyCache, log: Logger): Promise<LiveStore> {
-  const reopen = (current: BodyStore): Promise<BodyStore> => openOriginStore(origin, cache, current as OriginStore);
+/**
+ * Origin mode. A worker that cannot reach the origin at start (502, 504, a broken manifest) opens
+ * the build the local copy last saved, its own or a sibling's, and answers from it and from the
+ * bodies the copy holds; the poll then switches to the origin's build as soon as it answers. Only
+ * with no saved build does the start fail.
+ */
+export async function openOriginLiveStore(origin: OriginClient, cache: BodyCache, copy: OriginCopy, log: Logger): Promise<LiveStore> {
+  const reopen = (current: BodyStore): Promise<BodyStore> => openOriginStore(origin, cache, copy, current as OriginStore);
+  const initial = await openOriginStore(origin, cache, copy).catch(async (error: unknown) => {
+    const saved = await openSavedOriginStore(origin, cache, copy).catch(() => undefined);
+    if (!saved) {
+      await origin.close();
+      throw error;
+    }
+    log.warn(
+      { event: 'origin-unreachable-at-start', buildId: saved.manifest.buildId, error: (error as Error).message },
+      'serving the build last saved in ORIGIN_CACHE_DIR until the origin answers',
+    );
+    return saved;
+  });
   const timer = setInterval(() => void store.reload('origin poll'), originPollMs);
   timer.unref();
-  const store = liveStore(await openOriginStore(origin, cache), reopen, log, () => {
+  const store = liveStore(initial, reopen, log, () => {
     clearInterval(timer);
     void origin.close();
   });

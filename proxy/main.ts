@@ -10,6 +10,7 @@ import { ApiError } from './envelope.ts';
 import { ConfigError, hasAuthSetting, loadConfig, type Config } from './config.ts';
 import { createLogger, type Logger } from './log.ts';
 import { startService } from './service.ts';
+import { ManifestError } from './manifestIndex.ts';
 import { StoreError } from './store.ts';
 import { supervise, type ListeningMessage } from './supervisor.ts';
 
@@ -75,7 +76,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  const known = error instanceof ConfigError || error instanceof StoreError || error instanceof ApiError;
+  const known = error instanceof ConfigError || error instanceof StoreError || error instanceof ManifestError || error instanceof ApiError;
   console.error(known ? `cannot start: ${error.message}` : error);
   process.exit(1);
 });

@@ -4,14 +4,15 @@
  * timeouts; one retry when a kept-alive connection turns out reset; every failure mapped to a
  * clear 502 or 504. Bodies are cached by their content hash (store.ts), so they never go stale;
  * what is revalidated with the origin's ETag is the manifest, which says which bodies are current.
+ * The public files (the OpenAPI document, the docs page) take the same path as bodies: fetched
+ * whole, checked against the manifest's hash, cached, then answered as local mode answers them.
  */
-import type { IncomingMessage } from 'node:http';
-import httpProxy from 'http-proxy';
 import { Agent, errors, request } from 'undici';
 import { ApiError } from './envelope.ts';
 import { computeEtag, manifestFileName, type Manifest } from './manifest.ts';
-import { publicCacheControl, type PassThrough } from './server.ts';
-import { findLookup, indexLookups, parseManifest, type BodyCache, type BodyStore } from './store.ts';
+import { findLookup, readManifest } from './manifestIndex.ts';
+import type { OriginCopy } from './originCopy.ts';
+import type { BodyCache, BodyStore } from './store.ts';
 
 export interface OriginSettings {
   readonly url: URL;
@@ -19,7 +20,14 @@ export interface OriginSettings {
   readonly header: readonly [name: string, value: string] | undefined;
 }
 
-export const originTimeouts = { connect: 2_000, headers: 5_000, body: 10_000 } as const;
+/** Milliseconds to connect, to receive the headers, and between two pieces of a body. */
+export interface OriginTimeouts {
+  readonly connect: number;
+  readonly headers: number;
+  readonly body: number;
+}
+
+export const originTimeouts: OriginTimeouts = { connect: 2_000, headers: 5_000, body: 10_000 };
 
 export interface OriginStore extends BodyStore {
   /** The origin's own ETag for the manifest, for the next conditional request. */
@@ -40,11 +48,11 @@ function isReset(error: unknown): boolean {
 }
 
 /** One origin: a keep-alive agent, the request wrapper, and the mapping of failures to statuses. */
-export function createOriginClient(settings: OriginSettings) {
+export function createOriginClient(settings: OriginSettings, timeouts: OriginTimeouts = originTimeouts) {
   const agent = new Agent({
-    connect: { timeout: originTimeouts.connect },
-    headersTimeout: originTimeouts.headers,
-    bodyTimeout: originTimeouts.body,
+    connect: { timeout: timeouts.connect },
+    headersTimeout: timeouts.headers,
+    bodyTimeout: timeouts.body,
     keepAliveTimeout: 30_000,
   });
   const base = settings.url.href.endsWith('/') ? settings.url.href : `${settings.url.href}/`;
@@ -81,31 +89,58 @@ export type OriginClient = ReturnType<typeof createOriginClient>;
 
 /**
  * The origin's current build. With `previous`, the manifest is asked for conditionally: an
- * unchanged manifest (304) returns `previous` itself.
+ * unchanged manifest (304) returns `previous` itself. A new manifest is kept in the local copy, so
+ * that a worker can start from it while the origin is down (openSavedOriginStore).
  */
-export async function openOriginStore(origin: OriginClient, cache: BodyCache, previous?: OriginStore): Promise<OriginStore> {
+export async function openOriginStore(origin: OriginClient, cache: BodyCache, copy: OriginCopy, previous?: OriginStore): Promise<OriginStore> {
   const conditional = previous?.manifestTag ? { 'If-None-Match': previous.manifestTag } : {};
   const response = await origin.fetchFile(manifestFileName, conditional);
   if (response.status === 304 && previous) return previous;
   if (response.status !== 200) {
     throw new ApiError(502, `The data origin answered ${response.status} for ${manifestFileName}: is it serving a build of npm run build?`);
   }
-  const manifest: Manifest = parseManifest(response.body.toString('utf8'), `the origin's ${manifestFileName}`);
-  const index = indexLookups(manifest);
+  // readManifest takes the bytes over, so the copy keeps its own.
+  const saved = { bytes: Buffer.from(response.body), originTag: response.etag };
+  const store = await storeFromManifest(response.body, `the origin's ${manifestFileName}`, response.etag, origin, cache, copy);
+  void copy.saveManifest(saved);
+  void copy.prune(etagsOf(store.manifest));
+  return store;
+}
 
+/** The build the local copy last saved, or undefined when it holds none: for a start while the origin is down. */
+export async function openSavedOriginStore(origin: OriginClient, cache: BodyCache, copy: OriginCopy): Promise<OriginStore | undefined> {
+  const saved = await copy.readManifest();
+  if (!saved) return undefined;
+  return storeFromManifest(saved.bytes, `the saved copy of the origin's ${manifestFileName}`, saved.originTag, origin, cache, copy);
+}
+
+function etagsOf(manifest: Manifest): Set<string> {
+  const etags = new Set<string>();
+  for (const entry of Object.values(manifest.files)) etags.add(entry.etag);
+  for (const entry of Object.values(manifest.public)) etags.add(entry.etag);
+  return etags;
+}
+
+async function storeFromManifest(bytes: Buffer, where: string, manifestTag: string | undefined, origin: OriginClient, cache: BodyCache, copy: OriginCopy): Promise<OriginStore> {
+  const { manifest, index } = await readManifest(bytes, where);
+
+  // Nothing reaches the client before the whole file is in and its hash checked: an origin that
+  // resets or stalls halfway costs a 502 or 504 envelope, never a cut or hanging response. The
+  // local copy is asked first (its bodies are checked against their ETag as well).
   const load = async (file: string, etag: string): Promise<Buffer> => {
+    const kept = await copy.readBody(etag);
+    if (kept) return kept;
     const { status, body } = await origin.fetchFile(file);
-    if (status === 404) throw new ApiError(404, 'The data origin has no body for this lookup: it may be switching builds; retry shortly.');
-    if (status !== 200) throw new ApiError(502, `The data origin answered ${status} for a body: retry shortly.`);
-    // The origin may already serve a newer build than this manifest: never serve a body as another.
-    if (computeEtag(body) !== etag) throw new ApiError(503, 'The data origin is switching builds: retry shortly.', { 'Retry-After': '1' });
+    if (Object.hasOwn(manifest.public, file)) checkPublicFile(file, etag, status, body);
+    else checkBody(etag, status, body);
+    void copy.saveBody(etag, body);
     return body;
   };
 
   return {
     manifest,
     source: origin.base,
-    manifestTag: response.etag,
+    manifestTag,
     find: (routePath, keys) => findLookup(index, routePath, keys),
     cached: (entry) => cache.get(entry.etag),
     read: async (file, entry) => {
@@ -116,58 +151,22 @@ export async function openOriginStore(origin: OriginClient, cache: BodyCache, pr
   };
 }
 
-/**
- * Origin mode streams the public files (the OpenAPI document, the docs page's assets) straight
- * from the origin with http-proxy: plain pass-through, no envelope, no cache of ours. Only files
- * the manifest lists as public reach it (server.ts), under their exact path; the client's
- * Authorization and Cookie headers are not forwarded.
- */
-export function createPassThrough(settings: OriginSettings): PassThrough {
-  const proxy = httpProxy.createProxyServer({
-    target: settings.url.href,
-    changeOrigin: true,
-    proxyTimeout: originTimeouts.body,
-    headers: settings.header ? { [settings.header[0]]: settings.header[1] } : {},
-    // The origin's answer is looked at before anything reaches the client: see below.
-    selfHandleResponse: true,
-  });
-  const failures = new WeakMap<IncomingMessage, (error: ApiError) => void>();
-  proxy.on('proxyRes', (originResponse, request, response) => {
-    const status = originResponse.statusCode ?? 502;
-    if (status !== 200 && status !== 304) {
-      // An origin's error page is never passed on (nor cached): the client gets the envelope.
-      originResponse.resume();
-      failures.get(request)?.(
-        status === 404
-          ? new ApiError(404, 'The data origin has no such file: it may be switching builds; retry shortly.')
-          : new ApiError(502, `The data origin answered ${status}; retry shortly.`),
-      );
-      return;
-    }
-    for (const name of passedHeaders) {
-      const value = originResponse.headers[name];
-      if (value !== undefined) response.setHeader(name, value);
-    }
-    // Public files carry the same caching policy in both modes, whatever the origin says.
-    response.setHeader('Cache-Control', publicCacheControl);
-    response.writeHead(status);
-    originResponse.pipe(response);
-  });
-  return (request, response, file, fail) => {
-    delete request.headers.authorization;
-    delete request.headers.cookie;
-    request.url = `/${file}`;
-    failures.set(request, fail);
-    proxy.web(request, response, {}, (error: NodeJS.ErrnoException) => {
-      const timedOut = error.code === 'ETIMEDOUT' || error.code === 'ESOCKETTIMEDOUT';
-      fail(
-        timedOut
-          ? new ApiError(504, 'The data origin did not answer in time; retry shortly.')
-          : new ApiError(502, `The data origin is unreachable (${error.code ?? error.message}); retry shortly.`),
-      );
-    });
-  };
+function checkBody(etag: string, status: number, body: Buffer): void {
+  if (status === 404) throw new ApiError(404, 'The data origin has no body for this lookup: it may be switching builds; retry shortly.');
+  if (status !== 200) throw new ApiError(502, `The data origin answered ${status} for a body: retry shortly.`);
+  // The origin may already serve a newer build than this manifest: never serve a body as another.
+  if (computeEtag(body) !== etag) throw new ApiError(503, 'The data origin is switching builds: retry shortly.', { 'Retry-After': '1' });
 }
 
-/** What a public file's response takes from the origin's; the rest is ours. */
-const passedHeaders = ['content-type', 'content-length', 'content-encoding', 'etag', 'last-modified', 'vary'];
+/**
+ * A public file as the origin answered it, checked like a body. Its bytes must hash to the
+ * manifest's ETag: an origin serving a damaged or foreign copy is refused with a 502 rather than
+ * passed on. The origin's error page is never passed on either: the client gets the envelope.
+ */
+function checkPublicFile(file: string, etag: string, status: number, body: Buffer): void {
+  if (status === 404) throw new ApiError(404, `The data origin has no /${file}: it may be switching builds; retry shortly.`);
+  if (status !== 200) throw new ApiError(502, `The data origin answered ${status} for /${file}: retry shortly.`);
+  if (computeEtag(body) !== etag) {
+    throw new ApiError(502, `The data origin's /${file} does not match the build this service serves (its hash differs from the manifest's): the origin may be switching builds or serving a damaged copy; retry shortly.`);
+  }
+}

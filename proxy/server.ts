@@ -4,19 +4,19 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Duplex } from 'node:stream';
 import { LRUCache } from 'lru-cache';
 import { authorize, type Authenticate } from './auth.ts';
 import type { Config } from './config.ts';
 import { encodeResponse, type EncodedBody } from './compression.ts';
+import { allowedMethods, guardEdge, methodNotAllowed, refuseMalformed, watchExchange } from './edge.ts';
 import { ApiError, cutEcho, newGlobalId, successHead, successTail, wrapFailure, wrapSuccess } from './envelope.ts';
 import { expectedForms, normaliseKey } from './keys.ts';
 import type { Logger } from './log.ts';
 import { chooseEncoding, corsHeaders, matchesIfNoneMatch, noCorsHeaders, preflightHeaders, type CorsPolicy } from './negotiation.ts';
 import { findRoute, recordLabels, type Route } from './routes.ts';
-import type { BodyStore, Lookup } from './store.ts';
+import type { Lookup } from './manifestIndex.ts';
+import type { BodyStore } from './store.ts';
 
-const allowedMethods = 'GET, HEAD, OPTIONS';
 const jsonType = 'application/json; charset=utf-8';
 /**
  * Responses are token-gated, so no shared cache may keep them (`private`); a client may reuse one
@@ -26,13 +26,9 @@ export const cacheControl = 'private, max-age=60';
 /** The OpenAPI document and the docs page are public and change only with a build. */
 export const publicCacheControl = 'public, max-age=300';
 
-/** Streams a public file from the origin (origin mode), or undefined to read it from the store. */
-export type PassThrough = (request: http.IncomingMessage, response: http.ServerResponse, file: string, fail: (error: ApiError) => void) => void;
-
 export interface ServerDependencies {
   /** The build to answer from: looked up per request, so a new build takes over at once. */
   readonly store: () => BodyStore;
-  readonly passThrough?: PassThrough | undefined;
   readonly authenticate: Authenticate;
   readonly scopes: Config['auth']['scopes'];
   readonly cors: CorsPolicy;
@@ -147,7 +143,10 @@ function publicFileOf(pathname: string): string | undefined {
   return pathname.startsWith('/docs/') ? pathname.slice(1) : undefined;
 }
 
-/** The OpenAPI document and the docs page: as they are, no token, cacheable by anyone. */
+/**
+ * The OpenAPI document and the docs page: as they are, no token, cacheable by anyone. Read through
+ * the store in both modes, so origin mode answers only a whole file whose hash matches the manifest.
+ */
 async function answerPublicFile(
   request: http.IncomingMessage,
   response: http.ServerResponse,
@@ -159,12 +158,6 @@ async function answerPublicFile(
   const store = deps.store();
   const entry = store.manifest.public[file];
   if (!entry) throw new ApiError(404, `No file at ${echo(`/${file}`)}: the documentation is at /docs and /openapi.json.`);
-  if (deps.passThrough) {
-    // Set before the origin's headers are copied in, which never hold these names.
-    for (const [name, value] of Object.entries(common)) response.setHeader(name, value);
-    const origin = request.headers.origin;
-    return deps.passThrough(request, response, file, (error) => sendFailure(response, method, String(common['X-Request-Id']), origin, error, deps));
-  }
   const headers: http.OutgoingHttpHeaders = { ETag: entry.etag, 'Cache-Control': publicCacheControl, Vary: 'Accept-Encoding', ...common };
   if (matchesIfNoneMatch(request.headers['if-none-match'], entry.etag)) {
     response.writeHead(304, headers);
@@ -250,7 +243,7 @@ function answer(
     return;
   }
   if (method !== 'GET' && method !== 'HEAD') {
-    throw new ApiError(405, `Method ${method} is not allowed: this service only reads, use GET.`, { Allow: allowedMethods });
+    throw methodNotAllowed(method);
   }
   const probe = answerProbe(pathname, deps);
   if (probe) return send(response, method, 200, { 'Cache-Control': 'no-store', ...commonHeaders(globalId, cors) }, wrapSuccess(globalId, Buffer.from(JSON.stringify(probe))));
@@ -333,7 +326,9 @@ export function createRequestListener(deps: ServerDependencies): http.RequestLis
         deps.log.info({ method: request.method, path: target, status: response.statusCode, ms: Math.round((performance.now() - started) * 100) / 100, globalId });
       });
     }
+    watchExchange(request, response);
     try {
+      refuseMalformed(request);
       answer(request, response, globalId, pathname, query, deps, targets)?.catch((error: unknown) => fail(request, response, globalId, error, deps));
     } catch (error) {
       fail(request, response, globalId, error, deps);
@@ -341,31 +336,17 @@ export function createRequestListener(deps: ServerDependencies): http.RequestLis
   };
 }
 
-/**
- * Requests Node's parser refuses never reach the listener; they still get an envelope, with a
- * status that says why (RFC 9110 §15.5).
- */
-function answerUnparsable(error: NodeJS.ErrnoException, socket: Duplex): void {
-  if (error.code === 'ECONNRESET' || !socket.writable) {
-    socket.destroy();
-    return;
-  }
-  const [status, reason, message] =
-    error.code === 'HPE_HEADER_OVERFLOW'
-      ? [431, 'Request Header Fields Too Large', 'The request headers are too large.']
-      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? [408, 'Request Timeout', 'The request was not completed in time.']
-        : [400, 'Bad Request', 'The request could not be parsed as HTTP: percent-encode characters outside ASCII in the path and query (e.g. name=%C4%B0stanbul).'];
-  const globalId = newGlobalId();
-  const body = wrapFailure(globalId, message);
-  socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: ${jsonType}\r\nContent-Length: ${body.length}\r\nCache-Control: no-store\r\n` +
-      `X-Request-Id: ${globalId}\r\nConnection: close\r\n\r\n${body.toString()}`,
-  );
+export interface ClientTimeouts {
+  readonly headersMs: number;
+  readonly requestMs: number;
+  readonly keepAliveMs: number;
+  readonly checkEveryMs: number;
+  /** How long a refused client that does not close its side may stay silent before it is cut off. */
+  readonly lingerMs?: number;
 }
 
 /** Slow clients are cut off: headers within 10 s, a whole request within 30 s (checked every second). */
-export const clientTimeouts = { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000, checkEveryMs: 1_000 };
+export const clientTimeouts = { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000, checkEveryMs: 1_000, lingerMs: 5_000 } as const satisfies ClientTimeouts;
 /** In-flight requests get this long to finish on SIGTERM before their connections are closed. */
 export const shutdownGraceMs = 10_000;
 
@@ -376,13 +357,22 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export function startServer(deps: ServerDependencies, port: number, host: string, timeouts = clientTimeouts): Promise<RunningServer> {
+export function startServer(deps: ServerDependencies, port: number, host: string, timeouts: ClientTimeouts = clientTimeouts): Promise<RunningServer> {
+  const listener = createRequestListener(deps);
   const server = http.createServer(
-    { requestTimeout: timeouts.requestMs, headersTimeout: timeouts.headersMs, connectionsCheckingInterval: timeouts.checkEveryMs },
-    createRequestListener(deps),
+    {
+      requestTimeout: timeouts.requestMs,
+      headersTimeout: timeouts.headersMs,
+      connectionsCheckingInterval: timeouts.checkEveryMs,
+      // Whatever NODE_OPTIONS says: a lenient parser is a request-smuggling vector.
+      insecureHTTPParser: false,
+      // Host is checked by refuseMalformed, which answers with the envelope rather than Node's bare 400.
+      requireHostHeader: false,
+    },
+    listener,
   );
   server.keepAliveTimeout = timeouts.keepAliveMs;
-  server.on('clientError', answerUnparsable);
+  guardEdge(server, listener, { headersMs: timeouts.headersMs, requestMs: timeouts.requestMs, lingerMs: timeouts.lingerMs ?? clientTimeouts.lingerMs });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

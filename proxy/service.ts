@@ -6,7 +6,8 @@ import { createAuthenticator } from './auth.ts';
 import type { Config } from './config.ts';
 import { openLocalLiveStore, openOriginLiveStore, type LiveStore } from './live.ts';
 import type { Logger } from './log.ts';
-import { createOriginClient, createPassThrough } from './origin.ts';
+import { createOriginClient, originTimeouts, type OriginTimeouts } from './origin.ts';
+import { noOriginCopy, openOriginCopy } from './originCopy.ts';
 import { startServer, type RunningServer } from './server.ts';
 import { createBodyCache } from './store.ts';
 
@@ -16,6 +17,8 @@ export interface ServiceOptions {
   readonly log: Logger;
   /** The clock, for tests that freeze it. */
   readonly now?: () => number;
+  /** The origin's timeouts, for tests that make a stalled origin fail fast. */
+  readonly originTimeouts?: OriginTimeouts;
 }
 
 export interface RunningService {
@@ -25,19 +28,21 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
-export async function openBuild(config: Config, log: Logger): Promise<LiveStore> {
+export async function openBuild(config: Config, log: Logger, timeouts: OriginTimeouts = originTimeouts): Promise<LiveStore> {
   const cache = createBodyCache(config.bodyCacheBytes);
-  if (config.origin) return openOriginLiveStore(createOriginClient(config.origin), cache, log);
+  if (config.origin) {
+    const copy = config.origin.cacheDir === undefined ? noOriginCopy : await openOriginCopy(config.origin.cacheDir, log);
+    return openOriginLiveStore(createOriginClient(config.origin, timeouts), cache, copy, log);
+  }
   return openLocalLiveStore(config.distDir, cache, log);
 }
 
-export async function startService(config: Config, { extraKeys = [], log, now }: ServiceOptions): Promise<RunningService> {
+export async function startService(config: Config, { extraKeys = [], log, now, originTimeouts: timeouts }: ServiceOptions): Promise<RunningService> {
   const authenticate = await createAuthenticator({ auth: config.auth, extraKeys, ...(now ? { now } : {}) });
-  const build = await openBuild(config, log);
+  const build = await openBuild(config, log, timeouts);
   const running = await startServer(
     {
       store: build.current,
-      passThrough: config.origin ? createPassThrough(config.origin) : undefined,
       authenticate,
       scopes: config.auth.scopes,
       cors: { origins: config.corsOrigins },

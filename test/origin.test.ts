@@ -1,23 +1,30 @@
 /**
  * Origin mode against a static host this test controls: it can demand a secret header, count
- * requests, answer 404, stall, or be gone. (test/nginx.test.ts runs the same against real nginx.)
+ * requests, answer 404, stall, cut or corrupt a public file, or be gone. (test/nginx.test.ts runs
+ * the same against real nginx.)
  */
 import { createHash } from 'node:crypto';
-import { readFile, realpath, rm } from 'node:fs/promises';
+import { access, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../proxy/envelope.ts';
-import type { RunningService } from '../proxy/service.ts';
-import { buildFixture, copyFixture, startTestService, testKey } from './support.ts';
+import { loadConfig } from '../proxy/config.ts';
+import { silentLogger } from '../proxy/log.ts';
+import { startService, type RunningService } from '../proxy/service.ts';
+import { buildFixture, copyFixture, startTestService, tempDir, testKey } from './support.ts';
 import { buildDist } from '../generator/build.ts';
 
 interface StaticOrigin {
   readonly url: string;
   /** Requests per path, since the start. */
   readonly hits: Map<string, number>;
-  mode: 'serve' | 'stall' | 'reset-once' | 'slow';
+  /**
+   * The last three touch only the public files (openapi.json, docs/): the headers and half the
+   * file, then a reset or nothing at all; or the whole file with one byte changed.
+   */
+  mode: 'serve' | 'stall' | 'reset-once' | 'slow' | 'reset-mid-file' | 'stall-mid-file' | 'corrupt' | 'down';
   /** Conditional manifest requests answered 304. */
   notModified: number;
   /** The Authorization header of the last request, if any reached the origin. */
@@ -36,22 +43,38 @@ function startStaticOrigin(root: string): Promise<StaticOrigin> {
     origin.lastAuthorization = request.headers.authorization;
     if (request.headers[secret[0].toLowerCase()] !== secret[1]) return response.writeHead(403).end();
     if (origin.mode === 'stall') return; // never answers
+    if (origin.mode === 'down') return request.socket.destroy(); // every connection dropped, as a host that is gone
     if (origin.mode === 'slow') await new Promise((resolve) => setTimeout(resolve, 500));
     if (origin.mode === 'reset-once') {
       origin.mode = 'serve';
       return request.socket.destroy(); // as a kept-alive connection the origin dropped
     }
+    let body: Buffer;
     try {
-      const body = await readFile(path.join(await realpath(root), pathname));
-      const etag = `"${createHash('sha1').update(body).digest('hex')}"`;
-      if (request.headers['if-none-match'] === etag) {
-        origin.notModified++;
-        return response.writeHead(304, { ETag: etag }).end();
-      }
-      response.writeHead(200, { 'Content-Type': 'application/json', ETag: etag, 'Content-Length': body.length }).end(body);
+      body = await readFile(path.join(await realpath(root), pathname));
     } catch {
-      response.writeHead(404).end();
+      return response.writeHead(404).end();
     }
+    const etag = `"${createHash('sha1').update(body).digest('hex')}"`;
+    if (request.headers['if-none-match'] === etag) {
+      origin.notModified++;
+      return response.writeHead(304, { ETag: etag }).end();
+    }
+    const isPublic = pathname === '/openapi.json' || pathname.startsWith('/docs/');
+    if (isPublic && (origin.mode === 'reset-mid-file' || origin.mode === 'stall-mid-file')) {
+      const resets = origin.mode === 'reset-mid-file';
+      response.writeHead(200, { 'Content-Type': 'application/json', ETag: etag, 'Content-Length': body.length });
+      response.write(body.subarray(0, body.length >> 1), () => {
+        if (resets) request.socket.destroy();
+      });
+      return;
+    }
+    if (isPublic && origin.mode === 'corrupt') {
+      const middle = body.length >> 1;
+      body = Buffer.from(body);
+      body[middle] = (body[middle] as number) ^ 0x20; // same length, one letter's case flipped
+    }
+    response.writeHead(200, { 'Content-Type': 'application/json', ETag: etag, 'Content-Length': body.length }).end(body);
   });
   return new Promise((resolve) =>
     server.listen(0, '127.0.0.1', () => {
@@ -119,7 +142,7 @@ describe('origin mode', () => {
     expect(proxied.build.current().manifest.buildId).toBe(buildId);
   });
 
-  it('passes the public files through (http-proxy) with our headers and without the client token', async () => {
+  it('serves the public files without the client token, with our request id, CORS and caching headers', async () => {
     for (const target of ['/openapi.json', '/docs/']) {
       const response = await fetch(`${proxied.running.url}${target}`, { headers: { ...auth, Origin: 'https://forms.example.test' } });
       expect(response.status, target).toBe(200);
@@ -131,6 +154,20 @@ describe('origin mode', () => {
     const document = (await (await fetch(`${proxied.running.url}/openapi.json`)).json()) as { openapi: string };
     expect(document.openapi).toMatch(/^3\.1/);
     expect((await fetch(`${proxied.running.url}/docs/not-a-file.js`)).status).toBe(404);
+  });
+
+  it('serves a public file with the bytes and ETag local mode serves, and answers its If-None-Match with 304', async () => {
+    for (const target of ['/openapi.json', '/docs']) {
+      const [fromDisk, fromOrigin] = await Promise.all([fetch(`${local.running.url}${target}`), fetch(`${proxied.running.url}${target}`)]);
+      expect(fromOrigin.status, target).toBe(200);
+      for (const header of ['etag', 'content-type', 'content-encoding', 'cache-control', 'vary']) {
+        expect(fromOrigin.headers.get(header), `${target} ${header}`).toBe(fromDisk.headers.get(header));
+      }
+      expect(Buffer.from(await fromOrigin.arrayBuffer()).equals(Buffer.from(await fromDisk.arrayBuffer())), target).toBe(true);
+      const revalidated = await fetch(`${proxied.running.url}${target}`, { headers: { 'If-None-Match': fromDisk.headers.get('etag') as string } });
+      expect(revalidated.status, target).toBe(304);
+      expect(revalidated.headers.get('etag'), target).toBe(fromDisk.headers.get('etag'));
+    }
   });
 
   it('retries once when the origin resets the connection', async () => {
@@ -215,5 +252,157 @@ describe('origin mode, failing at start', () => {
     } finally {
       await service.close();
     }
+  });
+});
+
+/** Small enough that a stalled origin fails the request at once; a fixture file still arrives in time. */
+const testTimeouts = { connect: 2_000, headers: 2_000, body: 300 };
+
+/** The envelope of a failure, read only after its status has been checked (a cut 200 would hang here). */
+async function envelopeOf(response: Response): Promise<{ isSuccess: boolean; message: string | null; body: unknown }> {
+  const envelope = (await response.json()) as { header: { isSuccess: boolean; message: string | null }; body: unknown };
+  return { isSuccess: envelope.header.isSuccess, message: envelope.header.message, body: envelope.body };
+}
+
+// Each test starts its own service: a public file served once is cached, and would hide the origin.
+describe('origin mode, public files from a faulty origin', () => {
+  let distDir: string;
+  let origin: StaticOrigin;
+  let local: RunningService;
+  const startFresh = async (): Promise<RunningService> =>
+    startService(loadConfig({ PORT: '0', DIST_DIR: distDir, API_KEYS: testKey, ORIGIN_URL: origin.url, ORIGIN_HEADER: `${secret[0]}: ${secret[1]}`, ORIGIN_CACHE_DIR: await tempDir() }), {
+      log: silentLogger,
+      originTimeouts: testTimeouts,
+    });
+  beforeAll(async () => {
+    distDir = await buildFixture();
+    origin = await startStaticOrigin(distDir);
+    local = await startTestService(distDir);
+  });
+  afterAll(async () => {
+    await local.close();
+    await origin.close();
+  });
+
+  it('502 envelope when the origin resets a public file halfway, and the service goes on answering', async () => {
+    const service = await startFresh();
+    try {
+      origin.mode = 'reset-mid-file';
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const response = await fetch(`${service.running.url}/openapi.json`);
+        expect(response.status).toBe(502);
+        expect(response.headers.get('cache-control')).toBe('no-store');
+        expect(await envelopeOf(response)).toMatchObject({ isSuccess: false, body: null, message: expect.stringMatching(/data origin/) });
+      }
+      origin.mode = 'serve';
+      expect((await fetch(`${service.running.url}/healthz`)).status).toBe(200);
+      expect((await fetch(`${service.running.url}/openapi.json`)).status).toBe(200);
+    } finally {
+      origin.mode = 'serve';
+      await service.close();
+    }
+  });
+
+  it('504 envelope when the origin stalls halfway through a public file, within the body timeout', async () => {
+    const service = await startFresh();
+    try {
+      origin.mode = 'stall-mid-file';
+      const response = await fetch(`${service.running.url}/openapi.json`);
+      expect(response.status).toBe(504);
+      expect(await envelopeOf(response)).toMatchObject({ isSuccess: false, body: null, message: expect.stringMatching(/did not answer in time/) });
+      origin.mode = 'serve';
+      expect((await fetch(`${service.running.url}/openapi.json`)).status).toBe(200);
+    } finally {
+      origin.mode = 'serve';
+      await service.close();
+    }
+  });
+
+  it('never passes on a public file whose bytes do not match the build: 502, then the good file once the origin serves it', async () => {
+    const service = await startFresh();
+    try {
+      origin.mode = 'corrupt';
+      const response = await fetch(`${service.running.url}/openapi.json`);
+      expect(response.status).toBe(502);
+      expect(await envelopeOf(response)).toMatchObject({ isSuccess: false, body: null, message: expect.stringMatching(/does not match/) });
+      origin.mode = 'serve';
+      const [fromDisk, fromOrigin] = await Promise.all([fetch(`${local.running.url}/openapi.json`), fetch(`${service.running.url}/openapi.json`)]);
+      expect(fromOrigin.status).toBe(200);
+      expect(Buffer.from(await fromOrigin.arrayBuffer()).equals(Buffer.from(await fromDisk.arrayBuffer()))).toBe(true);
+    } finally {
+      origin.mode = 'serve';
+      await service.close();
+    }
+  });
+});
+
+/** Waits until `file` exists: the local copy is written behind the response, not before it. */
+async function saved(file: string): Promise<void> {
+  while (!(await access(file).then(() => true, () => false))) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
+describe('origin mode, starting while the origin is down', () => {
+  let distDir: string;
+  let origin: StaticOrigin;
+  let copyDir: string;
+  const settings = (): NodeJS.ProcessEnv => ({ API_KEYS: testKey, ORIGIN_URL: origin.url, ORIGIN_HEADER: `${secret[0]}: ${secret[1]}`, ORIGIN_CACHE_DIR: copyDir });
+  const tryEtag = async (): Promise<string> => {
+    const manifest = JSON.parse(await readFile(path.join(distDir, 'manifest.json'), 'utf8')) as { files: Record<string, { etag: string }> };
+    return manifest.files['financemanagement/api/currency/getbycode/try.json']?.etag ?? '';
+  };
+  const savedBody = async (): Promise<string> => path.join(copyDir, 'bodies', `${(await tryEtag()).slice(1, -1)}.json`);
+
+  beforeEach(async () => {
+    distDir = await buildFixture();
+    origin = await startStaticOrigin(distDir);
+    copyDir = await tempDir();
+    // A first worker, while the origin is up: it keeps the manifest and what it fetches.
+    const first = await startTestService(distDir, settings());
+    expect((await call(first, tryCurrency)).status).toBe(200);
+    await saved(path.join(copyDir, 'manifest.json'));
+    await saved(await savedBody());
+    await first.close();
+    origin.mode = 'down';
+  });
+  afterEach(async () => {
+    await origin.close();
+  });
+
+  it('starts from the build and bodies another worker saved, and answers them', async () => {
+    const replacement = await startTestService(distDir, settings());
+    try {
+      const answer = await call(replacement, tryCurrency);
+      expect(answer.status).toBe(200);
+      expect(answer.body).toMatchObject({ code: 'TRY' });
+      // Never fetched by this worker, nor in the copy: the origin is needed, and is down.
+      const missing = await call(replacement, '/financemanagement/api/currency/getbycode?code=usd');
+      expect(missing.status).toBe(502);
+      expect(missing.message).toMatch(/^The data origin is unreachable/);
+      // Once the origin is back, the poll finds it (the same build: 304) and bodies come from it again.
+      origin.mode = 'serve';
+      await replacement.build.reload('test');
+      expect((await call(replacement, '/financemanagement/api/currency/getbycode?code=usd')).status).toBe(200);
+    } finally {
+      await replacement.close();
+    }
+  });
+
+  it('never serves a saved body whose bytes no longer match its ETag', async () => {
+    const file = await savedBody();
+    const bytes = await readFile(file);
+    bytes[bytes.length >> 1] = (bytes[bytes.length >> 1] as number) ^ 0x20;
+    await writeFile(file, bytes);
+    const replacement = await startTestService(distDir, settings());
+    try {
+      expect((await call(replacement, tryCurrency)).status).toBe(502);
+      await expect(access(file)).rejects.toThrow();
+    } finally {
+      await replacement.close();
+    }
+  });
+
+  it('fails to start, saying why, when nothing was saved', async () => {
+    copyDir = await tempDir();
+    await expect(startTestService(distDir, settings())).rejects.toThrow(/^The data origin is unreachable/);
   });
 });

@@ -5,7 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { bodyPath, findRoute } from '../proxy/routes.ts';
-import { createBodyCache, findLookup, indexLookups, openLocalStore } from '../proxy/store.ts';
+import type { Manifest } from '../proxy/manifest.ts';
+import { findLookup, indexLookups, ManifestError, readManifest } from '../proxy/manifestIndex.ts';
+import { createBodyCache, openLocalStore } from '../proxy/store.ts';
 import { buildFixture } from './support.ts';
 
 /** A load that answers after a few milliseconds, like a fetch from the origin. */
@@ -70,5 +72,54 @@ describe('lookup index', () => {
     expect(store.find('/addressmanagement/api/country/getbyalpha2code', ['zz'])).toBeUndefined();
     expect(store.find('/addressmanagement/api/country/nosuchoperation', ['tr'])).toBeUndefined();
     expect(store.find('/addressmanagement/api/country/getbyalpha2code', ['tr'])?.file).toBe('addressmanagement/api/country/getbyalpha2code/tr.json');
+  });
+});
+
+describe('reading a manifest', () => {
+  /** The fixture build's manifest with `count` body files of one route: as large as the real one at 66,000. */
+  async function largeManifest(count: number): Promise<{ bytes: Buffer; manifest: Manifest }> {
+    const { manifest } = await openLocalStore(await buildFixture());
+    const files: Manifest['files'] = {};
+    for (let number = 0; number < count; number++) {
+      files[`addressmanagement/api/neighborhood/getbyid/${number.toString(16).padStart(32, '0')}.json`] = { size: 100 + number, etag: `"etag${number}"` };
+    }
+    const large = { ...manifest, files };
+    return { bytes: Buffer.from(JSON.stringify(large)), manifest: large };
+  }
+
+  it('lets other work run while it parses, checks and indexes 60,000 body files', async () => {
+    const { bytes, manifest } = await largeManifest(60_000);
+    let turns = 0;
+    let reading = true;
+    const turn = (): void => {
+      turns++;
+      if (reading) setImmediate(turn);
+    };
+    setImmediate(turn);
+    const opened = await readManifest(bytes, 'the large manifest');
+    reading = false;
+    // Parsed on another thread, then checked and indexed 2,000 files a turn: at least 29 turns.
+    expect(turns).toBeGreaterThanOrEqual(29);
+    expect(opened.manifest).toEqual(manifest);
+    const byId = opened.index.get('/addressmanagement/api/neighborhood/getbyid');
+    expect(byId?.size).toBe(60_000);
+    expect(findLookup(opened.index, '/addressmanagement/api/neighborhood/getbyid', ['0'.repeat(31) + 'a'])?.entry).toEqual({ size: 110, etag: '"etag10"' });
+  });
+
+  it.each([
+    ['not JSON', Buffer.from('{"buildId": '), 'it is not JSON'],
+    ['a path outside the build', null, '"addressmanagement/api/country/getbyid/../../../../etc/passwd.json" is not a body file\'s path'],
+    ['an entry with another field', null, 'must be {"size": <bytes>, "etag": "<tag>"}'],
+    ['a negative size', null, 'size: Too small'],
+  ])('refuses %s, saying what is wrong', async (what, given, message) => {
+    const { manifest } = await openLocalStore(await buildFixture());
+    const files: Record<string, unknown> = {
+      'a path outside the build': { 'addressmanagement/api/country/getbyid/../../../../etc/passwd.json': { size: 1, etag: '"x"' } },
+      'an entry with another field': { 'addressmanagement/api/country/getall.json': { size: 1, etag: '"x"', path: '/etc/passwd' } },
+      'a negative size': { 'addressmanagement/api/country/getall.json': { size: -1, etag: '"x"' } },
+    };
+    const bytes = given ?? Buffer.from(JSON.stringify({ ...manifest, files: files[what] }));
+    await expect(readManifest(bytes, 'the manifest')).rejects.toThrow(new RegExp(`^the manifest is not a manifest written by npm run build: .*${message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    await expect(readManifest(Buffer.from(bytes), 'the manifest')).rejects.toBeInstanceOf(ManifestError);
   });
 });

@@ -46,7 +46,9 @@ export async function startTestService(
   now?: () => number,
   log: Logger = silentLogger,
 ): Promise<RunningService> {
-  const config = loadConfig({ PORT: '0', DIST_DIR: distDir, ...environment });
+  // In origin mode each service gets a copy of its own, so no test sees bodies another one saved.
+  const originCopy = environment.ORIGIN_URL && !environment.ORIGIN_CACHE_DIR ? { ORIGIN_CACHE_DIR: await tempDir('refdata-origin-copy-') } : {};
+  const config = loadConfig({ PORT: '0', DIST_DIR: distDir, ...originCopy, ...environment });
   return startService(config, { log, ...(now ? { now } : {}) });
 }
 

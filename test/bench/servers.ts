@@ -219,7 +219,8 @@ export async function startNginx(options: NginxOptions): Promise<RunningServer> 
 /** Settings a proxy reads from the environment; any the caller's shell has are removed first. */
 const proxySettings = [
   'PORT', 'HOST', 'DIST_DIR', 'API_KEYS', 'API_KEYS_FILE', 'JWT_SECRET', 'JWT_PUBLIC_KEY', 'JWKS_URL', 'JWT_ISSUER', 'JWT_AUDIENCE',
-  'JWT_CLOCK_TOLERANCE', 'FINANCE_SCOPE', 'ADDRESS_SCOPE', 'CORS_ORIGINS', 'ORIGIN_URL', 'ORIGIN_HEADER', 'WORKERS', 'BODY_CACHE_MB', 'LOG_LEVEL', 'NODE_ENV',
+  'JWT_CLOCK_TOLERANCE', 'JWT_MAX_LIFETIME', 'FINANCE_SCOPE', 'ADDRESS_SCOPE', 'CORS_ORIGINS', 'ORIGIN_URL', 'ORIGIN_HEADER', 'ORIGIN_CACHE_DIR',
+  'WORKERS', 'BODY_CACHE_MB', 'LOG_LEVEL', 'NODE_ENV',
 ];
 
 export interface ProxyOptions {
