@@ -88,7 +88,7 @@ function lookupOperation(route: Route, options: OpenApiOptions): JsonObject {
       400: ref('responses', route.params.length > 0 ? 'BadParameter' : 'BadAuthorization'),
       ...responsesFor([401, 'Unauthorized'], [403, 'Forbidden']),
       404: notFoundOf(route, options),
-      ...responsesFor([405, 'MethodNotAllowed'], [408, 'RequestTimeout'], [431, 'HeadersTooLarge'], [502, 'BadGateway'], [503, 'Unavailable'], [504, 'GatewayTimeout']),
+      ...responsesFor([405, 'MethodNotAllowed'], [408, 'RequestTimeout'], [417, 'ExpectationFailed'], [431, 'HeadersTooLarge'], [502, 'BadGateway'], [503, 'Unavailable'], [504, 'GatewayTimeout'], [505, 'VersionNotSupported']),
     },
   };
 }
@@ -111,8 +111,9 @@ function serviceOperation(summary: string, body: string, secured: boolean): Json
       },
       400: ref('responses', secured ? 'BadAuthorization' : 'Unparsable'),
       ...(secured ? responsesFor([401, 'Unauthorized']) : {}),
-      ...responsesFor([405, 'MethodNotAllowed'], [408, 'RequestTimeout'], [431, 'HeadersTooLarge']),
+      ...responsesFor([405, 'MethodNotAllowed'], [408, 'RequestTimeout'], [417, 'ExpectationFailed'], [431, 'HeadersTooLarge']),
       ...(secured ? responsesFor([503, 'Unavailable']) : {}),
+      ...responsesFor([505, 'VersionNotSupported']),
     },
   };
 }
@@ -126,13 +127,13 @@ function publicFileOperation(summary: string, mediaType: string): JsonObject {
     responses: {
       200: {
         description: 'The file.',
-        headers: headerRefs({ ETag: 'PublicETag', 'Cache-Control': 'CacheControlPublic', 'X-Request-Id': 'RequestIdOptional' }),
+        headers: headerRefs({ ETag: 'PublicETag', 'Cache-Control': 'CacheControlPublic', 'X-Request-Id': 'RequestId' }),
         content: { [mediaType]: { schema: mediaType === 'application/json' ? { type: 'object' } : { type: 'string' } } },
       },
-      304: { description: 'Unchanged: no body.', headers: headerRefs({ ETag: 'PublicETag', 'Cache-Control': 'CacheControlPublic', 'X-Request-Id': 'RequestIdOptional' }) },
+      304: { description: 'Unchanged: no body.', headers: headerRefs({ ETag: 'PublicETag', 'Cache-Control': 'CacheControlPublic', 'X-Request-Id': 'RequestId' }) },
       400: ref('responses', 'Unparsable'),
       404: failure('The build being served has no documentation (built before it existed).'),
-      ...responsesFor([405, 'MethodNotAllowed'], [408, 'RequestTimeout'], [431, 'HeadersTooLarge'], [502, 'BadGateway'], [503, 'Unavailable'], [504, 'GatewayTimeout']),
+      ...responsesFor([405, 'MethodNotAllowed'], [408, 'RequestTimeout'], [417, 'ExpectationFailed'], [431, 'HeadersTooLarge'], [502, 'BadGateway'], [503, 'Unavailable'], [504, 'GatewayTimeout'], [505, 'VersionNotSupported']),
     },
   };
 }

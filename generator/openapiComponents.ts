@@ -97,8 +97,6 @@ function headers(): JsonObject {
     Allow: header('The methods the service answers.', { const: 'GET, HEAD, OPTIONS' }),
     RetryAfter: header('Seconds to wait before retrying, when the cause is expected to pass.', { type: 'string', pattern: '^[0-9]+$' }, false),
     // Absent when Node's HTTP parser refused the request (400), or the origin answered (documentation in origin mode).
-    CacheControlNoStoreOptional: header('As on every failure, unless the request could not be parsed as HTTP.', { const: 'no-store' }, false),
-    RequestIdOptional: header('Present unless the request could not be parsed as HTTP, or the documentation came from the origin.', uuid, false),
     WWWAuthenticateOptional: header('When the Authorization header is malformed: error="invalid_request".', { type: 'string', pattern: '^Bearer realm=' }, false),
   };
 }
@@ -117,11 +115,11 @@ export function failure(description: string, extra: Readonly<Record<string, stri
   };
 }
 
-/** A 400: the proxy's own headers are absent when Node's HTTP parser refused the request. */
+/** A 400, also the answer to a malformed request (README, "Malformed requests"), which closes the connection. */
 function badRequest(causes: string): JsonObject {
   return {
-    description: `${causes}; or a request HTTP cannot parse (that answer carries no X-Request-Id).`,
-    headers: headerRefs({ 'Cache-Control': 'CacheControlNoStoreOptional', 'X-Request-Id': 'RequestIdOptional', 'WWW-Authenticate': 'WWWAuthenticateOptional' }),
+    description: `${causes}; or a malformed request (no or two Host headers, no HTTP version, a bare LF, a GET with a body, a broken header), answered with Connection: close.`,
+    headers: headerRefs({ 'Cache-Control': 'CacheControlNoStore', 'X-Request-Id': 'RequestId', 'WWW-Authenticate': 'WWWAuthenticateOptional' }),
     content: { 'application/json': { schema: ref('schemas', 'FailureEnvelope') } },
   };
 }
@@ -166,9 +164,11 @@ function responses(): JsonObject {
       'WWW-Authenticate': 'WWWAuthenticate',
     }),
     Forbidden: failure('The token lacks the scope this area requires (FINANCE_SCOPE, ADDRESS_SCOPE): error="insufficient_scope".', { 'WWW-Authenticate': 'WWWAuthenticate' }),
-    MethodNotAllowed: failure('A method other than GET, HEAD and OPTIONS: the service only reads.', { Allow: 'Allow' }),
-    RequestTimeout: failure('The request was not completed in time (headers within 10 s, the whole request within 30 s).', {}, false),
-    HeadersTooLarge: failure('The request headers are too large.', {}, false),
+    MethodNotAllowed: failure('A method other than GET, HEAD and OPTIONS (CONNECT and unknown methods included): the service only reads.', { Allow: 'Allow' }),
+    RequestTimeout: failure('The request was not completed in time (headers within 10 s, the whole request within 30 s).'),
+    ExpectationFailed: failure('An Expect header other than 100-continue (which is honoured).'),
+    HeadersTooLarge: failure('The request line and headers are over 16 KiB.'),
+    VersionNotSupported: failure('An HTTP major version other than 1 on the request line (HTTP/2.0, the HTTP/2 preface): send HTTP/1.1.'),
     BadGateway: failure('Origin mode only: the data origin is unreachable or answered wrongly.'),
     Unavailable: failure("Tokens cannot be verified because the identity provider's key set is unreachable (fail closed), the origin is switching builds, or a body file the build lists could not be read.", {
       'Retry-After': 'RetryAfter',
