@@ -4,12 +4,14 @@
  * systemd or a container runtime restarts the service.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { rename } from 'node:fs/promises';
+import { readdir, readFile, realpath, rename } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { RestartBudget, restartPolicy } from '../proxy/supervisor.ts';
 import { childPids, freePort } from './bench/servers.ts';
-import { buildFixture, repoRoot, testKey } from './support.ts';
+import { buildFixture, repoRoot, tempDir, testKey } from './support.ts';
 
 describe('the restart budget', () => {
   let clock = 0;
@@ -50,8 +52,8 @@ interface Primary {
  * The service as `npm start` runs it with WORKERS=2 (through tsx's loader, so the primary is this
  * process), on a fixed port: with PORT=0 workers started after all others died would get a new one.
  */
-async function startPrimary(distDir: string): Promise<Primary> {
-  const environment = { ...process.env, PORT: String(await freePort()), DIST_DIR: distDir, API_KEYS: testKey, WORKERS: '2', LOG_LEVEL: 'info' };
+async function startPrimary(distDir: string, settings: NodeJS.ProcessEnv = {}): Promise<Primary> {
+  const environment = { ...process.env, PORT: String(await freePort()), DIST_DIR: distDir, API_KEYS: testKey, WORKERS: '2', LOG_LEVEL: 'info', ...settings };
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'proxy/main.ts')], { cwd: repoRoot, env: environment, stdio: 'pipe' });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk.toString()));
@@ -82,6 +84,35 @@ function exitOf(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }
 
+/** Waits until the service's output holds `text`. */
+async function printed(primary: Primary, text: string): Promise<void> {
+  while (!primary.output().includes(text)) {
+    if (primary.child.exitCode !== null) throw new Error(`the primary exited with ${primary.child.exitCode}:\n${primary.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** A static host over a build that can be taken down: every connection then dropped. */
+async function startOrigin(root: string): Promise<{ url: string; down: boolean; close(): Promise<void> }> {
+  const state = { down: false };
+  const server = http.createServer((request, response) => {
+    if (state.down) return request.socket.destroy();
+    realpath(root)
+      .then((dir) => readFile(path.join(dir, (request.url ?? '/').split('?')[0] ?? '/')))
+      .then((body) => response.writeHead(200, { 'Content-Length': body.length }).end(body))
+      .catch(() => response.writeHead(404).end());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return Object.assign(state, {
+    url: `http://127.0.0.1:${port}/`,
+    close: () => new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    }),
+  });
+}
+
 /** Asks until the service answers a lookup, as a client retrying would. */
 async function answersAgain(url: string): Promise<number> {
   for (;;) {
@@ -106,6 +137,34 @@ describe('the primary', () => {
     } finally {
       primary.child.kill('SIGTERM');
       await exitOf(primary.child);
+    }
+  });
+
+  it('in origin mode, replaces a killed worker while the origin is down, from the build its siblings saved', { timeout: 60_000 }, async () => {
+    const distDir = await buildFixture();
+    const origin = await startOrigin(distDir);
+    const copyDir = await tempDir();
+    const primary = await startPrimary(distDir, { ORIGIN_URL: origin.url, ORIGIN_CACHE_DIR: copyDir });
+    try {
+      const lookup = `${primary.url}/financemanagement/api/currency/getbycode?code=TRY`;
+      const ask = (): Promise<number> => fetch(lookup, { headers: { Authorization: `Bearer ${testKey}`, Connection: 'close' } }).then((response) => response.status);
+      expect(await ask()).toBe(200);
+      // Saved behind the response: wait until the body is in the copy.
+      while ((await readdir(path.join(copyDir, 'bodies')).catch(() => [])).filter((name) => name.endsWith('.json')).length === 0) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      origin.down = true;
+      const [killed] = await workersOf(primary, 2);
+      process.kill(killed as number, 'SIGKILL');
+      await printed(primary, '"event":"origin-unreachable-at-start"');
+      await workersOf(primary, 2, [killed as number]);
+      // Connections are dealt to both workers in turn: every answer is the saved body.
+      for (let request = 0; request < 6; request++) expect(await ask()).toBe(200);
+      expect(primary.output().match(/"event":"worker-exited"/g)).toHaveLength(1);
+    } finally {
+      primary.child.kill('SIGTERM');
+      await exitOf(primary.child);
+      await origin.close();
     }
   });
 
