@@ -25,6 +25,9 @@ const apiKeys = z
 const nonEmpty = z.string().trim().min(1, 'must not be empty');
 const commaList = z.string().transform((text) => text.split(',').map((item) => item.trim()).filter((item) => item.length > 0));
 
+/** 24 hours: the longest default access-token lifetime among common identity providers (Auth0). */
+export const defaultJwtMaxLifetimeSeconds = 86_400;
+
 const environmentSchema = z.object({
   PORT: port.default(8080),
   HOST: nonEmpty.default('127.0.0.1'),
@@ -44,12 +47,11 @@ const environmentSchema = z.object({
     .regex(/^\d{1,4}$/, 'must be a whole number of seconds from 0 to 9999')
     .transform(Number)
     .default(60),
-  // 24 hours: the longest default access-token lifetime among common identity providers (Auth0).
   JWT_MAX_LIFETIME: z
     .string()
     .regex(/^\d{1,9}$/, 'must be a whole number of seconds from 0 (no limit) to 999999999')
     .transform(Number)
-    .default(86_400),
+    .default(defaultJwtMaxLifetimeSeconds),
   FINANCE_SCOPE: nonEmpty.optional(),
   ADDRESS_SCOPE: nonEmpty.optional(),
   CORS_ORIGINS: commaList.default(['*']),

@@ -11,6 +11,7 @@ import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { SignJWT } from 'jose';
+import { defaultJwtMaxLifetimeSeconds } from './config.ts';
 
 const defaultAlgorithm: Record<string, string> = { rsa: 'RS256', 'rsa-pss': 'PS256', ed25519: 'EdDSA', ed448: 'EdDSA' };
 const ecAlgorithm: Record<string, string> = { prime256v1: 'ES256', secp384r1: 'ES384', secp521r1: 'ES512' };
@@ -45,7 +46,14 @@ const { values } = parseArgs({
 });
 
 if (!values.sub) fail('--sub NAME is required (who the token is for)');
-if (!/^\d+\s*(s|sec|secs|m|min|mins|h|hr|hrs|d|days?|w|weeks?)$/.test(values.ttl)) fail('--ttl takes a duration such as 90s, 15m, 1h or 7d');
+const ttl = /^(\d+)\s*(s|sec|secs|m|min|mins|h|hr|hrs|d|days?|w|weeks?)$/.exec(values.ttl) ?? fail('--ttl takes a duration such as 90s, 15m, 1h or 7d');
+const unitSeconds: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400, w: 604_800 };
+const ttlSeconds = Number(ttl[1]) * (unitSeconds[(ttl[2] ?? 's')[0] as string] ?? 1);
+// A token the proxy with the same settings would refuse is not minted (jwt.ts checks the same limit).
+const maxLifetime = /^\d+$/.test(process.env.JWT_MAX_LIFETIME ?? '') ? Number(process.env.JWT_MAX_LIFETIME) : defaultJwtMaxLifetimeSeconds;
+if (maxLifetime > 0 && ttlSeconds > maxLifetime) {
+  fail(`--ttl ${values.ttl} is longer than JWT_MAX_LIFETIME (${maxLifetime} s): the proxy would refuse the token; give a shorter --ttl, or raise JWT_MAX_LIFETIME for the proxy and here`);
+}
 
 let key: KeyObject | Uint8Array;
 let alg: string;
