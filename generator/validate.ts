@@ -23,16 +23,21 @@ interface Located {
 }
 
 /**
- * Single lookups by a code-kind value that README.md documents as shared by design, answered by
- * the first record in data order: a province abbreviation is a plate or ISO 3166-2 code unique only
- * within its country (`34` is İstanbul and Hérault), and the operation takes no country.
+ * Single lookups by a code-kind value that README.md documents as shared across countries by design,
+ * answered by the first record in data order: a province abbreviation is a plate or ISO 3166-2 code
+ * unique only within its country (`34` is İstanbul and Hérault), and the operation takes no country.
+ * Within the country it must still be unique: the value is checked together with this field.
  */
-const sharedCodeLookups: ReadonlySet<string> = new Set(['/addressmanagement/api/stateprovince/getbyabbreviation']);
+const sharedCodeLookups: ReadonlyMap<string, RouteParam> = new Map([
+  ['/addressmanagement/api/stateprovince/getbyabbreviation', { name: 'countryId', kind: 'uuid', field: 'countryId' }],
+]);
 
 /** Fields whose values must tell the records of one type apart, and the lookup that needs it. */
 interface UniqueLookup {
   readonly params: readonly RouteParam[];
   readonly route?: Route;
+  /** The field the values are unique within, for a lookup shared across it (sharedCodeLookups). */
+  readonly within?: RouteParam;
 }
 
 /**
@@ -44,10 +49,12 @@ interface UniqueLookup {
 function uniqueLookups(type: RecordType): UniqueLookup[] {
   const lookups = new Map<string, UniqueLookup>([['id', { params: [{ name: 'id', kind: 'uuid', field: 'id' }] }]]);
   for (const route of routes) {
-    if (route.record !== type || route.shape !== 'single' || sharedCodeLookups.has(route.path)) continue;
+    if (route.record !== type || route.shape !== 'single') continue;
     if (route.params.some((param) => param.kind === 'name')) continue;
-    const fields = route.params.map((param) => param.field).join(' + ');
-    if (!lookups.has(fields)) lookups.set(fields, { params: route.params, route });
+    const within = sharedCodeLookups.get(route.path);
+    const params = within ? [within, ...route.params] : route.params;
+    const fields = params.map((param) => param.field).join(' + ');
+    if (!lookups.has(fields)) lookups.set(fields, { params, route, ...(within ? { within } : {}) });
   }
   return [...lookups.values()];
 }
@@ -96,9 +103,9 @@ export function validateData(files: readonly RecordFile[]): Dataset {
   for (const [type, records] of located) {
     // Compared as the lookup compares them (normalised keys), so `90` and `090` would collide. Code
     // lookups read the record's own fields; the derived fields of index.ts serve name and list lookups.
-    for (const { params, route } of uniqueLookups(type)) {
+    for (const { params, route, within } of uniqueLookups(type)) {
       const seen = new Map<string, string>();
-      const answers = route ? ` (${route.path} answers one record per value)` : '';
+      const answers = !route ? '' : within ? ` (values of ${route.path} must differ within one ${within.field})` : ` (${route.path} answers one record per value)`;
       for (const { record, where } of records) {
         const values = params.map((param) => record[param.field]);
         if (values.some((value) => value === undefined)) continue;

@@ -219,6 +219,21 @@ describe('a build that fails', () => {
     expect(await buildFailure(dataDir)).toContain(`${file} record #2 (id ${isBank!.id}): field code: 010 is already used by ${file} record #1 (id ${ziraat!.id})`);
   });
 
+  it('refuses two provinces of one country with one abbreviation, naming file, both records and the fields', async () => {
+    const provinces = await fixtureRecords('stateProvince');
+    const ankara = pick(provinces, 'name', 'Ankara');
+    const bursa = pick(provinces, 'name', 'Bursa');
+    const dataDir = await fixtureWith('stateProvince.json', (records) => {
+      pick(records as FixtureRecord[], 'name', 'Bursa').abbreviation = '06';
+    });
+    const file = shownPath(dataDir, 'stateProvince.json');
+    const bursaAt = provinces.indexOf(bursa) + 1;
+    const ankaraAt = provinces.indexOf(ankara) + 1;
+    expect(await buildFailure(dataDir)).toContain(
+      `${file} record #${bursaAt} (id ${bursa.id}): field countryId + abbreviation: ${bursa.countryId} + 06 is already used by ${file} record #${ankaraAt} (id ${ankara.id}) (values of /addressmanagement/api/stateprovince/getbyabbreviation must differ within one countryId)`,
+    );
+  });
+
   it('names the data file, record and field of a country name that cannot be a lookup key', async () => {
     const [germany] = await fixtureRecords('country');
     const dataDir = await fixtureWith('country.json', (records) => {
