@@ -12,12 +12,15 @@ import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import { userInfo } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { renderNginxConfig, renderSecretMap, writeNginxConfig } from '../deploy/nginx.ts';
 import { buildDist } from '../generator/build.ts';
+import { loadConfig } from '../proxy/config.ts';
+import { silentLogger } from '../proxy/log.ts';
 import { computeEtag, type Manifest } from '../proxy/manifest.ts';
-import type { RunningService } from '../proxy/service.ts';
+import { startService, type RunningService } from '../proxy/service.ts';
 import { freePort } from './bench/servers.ts';
+import { startFaultRelay, type FaultRelay } from './faultRelay.ts';
 import { buildFixture, copyFixture, repoRoot, startTestService, tempDir, testKey } from './support.ts';
 
 const secretHeader = ['X-Origin-Secret', 'nginx-test-secret-0123456789abcdef0123456789'] as const;
@@ -440,6 +443,110 @@ describe.skipIf(!nginxBinary)('nginx as the origin, over the fixture build', () 
 
     nginx = await startNginx(path.resolve(distDir), nginx.port);
     expect((await lookup(proxied, '/addressmanagement/api/webdomain/getall')).status).toBe(200);
+  });
+});
+
+// The faults test/origin.test.ts provokes in a hand-written origin, here between the proxy and a
+// real nginx: the relay keeps nginx's status and headers and breaks only the body or the connection.
+// Each test starts its own relay and proxy (with its own ORIGIN_CACHE_DIR): a file served once is
+// cached, and would hide the fault.
+describe.skipIf(!nginxBinary)('nginx as the origin, behind a relay that injects faults', () => {
+  const tryCurrencyFile = '/financemanagement/api/currency/getbycode/try.json';
+  const webDomains = '/addressmanagement/api/webdomain/getall';
+  /** A stalled body fails after 300 ms without a byte, not after the default 10 s. */
+  const relayTimeouts = { connect: 2_000, headers: 2_000, body: 300 };
+  let distDir: string;
+  let nginx: RunningNginx;
+  let local: RunningService;
+  let relay: FaultRelay;
+  let service: RunningService;
+  beforeAll(async () => {
+    distDir = await buildFixture();
+    nginx = await startNginx(path.resolve(distDir));
+    local = await startTestService(distDir);
+  });
+  afterAll(async () => {
+    await local?.close();
+    await nginx?.stop();
+  });
+  beforeEach(async () => {
+    relay = await startFaultRelay(nginx.url);
+    service = await startService(
+      loadConfig({ PORT: '0', DIST_DIR: distDir, API_KEYS: testKey, ORIGIN_URL: relay.url, ORIGIN_HEADER: originHeader, ORIGIN_CACHE_DIR: await tempDir() }),
+      { log: silentLogger, originTimeouts: relayTimeouts },
+    );
+  });
+  afterEach(async () => {
+    await service?.close();
+    await relay?.close();
+  });
+
+  /** The envelope of a failure, read only after its status has been checked (a cut 200 would hang here). */
+  const failureOf = async (response: Response): Promise<{ status: number; cacheControl: string | null; isSuccess: boolean; body: unknown; message: string | null }> => {
+    const envelope = (await response.json()) as { header: { isSuccess: boolean; message: string | null }; body: unknown };
+    return { status: response.status, cacheControl: response.headers.get('cache-control'), isSuccess: envelope.header.isSuccess, body: envelope.body, message: envelope.header.message };
+  };
+  const publicFile = (target: string): Promise<Response> => fetch(`${service.running.url}${target}`);
+
+  it('a body reset halfway by the relay is a 502 envelope; the same lookup answers 200 once the relay passes again', async () => {
+    relay.faultsOn = (pathname) => pathname === tryCurrencyFile;
+    relay.mode = 'reset-mid-body';
+    expect(await lookup(service, tryCurrency)).toMatchObject({ status: 502, body: null, message: expect.stringMatching(/data origin is unreachable/) });
+    expect(relay.requests.get(tryCurrencyFile)).toBeGreaterThanOrEqual(1);
+    relay.mode = 'pass';
+    expect(await lookup(service, tryCurrency)).toEqual(await lookup(local, tryCurrency));
+  });
+
+  it('/openapi.json reset halfway is a 502 envelope with no-store, and the worker goes on answering', async () => {
+    relay.faultsOn = (pathname) => pathname === '/openapi.json';
+    relay.mode = 'reset-mid-body';
+    for (let attempt = 0; attempt < 3; attempt++) {
+      expect(await failureOf(await publicFile('/openapi.json')), `attempt ${attempt}`).toMatchObject({
+        status: 502,
+        cacheControl: 'no-store',
+        isSuccess: false,
+        body: null,
+        message: expect.stringMatching(/data origin/),
+      });
+    }
+    expect((await publicFile('/healthz')).status).toBe(200);
+    expect((await lookup(service, tryCurrency)).status).toBe(200);
+  });
+
+  it('a body and /openapi.json stalled halfway are 504 envelopes after the body timeout, never a hanging response', async () => {
+    relay.faultsOn = (pathname) => pathname === tryCurrencyFile || pathname === '/openapi.json';
+    relay.mode = 'stall-mid-body';
+    expect(await lookup(service, tryCurrency)).toMatchObject({ status: 504, body: null, message: expect.stringMatching(/did not answer in time/) });
+    expect(await failureOf(await publicFile('/openapi.json'))).toMatchObject({ status: 504, isSuccess: false, body: null, message: expect.stringMatching(/did not answer in time/) });
+    relay.mode = 'pass';
+    expect((await lookup(service, tryCurrency)).status).toBe(200);
+    expect((await publicFile('/openapi.json')).status).toBe(200);
+  });
+
+  it('a body and /openapi.json with one byte changed are never passed on: 503 and 502 envelopes, then the right bytes once the relay passes', async () => {
+    relay.faultsOn = (pathname) => pathname === tryCurrencyFile || pathname === '/openapi.json';
+    relay.mode = 'corrupt';
+    const body = await fetch(`${service.running.url}${tryCurrency}`, { headers: auth });
+    expect(body.headers.get('retry-after')).toBe('1');
+    expect(await failureOf(body)).toMatchObject({ status: 503, isSuccess: false, body: null, message: expect.stringMatching(/switching builds/) });
+    expect(await failureOf(await publicFile('/openapi.json'))).toMatchObject({ status: 502, isSuccess: false, body: null, message: expect.stringMatching(/does not match/) });
+    expect(relay.requests.get(tryCurrencyFile)).toBe(1);
+    expect(relay.requests.get('/openapi.json')).toBe(1);
+
+    relay.mode = 'pass';
+    expect(await lookup(service, tryCurrency)).toEqual(await lookup(local, tryCurrency));
+    const [fromDisk, fromNginx] = await Promise.all([fetch(`${local.running.url}/openapi.json`), publicFile('/openapi.json')]);
+    expect(fromNginx.status).toBe(200);
+    expect(Buffer.from(await fromNginx.arrayBuffer()).equals(Buffer.from(await fromDisk.arrayBuffer()))).toBe(true);
+  });
+
+  it('origin down at the relay: a lookup served before is still 200 from memory, one never served is a 502; back: served', async () => {
+    expect((await lookup(service, tryCurrency)).status).toBe(200);
+    relay.mode = 'down';
+    expect(await lookup(service, tryCurrency)).toEqual(await lookup(local, tryCurrency));
+    expect(await lookup(service, webDomains)).toMatchObject({ status: 502, body: null, message: expect.stringMatching(/data origin is unreachable/) });
+    relay.mode = 'pass';
+    expect(await lookup(service, webDomains)).toEqual(await lookup(local, webDomains));
   });
 });
 
