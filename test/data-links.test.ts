@@ -7,6 +7,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { banksCheck, sameBankName } from '../generator/check/banks.ts';
+import { timeZonesCheck } from '../generator/check/timeZones.ts';
 import { toApiBankCode } from '../generator/import/banks.ts';
 import { loadLegalTender } from '../generator/import/currencyLinks.ts';
 import { ImportError } from '../generator/import/importError.ts';
@@ -126,6 +128,36 @@ describe('banks (data/curated/banks.json)', () => {
     expect(toApiBankCode('0004')).toBe('004');
     expect(toApiBankCode('1000')).toBeUndefined();
   });
+
+  it('are the TCMB payment-system participants: Bank Mellat (094) and Habib Bank (097), which no TCMB list shows, are not served; Golden Global (150) and İktisat Katılım (216) are', () => {
+    const codes = new Set(banks.map((bank) => bank.code));
+    expect(codes.has('094')).toBe(false);
+    expect(codes.has('097')).toBe(false);
+    expect(banks.find((bank) => bank.code === '150')?.name).toBe('Golden Global Yatırım Bankası A.Ş.');
+    expect(banks.find((bank) => bank.code === '216')?.name).toBe('İktisat Katılım Bankası A.Ş.');
+  });
+
+  it("names agree across TCMB's shortened words and legal forms, but not across a rename", () => {
+    expect(sameBankName('Türkiye Cumhuriyeti Ziraat Bankası A.Ş.', 'T.C. ZİRAAT BANKASI A.Ş.')).toBe(true);
+    expect(sameBankName('BankPozitif Kredi ve Kalkınma Bankası A.Ş.', 'BANKPOZİTİF KREDİ VE KALK.BANK.A.Ş.')).toBe(true);
+    expect(sameBankName('Türkiye Vakıflar Bankası T.A.O.', 'T. VAKIFLAR BANKASI T.A.O.')).toBe(true);
+    expect(sameBankName('Société Générale (SA)', 'SOCIETE GENERALE (SA)')).toBe(true);
+    expect(sameBankName('Hayat Finans Katılım Bankası A.Ş.', 'HAYAT FİNANS KATILIM BANKASI')).toBe(true);
+    expect(sameBankName('QNB Bank A.Ş.', 'QNB FİNANSBANK A.Ş.')).toBe(false);
+    expect(sameBankName('Türkiye Kalkınma ve Yatırım Bankası A.Ş.', 'T. KALKINMA BANKASI A.Ş.')).toBe(false);
+    expect(sameBankName('Pasha Yatırım Bankası A.Ş.', 'PASHA YATIRIM BANK A.Ş.')).toBe(false);
+  });
+
+  it('the banks check reports a mistyped code on both sides and a misspelt name, keyed by code', async () => {
+    const changed = banks.map((bank) =>
+      bank.code === '010' ? { ...bank, code: '011' } : bank.code === '046' ? { ...bank, name: 'Akbak T.A.Ş.' } : bank,
+    );
+    const report = await banksCheck.run(new Map([['bank', changed]]), dataDir);
+    expect(report.disagreements).toContainEqual({ key: '011', ours: 'Türkiye Cumhuriyeti Ziraat Bankası A.Ş.', theirs: 'absent' });
+    expect(report.disagreements).toContainEqual({ key: '010', ours: 'absent', theirs: 'T.C. ZİRAAT BANKASI A.Ş. (bank)' });
+    expect(report.disagreements).toContainEqual({ key: '046 name', ours: 'Akbak T.A.Ş.', theirs: 'AKBANK T.A.Ş.' });
+    expect(report.figures.codesEqual).toBeLessThan((await banksCheck.run(new Map([['bank', banks]]), dataDir)).figures.codesEqual ?? 0);
+  });
 });
 
 describe('country currencies (CLDR legal tender)', () => {
@@ -228,6 +260,33 @@ describe('time zones and country time zones (countries-and-timezones, IANA tzdb)
     expect(zone('Europe/London').utcOffset).toBe('+00:00');
     expect(zone('Asia/Kathmandu').utcOffset).toBe('+05:45');
     expect(zone('Australia/Adelaide').utcOffset).toBe('+09:30');
+  });
+
+  it('utcOffset is tzdata 2026f standard time: Canada’s 2026 moves to permanent time, Morocco’s return to +00, Almaty’s 2024 move', () => {
+    // British Columbia (2026b), Alberta (2026c), the Northwest Territories and Manitoba (2026d/e)
+    // stopped changing clocks; Node 20's own tzdata (2025c) still says -08, -07, -07 and -06.
+    expect(zone('America/Vancouver').utcOffset).toBe('-07:00');
+    expect(zone('America/Edmonton').utcOffset).toBe('-06:00');
+    expect(zone('America/Inuvik').utcOffset).toBe('-06:00');
+    expect(zone('America/Winnipeg').utcOffset).toBe('-05:00');
+    expect(zone('Africa/Casablanca').utcOffset).toBe('+00:00');
+    expect(zone('Asia/Almaty').utcOffset).toBe('+05:00');
+    expect(zone('America/Mexico_City').utcOffset).toBe('-06:00');
+    expect(zone('America/Ciudad_Juarez').utcOffset).toBe('-07:00');
+    expect(zone('America/Toronto').utcOffset).toBe('-05:00');
+    expect(zone('Europe/Istanbul').utcOffset).toBe('+03:00');
+  });
+
+  it('Europe/Dublin is +00:00: winter GMT, not the Irish Standard Time (+01:00) tzdata’s main form calls standard', () => {
+    expect(zone('Europe/Dublin').utcOffset).toBe('+00:00');
+    expect(zone('Europe/London').utcOffset).toBe(zone('Europe/Dublin').utcOffset);
+  });
+
+  it('the timeZones check reports a zone whose offset differs from Debian tzdata, keyed by zone name', async () => {
+    const stale = timeZones.map((record) => (record.name === 'America/Vancouver' ? { ...record, utcOffset: '-08:00' } : record));
+    const report = await timeZonesCheck.run(new Map([['timeZone', stale]]), dataDir);
+    expect(report.disagreements).toEqual([{ key: 'America/Vancouver', ours: '-08:00', theirs: '-07:00' }]);
+    expect(report.figures).toMatchObject({ zonesCompared: timeZones.length, zonesEqual: timeZones.length - 1 });
   });
 
   it('every country has at least one time zone; the uninhabited BV and HM from the curated file', () => {

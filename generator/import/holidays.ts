@@ -1,29 +1,30 @@
 /**
- * Holidays and special days, one record per local day, for every country date-holidays covers
- * that is one of the base countries, for the years of data/build.json `holidayYears`. Türkiye's
- * come from curated rules instead (turkeyDays.ts).
+ * Holidays and special days, one record per local day, for every base country python-holidays
+ * (PyPI `holidays`, read from its committed snapshot: pythonHolidays.ts) gives days for, for the
+ * years of data/build.json `holidayYears`. Türkiye's come from curated rules instead (turkeyDays.ts).
  *
- * - date-holidays type "public" → countryHoliday; "bank", "optional", "school" and "observance" →
- *   countrySpecialDay (a bank holiday closes banks but not the country; business-day calendars
- *   find it there).
- * - Names are date-holidays' in the country's first language (Turkish for TR), as it writes them.
- * - Times are those of the country's first date-holidays time zone.
- * - A holiday of several days is one record per local calendar day from its civil `date`: date-holidays
- *   starts Islamic and Hebrew days at the previous sunset ("2024-04-10 00:00:00 -0600" starting
- *   18:00 the evening before, lasting PT90H), so the days counted are max(1, floor(hours / 24)),
- *   hours as the local clock counts them: PT90H → 3 days, PT114H → 4, P5D across a summer-time
- *   switch → 5.
- * - Each record runs from the day's local midnight to the next day's (a Turkish eve from 13:00).
+ * - python-holidays' category "public" → countryHoliday, with the observed and substitute days its
+ *   per-country rules add (its default, `observed=True`). Every other category (bank, government,
+ *   half_day, optional, school, unofficial, workday, de_facto, armed_forces and the days of one
+ *   religious group: catholic, hebrew, islamic, orthodox, …) → countrySpecialDay, and so are the
+ *   weekend days worked to pay for a day off (China's 调休, Russia's transfers), named by the day
+ *   off that names them.
+ * - Names are python-holidays' in the entity's default language (English where it has none); a
+ *   date with two names is two records.
+ * - Times are those of one zone per country: its only zone, or the capital's (holidayTimeZones).
+ * - Each record runs from the day's local midnight to the next day's (a Turkish eve from 13:00);
+ *   python-holidays' half days carry no hour and are whole days.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import Holidays from 'date-holidays';
+import ct from 'countries-and-timezones';
 import { z } from 'zod';
 import { buildSettingsSchema, countryDaySchema, type BuildSettings, type Country } from '../schemas.ts';
 import type { DatasetImporter, ImportContext, RecordOutput } from './dataset.ts';
 import { reuseIds, type IdFor } from './ids.ts';
 import { ImportError } from './importError.ts';
-import { addDays, localDaySpan, wallClockHours, type CivilDay, type WallTime } from './localDates.ts';
+import { localDaySpan, type CivilDay, type WallTime } from './localDates.ts';
+import { publicCategory, readSnapshot, type SnapshotCountry } from './pythonHolidays.ts';
 import { loadTurkeyDays } from './turkeyDays.ts';
 
 export type HolidayYears = BuildSettings['holidayYears'];
@@ -43,14 +44,74 @@ interface CountryDays {
 }
 
 /**
- * date-holidays countries that are not base countries: IC (Canary Islands, part of Spain, no ISO
- * 3166-1 code of its own) and XK (Kosovo, user-assigned, left out of the base import). A change
- * here after an upgrade stops the import, so data/SOURCES.md is read again.
+ * python-holidays entities that are not base countries: XK (Kosovo, user-assigned, left out of the
+ * base import). A change here after an upgrade stops the import, so data/SOURCES.md is read again.
  */
-const knownUncovered = ['IC', 'XK'];
-/** Built from data/curated/turkey-days.json instead of the package's public holidays. */
+const knownUncovered = ['XK'];
+/** Built from data/curated/turkey-days.json; python-holidays' TR days are not used at all. */
 const turkeyAlpha2 = 'TR';
-const specialDayTypes = new Set(['bank', 'optional', 'school', 'observance']);
+
+/**
+ * The zone of a country whose territory has several (countries-and-timezones lists them in
+ * alphabetical order, which says nothing): the capital's, where most of its people keep time.
+ * Countries with one zone use it. data/SOURCES.md gives the reasons for the ones without a capital.
+ */
+const holidayTimeZones: Readonly<Record<string, string>> = {
+  AQ: 'Etc/UTC', // no civil time of its own: each station keeps its own country's
+  AR: 'America/Argentina/Buenos_Aires',
+  AU: 'Australia/Sydney', // Canberra's clock
+  BR: 'America/Sao_Paulo', // Brasília's clock
+  CA: 'America/Toronto', // Ottawa's clock
+  CD: 'Africa/Lagos', // Kinshasa (UTC+01:00)
+  CL: 'America/Santiago',
+  CN: 'Asia/Shanghai',
+  CY: 'Asia/Nicosia',
+  DE: 'Europe/Berlin',
+  EC: 'America/Guayaquil', // Quito's clock
+  ES: 'Europe/Madrid',
+  FM: 'Pacific/Pohnpei', // Palikir
+  GL: 'America/Nuuk',
+  ID: 'Asia/Jakarta',
+  KI: 'Pacific/Tarawa',
+  KZ: 'Asia/Almaty', // Astana's clock
+  MH: 'Pacific/Majuro',
+  MN: 'Asia/Ulaanbaatar',
+  MX: 'America/Mexico_City',
+  MY: 'Asia/Kuala_Lumpur',
+  NZ: 'Pacific/Auckland', // Wellington's clock
+  PF: 'Pacific/Tahiti', // Papeete
+  PG: 'Pacific/Port_Moresby',
+  PS: 'Asia/Hebron', // the West Bank, where the Palestinian Authority sits (Ramallah)
+  PT: 'Europe/Lisbon',
+  RU: 'Europe/Moscow',
+  TF: 'Indian/Reunion', // administered from Saint-Pierre, Réunion
+  UA: 'Europe/Kyiv',
+  UM: 'Pacific/Wake', // no capital; Wake Island, the one with an airfield and staff
+  US: 'America/New_York', // Washington's clock
+  UZ: 'Asia/Tashkent',
+  VN: 'Asia/Ho_Chi_Minh', // Hanoi's clock
+};
+
+export function holidayTimeZone(alpha2Code: string): string {
+  const listed = holidayTimeZones[alpha2Code];
+  if (listed !== undefined) return listed;
+  const zones = ct.getCountry(alpha2Code)?.timezones ?? [];
+  const [only] = zones;
+  if (zones.length !== 1 || only === undefined) {
+    throw new ImportError([`${alpha2Code} has ${zones.length} time zones in countries-and-timezones (${zones.join(', ')}); add the capital's to holidayTimeZones in holidays.ts`]);
+  }
+  return only;
+}
+
+/** A country's days as python-holidays gives them: its public days, and all the others. */
+function daysFromSnapshot(alpha2Code: string, entity: SnapshotCountry): CountryDays | undefined {
+  const holidays: ObservedDay[] = [];
+  const specialDays: ObservedDay[] = [];
+  for (const [day, category, summary] of entity.days) (category === publicCategory ? holidays : specialDays).push({ day, summary });
+  for (const [day, summary] of entity.weekendWorkdays) specialDays.push({ day, summary });
+  if (holidays.length === 0 && specialDays.length === 0) return undefined;
+  return { timeZone: holidayTimeZone(alpha2Code), holidays, specialDays };
+}
 
 async function readHolidayYears(dataDir: string): Promise<HolidayYears> {
   const file = path.join(dataDir, 'build.json');
@@ -59,47 +120,11 @@ async function readHolidayYears(dataDir: string): Promise<HolidayYears> {
   return parsed.data.holidayYears;
 }
 
-const yearOf = (day: CivilDay): number => Number(day.slice(0, 4));
-
-/**
- * date-holidays' days by country and window. Computing them takes some 20 seconds, most of it the
- * astronomy of the Chinese, Korean and Vietnamese calendars, and the result depends only on the
- * installed package, so a process that imports more than once (the tests) computes them once.
- */
-const packageDaysCache = new Map<string, CountryDays>();
-
-function packageDays(alpha2Code: string, window: HolidayYears): CountryDays {
-  const key = `${alpha2Code} ${window.first}-${window.last}`;
-  let days = packageDaysCache.get(key);
-  if (days === undefined) {
-    const calendar = new Holidays(alpha2Code);
-    const timeZone = calendar.getTimezones()[0];
-    if (timeZone === undefined) throw new ImportError([`date-holidays gives no time zone for ${alpha2Code}`]);
-    days = daysFromDateHolidays(calendar, timeZone, window);
-    packageDaysCache.set(key, days);
+async function assertSourceDocumented(dataDir: string, version: string): Promise<void> {
+  const sourcesFile = path.join(dataDir, 'SOURCES.md');
+  if (!(await readFile(sourcesFile, 'utf8')).includes(`holidays==${version}`)) {
+    throw new ImportError([`${sourcesFile} does not name holidays==${version} (python-holidays, the snapshot's version); update it`]);
   }
-  return days;
-}
-
-/** Every day of every date-holidays holiday of the country that falls in the window. */
-function daysFromDateHolidays(calendar: Holidays, timeZone: string, window: HolidayYears): CountryDays {
-  const holidays: ObservedDay[] = [];
-  const specialDays: ObservedDay[] = [];
-  // From the year before: a holiday of several days may start in it and run into the window.
-  for (let year = window.first - 1; year <= window.last; year += 1) {
-    for (const holiday of calendar.getHolidays(year)) {
-      const isPublic = holiday.type === 'public';
-      if (!isPublic && !specialDayTypes.has(holiday.type)) throw new ImportError([`date-holidays: unknown holiday type "${holiday.type}" (${holiday.rule})`]);
-      const first = holiday.date.slice(0, 10);
-      const dayCount = Math.max(1, Math.floor(wallClockHours(timeZone, holiday.start.getTime(), holiday.end.getTime()) / 24));
-      for (let offset = 0; offset < dayCount; offset += 1) {
-        const day = addDays(first, offset);
-        if (yearOf(day) < window.first || yearOf(day) > window.last) continue;
-        (isPublic ? holidays : specialDays).push({ day, summary: holiday.name });
-      }
-    }
-  }
-  return { timeZone, holidays, specialDays };
 }
 
 const naturalKey = (alpha2Code: string, startDate: string, summary: string) => JSON.stringify([alpha2Code, startDate, summary]);
@@ -107,8 +132,8 @@ const naturalKey = (alpha2Code: string, startDate: string, summary: string) => J
 const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
- * One record per distinct day and name (date-holidays sometimes lists a day twice, e.g. a whole
- * day and a half day of the same name), by start, then name.
+ * One record per distinct day and name (a special day may come from two categories, bank and
+ * government, under one name), by start, then name.
  */
 function buildRecords(country: Country, timeZone: string, days: readonly ObservedDay[], idFor: IdFor<string>): CountryDay[] {
   const byKey = new Map<string, CountryDay>();
@@ -129,30 +154,27 @@ async function previousIds(context: ImportContext, recordType: 'countryHoliday' 
 
 export const importHolidays: DatasetImporter = async (context) => {
   const window = await readHolidayYears(context.dataDir);
+  const snapshot = await readSnapshot(context.dataDir, window);
+  await assertSourceDocumented(context.dataDir, snapshot.version);
   const countryByAlpha2 = new Map(context.countries.map((country) => [country.alpha2Code, country]));
-  const covered = Object.keys(new Holidays().getCountries()).sort();
+  const covered = Object.keys(snapshot.countries).sort();
   const uncovered = covered.filter((code) => !countryByAlpha2.has(code));
   if (uncovered.join() !== knownUncovered.join()) {
-    throw new ImportError([`date-holidays covers ${uncovered.join(', ') || 'no'} countries that are not base countries, expected ${knownUncovered.join(', ')}; update holidays.ts and data/SOURCES.md`]);
+    throw new ImportError([`python-holidays covers ${uncovered.join(', ') || 'no'} countries that are not base countries, expected ${knownUncovered.join(', ')}; update holidays.ts and data/SOURCES.md`]);
   }
+  const missing = context.countries.filter((country) => snapshot.countries[country.alpha2Code] === undefined).map((country) => country.alpha2Code);
+  if (missing.length > 0) throw new ImportError([`python-holidays ${snapshot.version} no longer covers ${missing.join(', ')}; update holidays.ts and data/SOURCES.md`]);
 
   const holidayIds = await previousIds(context, 'countryHoliday');
   const specialDayIds = await previousIds(context, 'countrySpecialDay');
   const holidayParts = new Map<string, CountryDay[]>();
   const specialDayParts = new Map<string, CountryDay[]>();
 
-  for (const alpha2Code of covered) {
-    const country = countryByAlpha2.get(alpha2Code);
-    if (country === undefined) continue;
-    const fromPackage = packageDays(alpha2Code, window);
-    let days: CountryDays = fromPackage;
-    if (alpha2Code === turkeyAlpha2) {
-      // The curated rules replace the package's public holidays; its other days, if it ever has
-      // any for Türkiye (3.37.0 has none), are kept as special days.
-      const turkey = await loadTurkeyDays(context.dataDir, window);
-      days = { timeZone: turkey.timeZone, holidays: turkey.holidays, specialDays: [...turkey.specialDays, ...fromPackage.specialDays] };
-    }
-    const part = alpha2Code.toLowerCase();
+  for (const country of context.countries) {
+    const entity = snapshot.countries[country.alpha2Code];
+    const days = country.alpha2Code === turkeyAlpha2 ? await loadTurkeyDays(context.dataDir, window) : entity && daysFromSnapshot(country.alpha2Code, entity);
+    if (days === undefined) continue;
+    const part = country.alpha2Code.toLowerCase();
     const holidays = buildRecords(country, days.timeZone, days.holidays, holidayIds);
     const specialDays = buildRecords(country, days.timeZone, days.specialDays, specialDayIds);
     if (holidays.length > 0) holidayParts.set(part, holidays);

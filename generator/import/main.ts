@@ -20,6 +20,7 @@ import { assertCuratedCountriesExist, loadCuratedFacts } from './curated.ts';
 import { reuseIds } from './ids.ts';
 import { ImportError } from './importError.ts';
 import { assertSourcesDocumented, repositoryRoot } from './packages.ts';
+import { loadCountryPopulations } from './population.ts';
 import type { ImportContext, RecordOutput } from './dataset.ts';
 import { datasetImporters } from './datasets.ts';
 import { assertValid, readRecords, writeRecords } from './records-file.ts';
@@ -67,7 +68,7 @@ export async function importReferenceData(dataDir: string = defaultDataDir): Pro
   const countries = await buildCountries(
     isoCountries,
     {
-      populationByCountry: await loadTerritoryPopulations(),
+      populationByCountry: (await loadCountryPopulations(dataDir, isoCountries, await loadTerritoryPopulations())).populationByCountry,
       callingCodeIdByCountry,
       regionIdByName: new Map(regions.map((region) => [region.name, region.id])),
       curated,

