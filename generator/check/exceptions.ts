@@ -1,10 +1,11 @@
 /**
- * data/checks/exceptions.json: every disagreement with a reference that is known and explained,
+ * data/checks/exceptions.json, and any data/checks/exceptions/*.json beside it (one per topic, so a
+ * long list stays reviewable): every disagreement with a reference that is known and explained,
  * with the reason and a citation ("Iran: Tasua 2025, the official calendar says …"). A key may end
  * in `*` to cover every disagreement whose key starts with the rest (`UA 2025-*`), for a rule that
  * explains a whole class at once.
  */
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import type { CheckReport, Disagreement } from './check.ts';
@@ -44,8 +45,17 @@ export async function readOpen(dataDir: string): Promise<Open[]> {
 }
 
 export async function readExceptions(dataDir: string): Promise<Exception[]> {
-  const text = await readFile(exceptionsFile(dataDir), 'utf8').catch(() => '[]');
-  return z.array(exceptionSchema).parse(JSON.parse(text));
+  const folder = path.join(dataDir, 'checks', 'exceptions');
+  const extra = ((await readdir(folder).catch(() => [])) as string[]).filter((name) => name.endsWith('.json')).sort();
+  const files = [exceptionsFile(dataDir), ...extra.map((name) => path.join(folder, name))];
+  const exceptions: Exception[] = [];
+  for (const file of files) {
+    const text = await readFile(file, 'utf8').catch(() => '[]');
+    const parsed = z.array(exceptionSchema).safeParse(JSON.parse(text));
+    if (!parsed.success) throw new Error(`${file}: ${z.prettifyError(parsed.error)}`);
+    exceptions.push(...parsed.data);
+  }
+  return exceptions;
 }
 
 function covers(exception: Exception, disagreement: Disagreement): boolean {
