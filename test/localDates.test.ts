@@ -3,6 +3,7 @@
  * at that instant in the zone, summer time included, from the platform's ICU time-zone data.
  */
 import { describe, expect, it } from 'vitest';
+import { tzdataVersion } from '../generator/import/standardOffsets.ts';
 import {
   addDays,
   formatLocalDateTime,
@@ -89,6 +90,19 @@ describe('localDaySpan', () => {
         expect(localDaySpan(zone, day), `${zone} ${day}`).toEqual(exact);
       }
     }
+  });
+
+  it('follows tzdata 2026f, not the 2025c Node 20 carries: Morocco back on +00:00 from 20 September 2026, British Columbia on -07:00 all year', () => {
+    expect(localDaySpan('Africa/Casablanca', '2026-11-06')).toEqual({ startDate: '2026-11-06 00:00:00 GMT+00:00', endDate: '2026-11-07 00:00:00 GMT+00:00' });
+    expect(localDaySpan('America/Vancouver', '2026-12-25')).toEqual({ startDate: '2026-12-25 00:00:00 GMT-07:00', endDate: '2026-12-26 00:00:00 GMT-07:00' });
+  });
+
+  it('keeps tzdata 2026f when date-holidays loads its older moment-timezone (2025b) into the shared moment', async () => {
+    const moment = (await import('moment-timezone')).default;
+    await import('date-holidays');
+    expect(moment.tz.zone('America/Edmonton')).not.toBeNull();
+    expect(tzdataVersion).toBe('2026f');
+    expect(localDaySpan('America/Edmonton', '2026-12-25').startDate).toBe('2026-12-25 00:00:00 GMT-06:00');
   });
 
   it('refuses an unknown zone, a day that does not exist and a malformed time', () => {

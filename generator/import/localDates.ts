@@ -1,11 +1,14 @@
 /**
  * Civil days and local times in an IANA time zone, written the way holiday records carry them:
  * `2024-04-10 00:00:00 GMT+03:00`, the wall-clock time followed by the UTC offset in force at that
- * instant (summer time included). Offsets come from the platform's ICU time-zone data through
- * `Intl.DateTimeFormat`; nothing here reads a file or the clock.
+ * instant (summer time included). Offsets come from tzdata as moment-timezone carries it (2026f),
+ * not from Node's own ICU data, which Node 20 keeps at 2025c (standardOffsets.ts says what changed
+ * since: Morocco, Cuba, western Canada); nothing here reads a file or the clock.
  *
  * A day is `YYYY-MM-DD` in the proleptic Gregorian calendar, with no time zone of its own.
  */
+
+import { formatOffset, tzdataVersion, tzdataZone, type TzdataZone } from './standardOffsets.ts';
 
 /** `YYYY-MM-DD`. */
 export type CivilDay = string;
@@ -44,44 +47,19 @@ interface LocalReading {
   readonly offset: string;
 }
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-/** One formatter per zone: creating them is the expensive part of Intl. Throws for an unknown zone. */
-function formatterFor(timeZone: string): Intl.DateTimeFormat {
-  let formatter = formatters.get(timeZone);
-  if (formatter === undefined) {
-    formatter = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-      timeZoneName: 'longOffset',
-    });
-    formatters.set(timeZone, formatter);
-  }
-  return formatter;
+/** One zone's tzdata, looked up once: an unknown zone is an error, never UTC. */
+function zoneFor(timeZone: string): TzdataZone {
+  const zone = tzdataZone(timeZone);
+  if (zone === null) throw new RangeError(`${timeZone}: not a time zone of tzdata ${tzdataVersion}`);
+  return zone;
 }
 
 function readClock(timeZone: string, epochMs: number): LocalReading {
-  const parts: Record<string, string> = {};
-  for (const part of formatterFor(timeZone).formatToParts(epochMs)) parts[part.type] = part.value;
-  // longOffset is "GMT" at UTC itself, otherwise "GMT+05:45"; an offset with seconds (local mean
-  // time, long before any date this serves) cannot be written as ±HH:MM and is refused.
-  const offsetMatch = /^GMT(?:([+-]\d{2}:\d{2}))?$/.exec(parts.timeZoneName ?? '');
-  if (!offsetMatch) throw new RangeError(`${timeZone}: cannot read the UTC offset from "${parts.timeZoneName}"`);
-  const wallMs = Date.UTC(
-    Number(parts.year),
-    Number(parts.month) - 1,
-    Number(parts.day),
-    Number(parts.hour),
-    Number(parts.minute),
-    Number(parts.second),
-  );
-  return { wallMs, offset: offsetMatch[1] ?? '+00:00' };
+  // moment-timezone gives minutes west of UTC; an offset with seconds (local mean time, long
+  // before any date this serves) cannot be written as ±HH:MM and is refused.
+  const minutesEast = -zoneFor(timeZone).utcOffset(epochMs);
+  if (!Number.isInteger(minutesEast)) throw new RangeError(`${timeZone}: the UTC offset at ${new Date(epochMs).toISOString()} is not whole minutes`);
+  return { wallMs: epochMs + minutesEast * minute, offset: formatOffset(minutesEast) };
 }
 
 function offsetMs(offset: string): number {
