@@ -7,7 +7,9 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { correctHolidays, loadHolidayCorrections, type HolidayCorrection } from '../generator/import/holidayCorrections.ts';
 import { holidayTimeZone } from '../generator/import/holidays.ts';
+import { ImportError } from '../generator/import/importError.ts';
 import { addDays, localDaySpan } from '../generator/import/localDates.ts';
 import { readSnapshot, type PythonHolidaysSnapshot } from '../generator/import/pythonHolidays.ts';
 import { buildSettingsSchema, countryDaySchema, countrySchema, type Country } from '../generator/schemas.ts';
@@ -35,6 +37,7 @@ let countries: Country[];
 let holidays: Map<string, CountryDay[]>;
 let specialDays: Map<string, CountryDay[]>;
 let snapshot: PythonHolidaysSnapshot;
+let corrections: HolidayCorrection[];
 
 beforeAll(async () => {
   window = buildSettingsSchema.parse(JSON.parse(await readFile(path.join(dataDir, 'build.json'), 'utf8'))).holidayYears;
@@ -42,6 +45,7 @@ beforeAll(async () => {
   holidays = await readParts('countryHoliday');
   specialDays = await readParts('countrySpecialDay');
   snapshot = await readSnapshot(dataDir, window);
+  corrections = await loadHolidayCorrections(dataDir);
 });
 
 function partOf(parts: Map<string, CountryDay[]>, alpha2Code: string): CountryDay[] {
@@ -229,19 +233,21 @@ describe('every country', () => {
     expect(notEves.length).toBeLessThan(80);
   });
 
-  it('every public day of python-holidays is a holiday record and every other day a special day, by date and name', () => {
+  it('every public day of python-holidays, as data/curated/holiday-corrections.json corrects it, is a holiday record and every other day a special day, by date and name', () => {
     const problems: string[] = [];
     for (const [alpha2Code, entity] of Object.entries(snapshot.countries)) {
       if (alpha2Code === 'TR' || alpha2Code === 'XK') continue;
       const keysOf = (parts: Map<string, CountryDay[]>) => new Set((parts.get(alpha2Code.toLowerCase()) ?? []).map((record) => `${dayOf(record)} ${record.summary}`));
       const holidayKeys = keysOf(holidays);
       const specialDayKeys = keysOf(specialDays);
+      const publicDays = entity.days.filter(([, category]) => category === 'public').map(([day, , summary]) => ({ day, summary }));
+      const corrected = correctHolidays(alpha2Code, publicDays, corrections);
+      for (const { day, summary } of corrected.holidays) if (!holidayKeys.has(`${day} ${summary}`)) problems.push(`${alpha2Code} public ${day} ${summary}`);
+      for (const { day, summary } of corrected.demoted) if (!specialDayKeys.has(`${day} ${summary}`)) problems.push(`${alpha2Code} demoted ${day} ${summary}`);
       for (const [day, category, summary] of entity.days) {
-        const key = `${day} ${summary}`;
-        if (!(category === 'public' ? holidayKeys : specialDayKeys).has(key)) problems.push(`${alpha2Code} ${category} ${key}`);
+        if (category !== 'public' && !specialDayKeys.has(`${day} ${summary}`)) problems.push(`${alpha2Code} ${category} ${day} ${summary}`);
       }
-      const expectedHolidays = new Set(entity.days.filter(([, category]) => category === 'public').map(([day, , summary]) => `${day} ${summary}`));
-      expect(holidayKeys.size, alpha2Code).toBe(expectedHolidays.size);
+      expect(holidayKeys.size, alpha2Code).toBe(new Set(corrected.holidays.map(({ day, summary }) => `${day} ${summary}`)).size);
     }
     expect(problems.slice(0, 10)).toEqual([]);
   });
@@ -338,5 +344,52 @@ describe('faults of the former source, fixed', () => {
       expect(birthdays.filter((record) => yearOf(record) >= 2023).every((record) => record.summary === "King's Birthday"), alpha2Code).toBe(true);
       expect(birthdays.filter((record) => yearOf(record) === 2025).map((record) => record.summary), alpha2Code).toEqual(["King's Birthday"]);
     }
+  });
+});
+
+describe('holiday corrections (data/curated/holiday-corrections.json)', () => {
+  const why = 'a reason of at least twenty characters';
+  const source = 'https://example.org/gazette';
+  const days = [
+    { day: '2025-01-01', summary: 'New Year' },
+    { day: '2025-04-17', summary: 'Holy Thursday' },
+    { day: '2025-09-10', summary: "Women's Day" },
+    { day: '2025-10-17', summary: 'Dignity Day' },
+  ];
+
+  it('removes, demotes and moves the days of their own country only', () => {
+    const own: HolidayCorrection[] = [
+      { alpha2Code: 'XA', action: 'remove', date: '2025-10-17', why, source },
+      { alpha2Code: 'XA', action: 'demote', date: '2025-04-17', why, source },
+      { alpha2Code: 'XA', action: 'move', date: '2025-09-10', to: '2025-12-10', why, source },
+      { alpha2Code: 'XB', action: 'remove', date: '2025-01-01', why, source },
+    ];
+    expect(correctHolidays('XA', days, own)).toEqual({
+      holidays: [
+        { day: '2025-01-01', summary: 'New Year' },
+        { day: '2025-12-10', summary: "Women's Day" },
+      ],
+      demoted: [{ day: '2025-04-17', summary: 'Holy Thursday' }],
+    });
+    expect(correctHolidays('XC', days, own)).toEqual({ holidays: days, demoted: [] });
+  });
+
+  it('a correction that matches no public day stops the import, naming itself', () => {
+    const stale: HolidayCorrection[] = [{ alpha2Code: 'XA', action: 'remove', date: '2025-10-18', why, source }];
+    expect(() => correctHolidays('XA', days, stale)).toThrow(ImportError);
+    expect(() => correctHolidays('XA', days, stale)).toThrow(/XA 2025-10-18 \(remove\) matches no public holiday/);
+  });
+
+  // These hold once data/records is re-imported with the corrections.
+  it('Namibia: the Day of the Namibian Women is 10 December (Act 16 of 2004), not 10 September', () => {
+    const namibia = partOf(holidays, 'NA').map(dayOf);
+    expect(namibia).toContain('2025-12-10');
+    expect(namibia).not.toContain('2025-09-10');
+  });
+
+  it('Bolivia: 17 October is no holiday; Argentina: the 2025 tourist days are special days, not holidays', () => {
+    expect(partOf(holidays, 'BO').map(dayOf)).not.toContain('2025-10-17');
+    expect(partOf(holidays, 'AR').map(dayOf)).not.toContain('2025-05-02');
+    expect(partOf(specialDays, 'AR').filter((record) => dayOf(record) === '2025-05-02').length).toBe(1);
   });
 });

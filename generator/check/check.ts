@@ -38,4 +38,10 @@ export interface CheckReport {
 export interface DataCheck {
   readonly name: string;
   run(data: CheckedData, dataDir: string): Promise<CheckReport>;
+  /**
+   * Figures once the explained disagreements are counted as agreement, where each explanation
+   * shows the reference wrong: what the data's agreement would be with a reference that had no
+   * known error. Reported beside the raw figures, never instead of them.
+   */
+  explainedFigures?(report: CheckReport, notExplained: readonly Disagreement[]): Record<string, number>;
 }

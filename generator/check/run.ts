@@ -25,6 +25,7 @@ export async function runDataChecks(dataDir: string, only?: readonly string[]): 
     if (only && only.length > 0 && !only.includes(check.name)) continue;
     const report = await check.run(dataset.records, dataDir);
     const sorted = sortDisagreements(report, exceptions, open);
+    const explainedFigures = check.explainedFigures?.(report, [...sorted.open, ...sorted.unexplained]) ?? {};
     const missed = Object.entries(report.targets)
       .filter(([name, target]) => (report.figures[name] ?? -Infinity) < target)
       .map(([name]) => name);
@@ -33,6 +34,7 @@ export async function runDataChecks(dataDir: string, only?: readonly string[]): 
     const clean = sorted.unexplained.length === 0 && sorted.stale.length === 0 && sorted.closed.length === 0;
     results.push({
       ...report,
+      figures: { ...report.figures, ...explainedFigures },
       ...sorted,
       missed,
       missedAsOpen,

@@ -26,6 +26,7 @@ import { ImportError } from './importError.ts';
 import { localDaySpan, type CivilDay, type WallTime } from './localDates.ts';
 import { publicCategory, readSnapshot, type SnapshotCountry } from './pythonHolidays.ts';
 import { loadTurkeyDays } from './turkeyDays.ts';
+import { correctHolidays, loadHolidayCorrections, type HolidayCorrection } from './holidayCorrections.ts';
 
 export type HolidayYears = BuildSettings['holidayYears'];
 type CountryDay = z.infer<typeof countryDaySchema>;
@@ -104,11 +105,13 @@ export function holidayTimeZone(alpha2Code: string): string {
 }
 
 /** A country's days as python-holidays gives them: its public days, and all the others. */
-function daysFromSnapshot(alpha2Code: string, entity: SnapshotCountry): CountryDays | undefined {
-  const holidays: ObservedDay[] = [];
+function daysFromSnapshot(alpha2Code: string, entity: SnapshotCountry, corrections: readonly HolidayCorrection[]): CountryDays | undefined {
+  const snapshotHolidays: ObservedDay[] = [];
   const specialDays: ObservedDay[] = [];
-  for (const [day, category, summary] of entity.days) (category === publicCategory ? holidays : specialDays).push({ day, summary });
+  for (const [day, category, summary] of entity.days) (category === publicCategory ? snapshotHolidays : specialDays).push({ day, summary });
   for (const [day, summary] of entity.weekendWorkdays) specialDays.push({ day, summary });
+  const { holidays, demoted } = correctHolidays(alpha2Code, snapshotHolidays, corrections);
+  specialDays.push(...demoted);
   if (holidays.length === 0 && specialDays.length === 0) return undefined;
   return { timeZone: holidayTimeZone(alpha2Code), holidays, specialDays };
 }
@@ -165,6 +168,7 @@ export const importHolidays: DatasetImporter = async (context) => {
   const missing = context.countries.filter((country) => snapshot.countries[country.alpha2Code] === undefined).map((country) => country.alpha2Code);
   if (missing.length > 0) throw new ImportError([`python-holidays ${snapshot.version} no longer covers ${missing.join(', ')}; update holidays.ts and data/SOURCES.md`]);
 
+  const corrections = await loadHolidayCorrections(context.dataDir);
   const holidayIds = await previousIds(context, 'countryHoliday');
   const specialDayIds = await previousIds(context, 'countrySpecialDay');
   const holidayParts = new Map<string, CountryDay[]>();
@@ -172,7 +176,7 @@ export const importHolidays: DatasetImporter = async (context) => {
 
   for (const country of context.countries) {
     const entity = snapshot.countries[country.alpha2Code];
-    const days = country.alpha2Code === turkeyAlpha2 ? await loadTurkeyDays(context.dataDir, window) : entity && daysFromSnapshot(country.alpha2Code, entity);
+    const days = country.alpha2Code === turkeyAlpha2 ? await loadTurkeyDays(context.dataDir, window) : entity && daysFromSnapshot(country.alpha2Code, entity, corrections);
     if (days === undefined) continue;
     const part = country.alpha2Code.toLowerCase();
     const holidays = buildRecords(country, days.timeZone, days.holidays, holidayIds);
