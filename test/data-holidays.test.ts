@@ -374,6 +374,26 @@ describe('holiday corrections (data/curated/holiday-corrections.json)', () => {
     expect(correctHolidays('XC', days, own)).toEqual({ holidays: days, demoted: [] });
   });
 
+  it('a rule by name corrects that holiday in every year of its range, and no other', () => {
+    const years = [
+      { day: '2024-09-10', summary: "Women's Day" },
+      { day: '2025-09-10', summary: "Women's Day" },
+      { day: '2026-09-10', summary: "Women's Day" },
+      { day: '2026-10-17', summary: 'Dignity Day' },
+    ];
+    const rules: HolidayCorrection[] = [
+      { alpha2Code: 'XA', action: 'move', name: "Women's Day", years: { first: 2025, last: 2050 }, toMonthDay: '12-10', why, source },
+      { alpha2Code: 'XA', action: 'remove', name: 'Dignity Day', years: { first: 2000, last: 2050 }, why, source },
+    ];
+    expect(correctHolidays('XA', years, rules).holidays).toEqual([
+      { day: '2024-09-10', summary: "Women's Day" },
+      { day: '2025-12-10', summary: "Women's Day" },
+      { day: '2026-12-10', summary: "Women's Day" },
+    ]);
+    const unmatched: HolidayCorrection[] = [{ alpha2Code: 'XA', action: 'demote', name: 'Dignity Day', years: { first: 2000, last: 2010 }, why, source }];
+    expect(() => correctHolidays('XA', years, unmatched)).toThrow(/XA "Dignity Day" 2000–2010 \(demote\) matches no public holiday/);
+  });
+
   it('a correction that matches no public day stops the import, naming itself', () => {
     const stale: HolidayCorrection[] = [{ alpha2Code: 'XA', action: 'remove', date: '2025-10-18', why, source }];
     expect(() => correctHolidays('XA', days, stale)).toThrow(ImportError);
