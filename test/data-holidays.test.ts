@@ -9,6 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { correctHolidays, loadHolidayCorrections, type HolidayCorrection } from '../generator/import/holidayCorrections.ts';
 import { holidayTimeZone } from '../generator/import/holidays.ts';
+import { loadWorkingDayTerms, nameWorkingDays, type WorkingDayTerms } from '../generator/import/workingDays.ts';
 import { ImportError } from '../generator/import/importError.ts';
 import { addDays, localDaySpan } from '../generator/import/localDates.ts';
 import { readSnapshot, type PythonHolidaysSnapshot } from '../generator/import/pythonHolidays.ts';
@@ -38,6 +39,7 @@ let holidays: Map<string, CountryDay[]>;
 let specialDays: Map<string, CountryDay[]>;
 let snapshot: PythonHolidaysSnapshot;
 let corrections: HolidayCorrection[];
+let workingDayTerms: WorkingDayTerms;
 
 beforeAll(async () => {
   window = buildSettingsSchema.parse(JSON.parse(await readFile(path.join(dataDir, 'build.json'), 'utf8'))).holidayYears;
@@ -46,6 +48,7 @@ beforeAll(async () => {
   specialDays = await readParts('countrySpecialDay');
   snapshot = await readSnapshot(dataDir, window);
   corrections = await loadHolidayCorrections(dataDir);
+  workingDayTerms = await loadWorkingDayTerms(dataDir);
 });
 
 function partOf(parts: Map<string, CountryDay[]>, alpha2Code: string): CountryDay[] {
@@ -241,12 +244,11 @@ describe('every country', () => {
       const holidayKeys = keysOf(holidays);
       const specialDayKeys = keysOf(specialDays);
       const publicDays = entity.days.filter(([, category]) => category === 'public').map(([day, , summary]) => ({ day, summary }));
-      const corrected = correctHolidays(alpha2Code, publicDays, corrections);
+      const otherDays = entity.days.filter(([, category]) => category !== 'public').map(([day, , summary]) => ({ day, summary }));
+      const corrected = correctHolidays(alpha2Code, { holidays: publicDays, specialDays: [...otherDays, ...nameWorkingDays(alpha2Code, entity, workingDayTerms)] }, corrections);
       for (const { day, summary } of corrected.holidays) if (!holidayKeys.has(`${day} ${summary}`)) problems.push(`${alpha2Code} public ${day} ${summary}`);
-      for (const { day, summary } of corrected.demoted) if (!specialDayKeys.has(`${day} ${summary}`)) problems.push(`${alpha2Code} demoted ${day} ${summary}`);
-      for (const [day, category, summary] of entity.days) {
-        if (category !== 'public' && !specialDayKeys.has(`${day} ${summary}`)) problems.push(`${alpha2Code} ${category} ${day} ${summary}`);
-      }
+      for (const { day, summary } of corrected.specialDays) if (!specialDayKeys.has(`${day} ${summary}`)) problems.push(`${alpha2Code} special ${day} ${summary}`);
+      expect(specialDayKeys.size, alpha2Code).toBe(new Set(corrected.specialDays.map(({ day, summary }) => `${day} ${summary}`)).size);
       expect(holidayKeys.size, alpha2Code).toBe(new Set(corrected.holidays.map(({ day, summary }) => `${day} ${summary}`)).size);
     }
     expect(problems.slice(0, 10)).toEqual([]);
@@ -319,12 +321,28 @@ describe('faults of the former source, fixed', () => {
     expect(on(holidays, 'AZ', '2025-11-08')).toEqual(['Zəfər Günü']);
   });
 
-  it('China 2025: the weekend make-up working days are special days, and the days of one group (Women\'s Day) are not public', () => {
-    expect(on(specialDays, 'CN', '2025-01-26')).toEqual(['休息日（由 2025-01-26 调休）']);
+  it('China 2025: a weekend make-up working day is a special day named as a working day and by the day off it pays for; the days of one group (Women\'s Day) are not public', () => {
+    const label = (dayOff: string) => workingDayTerms.CN?.label.replace('{date}', dayOff);
+    expect(on(specialDays, 'CN', '2025-01-26')).toEqual([label('2025-02-03')]);
     expect(on(holidays, 'CN', '2025-02-03')).toEqual(['休息日（由 2025-01-26 调休）']);
-    expect(on(specialDays, 'CN', '2025-02-08')).toEqual(['休息日（由 2025-02-08 调休）']);
+    expect(on(specialDays, 'CN', '2025-02-08')).toEqual([label('2025-02-04')]);
     expect(on(holidays, 'CN', '2025-03-08')).toEqual([]);
     expect(on(specialDays, 'CN', '2025-03-08')).toEqual(['国际妇女节']);
+  });
+
+  it('Russia 2025: Saturday 1 November is a working day for the day off of Monday 3 November, written as Russian dates are', () => {
+    expect(on(specialDays, 'RU', '2025-11-01')).toEqual([workingDayTerms.RU?.label.replace('{date}', '03.11.2025')]);
+    expect(on(holidays, 'RU', '2025-11-03')).toEqual(['Выходной (перенесено с 01.11.2025)']);
+  });
+
+  it('no special day calls a worked weekend day a day off', () => {
+    const misnamed: string[] = [];
+    for (const [alpha2Code, entity] of Object.entries(snapshot.countries)) {
+      for (const [workday, dayOffName] of entity.weekendWorkdays) {
+        if (on(specialDays, alpha2Code, workday).includes(dayOffName)) misnamed.push(`${alpha2Code} ${workday} ${dayOffName}`);
+      }
+    }
+    expect(misnamed).toEqual([]);
   });
 
   it('Ethiopia 2024: Timket 20 January, Enkutatash 11 September, Meskel 27 September', () => {
@@ -347,6 +365,27 @@ describe('faults of the former source, fixed', () => {
   });
 });
 
+describe('weekend working days (data/curated/working-day-terms.json)', () => {
+  const term = { language: 'xx', label: 'Working day (day off {date})', english: 'Working day', source: 'https://example.org/decree', evidence: 'working day' };
+  const entity = (dayOffName: string, workday = '2025-11-01') => ({
+    language: 'xx',
+    categories: ['public'],
+    days: [['2025-11-03', 'public', dayOffName, dayOffName] as [string, string, string, string]],
+    weekendWorkdays: [[workday, dayOffName, dayOffName] as [string, string, string]],
+  });
+
+  it('names each worked day by the day off it pays for, its date written as the snapshot writes dates', () => {
+    expect(nameWorkingDays('XA', entity('Day off (substituted from 01.11.2025)'), { XA: term })).toEqual([{ day: '2025-11-01', summary: 'Working day (day off 03.11.2025)' }]);
+    expect(nameWorkingDays('XA', entity('Day off (2025. 11. 01.-től)'), { XA: term })).toEqual([{ day: '2025-11-01', summary: 'Working day (day off 2025. 11. 03.)' }]);
+    expect(nameWorkingDays('XA', entity('Day off (11/01/2025)'), { XA: term })).toEqual([{ day: '2025-11-01', summary: 'Working day (day off 11/03/2025)' }]);
+  });
+
+  it('a country with worked days but no term, or a date written in an unknown way, stops the import', () => {
+    expect(() => nameWorkingDays('XA', entity('Day off (01.11.2025)'), {})).toThrow(/weekend working days for XA .*add its term to data\/curated\/working-day-terms.json/);
+    expect(() => nameWorkingDays('XA', entity('Day off (1 Nov 2025)'), { XA: term })).toThrow(/XA writes the dates of its days off .* add it to dateWriters/);
+  });
+});
+
 describe('holiday corrections (data/curated/holiday-corrections.json)', () => {
   const why = 'a reason of at least twenty characters';
   const source = 'https://example.org/gazette';
@@ -357,6 +396,8 @@ describe('holiday corrections (data/curated/holiday-corrections.json)', () => {
     { day: '2025-10-17', summary: 'Dignity Day' },
   ];
 
+  const lists = (holidays: typeof days, specialDays: typeof days = []) => ({ holidays, specialDays });
+
   it('removes, demotes and moves the days of their own country only', () => {
     const own: HolidayCorrection[] = [
       { alpha2Code: 'XA', action: 'remove', date: '2025-10-17', why, source },
@@ -364,14 +405,35 @@ describe('holiday corrections (data/curated/holiday-corrections.json)', () => {
       { alpha2Code: 'XA', action: 'move', date: '2025-09-10', to: '2025-12-10', why, source },
       { alpha2Code: 'XB', action: 'remove', date: '2025-01-01', why, source },
     ];
-    expect(correctHolidays('XA', days, own)).toEqual({
+    expect(correctHolidays('XA', lists(days), own)).toEqual({
       holidays: [
         { day: '2025-01-01', summary: 'New Year' },
         { day: '2025-12-10', summary: "Women's Day" },
       ],
-      demoted: [{ day: '2025-04-17', summary: 'Holy Thursday' }],
+      specialDays: [{ day: '2025-04-17', summary: 'Holy Thursday' }],
     });
-    expect(correctHolidays('XC', days, own)).toEqual({ holidays: days, demoted: [] });
+    expect(correctHolidays('XC', lists(days), own)).toEqual({ holidays: days, specialDays: [] });
+  });
+
+  it('adds a day off the snapshot lacks, and promotes a special day to a public holiday', () => {
+    const specialDays = [
+      { day: '2025-06-05', summary: 'Arafat Day' },
+      { day: '2025-03-08', summary: "Women's Day" },
+    ];
+    const own: HolidayCorrection[] = [
+      { alpha2Code: 'XA', action: 'add', date: '2025-12-26', name: 'Boxing Day', why, source },
+      { alpha2Code: 'XA', action: 'promote', date: '2025-06-05', name: 'Arafat Day', why, source },
+    ];
+    const corrected = correctHolidays('XA', lists(days, specialDays), own);
+    expect(corrected.holidays).toEqual([...days, { day: '2025-06-05', summary: 'Arafat Day' }, { day: '2025-12-26', summary: 'Boxing Day' }]);
+    expect(corrected.specialDays).toEqual([{ day: '2025-03-08', summary: "Women's Day" }]);
+  });
+
+  it('an addition the snapshot already has, or a promotion of a day it does not have, stops the import', () => {
+    const added: HolidayCorrection[] = [{ alpha2Code: 'XA', action: 'add', date: '2025-01-01', name: 'New Year', why, source }];
+    expect(() => correctHolidays('XA', lists(days), added)).toThrow(/XA 2025-01-01 "New Year" \(add\) adds a public holiday the snapshot already has/);
+    const promoted: HolidayCorrection[] = [{ alpha2Code: 'XA', action: 'promote', date: '2025-06-05', name: 'Arafat Day', why, source }];
+    expect(() => correctHolidays('XA', lists(days), promoted)).toThrow(/XA 2025-06-05 "Arafat Day" \(promote\) matches no special day of the snapshot/);
   });
 
   it('a rule by name corrects that holiday in every year of its range, and no other', () => {
@@ -385,19 +447,19 @@ describe('holiday corrections (data/curated/holiday-corrections.json)', () => {
       { alpha2Code: 'XA', action: 'move', name: "Women's Day", years: { first: 2025, last: 2050 }, toMonthDay: '12-10', why, source },
       { alpha2Code: 'XA', action: 'remove', name: 'Dignity Day', years: { first: 2000, last: 2050 }, why, source },
     ];
-    expect(correctHolidays('XA', years, rules).holidays).toEqual([
+    expect(correctHolidays('XA', lists(years), rules).holidays).toEqual([
       { day: '2024-09-10', summary: "Women's Day" },
       { day: '2025-12-10', summary: "Women's Day" },
       { day: '2026-12-10', summary: "Women's Day" },
     ]);
     const unmatched: HolidayCorrection[] = [{ alpha2Code: 'XA', action: 'demote', name: 'Dignity Day', years: { first: 2000, last: 2010 }, why, source }];
-    expect(() => correctHolidays('XA', years, unmatched)).toThrow(/XA "Dignity Day" 2000–2010 \(demote\) matches no public holiday/);
+    expect(() => correctHolidays('XA', lists(years), unmatched)).toThrow(/XA "Dignity Day" 2000–2010 \(demote\) matches no public holiday/);
   });
 
   it('a correction that matches no public day stops the import, naming itself', () => {
     const stale: HolidayCorrection[] = [{ alpha2Code: 'XA', action: 'remove', date: '2025-10-18', why, source }];
-    expect(() => correctHolidays('XA', days, stale)).toThrow(ImportError);
-    expect(() => correctHolidays('XA', days, stale)).toThrow(/XA 2025-10-18 \(remove\) matches no public holiday/);
+    expect(() => correctHolidays('XA', lists(days), stale)).toThrow(ImportError);
+    expect(() => correctHolidays('XA', lists(days), stale)).toThrow(/XA 2025-10-18 \(remove\) matches no public holiday/);
   });
 
   // These hold once data/records is re-imported with the corrections.

@@ -2,14 +2,17 @@
  * data/curated/holiday-corrections.json: public holidays python-holidays gets wrong, each with the
  * law or official notice that says so, applied to its days before records are made. A day is
  * removed (no day off at all), demoted (a day off for some, or at the employer's choice: served as
- * a special day instead), or moved (the same holiday, on the day the official calendar gives), by
- * its date or, for a rule wrong in every year, by its name over a range of years. A correction
- * that matches no day of the snapshot stops the import: the source has changed (perhaps fixed),
- * and the correction must be read again.
+ * a special day instead), moved (the same holiday, on the day the official calendar gives), added
+ * (a day off the snapshot lacks, named as the country names it) or promoted (a day the snapshot
+ * files under another category, such as "islamic", that is a day off for everyone). Remove, demote
+ * and move take a day by its date or, for a rule wrong in every year, by its name over a range of
+ * years. A correction that matches no day of the snapshot, or adds a day it already has, stops
+ * the import: the source has changed (perhaps fixed), and the correction must be read again.
  */
 import { z } from 'zod';
 import { readCuratedFile, sourceUrl } from './curatedFile.ts';
 import { ImportError } from './importError.ts';
+import type { CivilDay, WallTime } from './localDates.ts';
 
 const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a day, YYYY-MM-DD');
 const cited = { alpha2Code: z.string().regex(/^[A-Z]{2}$/), why: z.string().min(20), source: sourceUrl };
@@ -25,22 +28,43 @@ const correctionSchema = z.union([
   z.strictObject({ ...cited, action: z.literal('move'), date: day, to: day }),
   z.strictObject({ ...cited, action: z.enum(['remove', 'demote']), name: z.string().min(1), years }),
   z.strictObject({ ...cited, action: z.literal('move'), name: z.string().min(1), years, toMonthDay: z.string().regex(/^\d{2}-\d{2}$/, 'must be MM-DD') }),
+  z.strictObject({ ...cited, action: z.literal('add'), date: day, name: z.string().min(1) }),
+  z.strictObject({ ...cited, action: z.literal('promote'), date: day, name: z.string().min(1) }),
 ]);
 export type HolidayCorrection = z.infer<typeof correctionSchema>;
+type DayCorrection = Exclude<HolidayCorrection, { action: 'add' | 'promote' }>;
 
-interface Holiday {
-  readonly day: string;
+/** A day of the snapshot: a whole local day, or from `from` to the end of the day (a half day). */
+export interface ObservedDay {
+  readonly day: CivilDay;
   readonly summary: string;
+  readonly from?: WallTime;
 }
 
-function matches(correction: HolidayCorrection, holiday: Holiday): boolean {
+/** A country's days: its public holidays and every other day it names. */
+export interface CountryDayLists {
+  readonly holidays: readonly ObservedDay[];
+  readonly specialDays: readonly ObservedDay[];
+}
+
+function matches(correction: DayCorrection, holiday: ObservedDay): boolean {
   if ('date' in correction) return holiday.day === correction.date;
   const year = Number(holiday.day.slice(0, 4));
   return holiday.summary === correction.name && year >= correction.years.first && year <= correction.years.last;
 }
 
+const isNamedDay = (correction: { date: string; name: string }) => (candidate: ObservedDay) => candidate.day === correction.date && candidate.summary === correction.name;
+
 function describe(correction: HolidayCorrection): string {
+  if (correction.action === 'add' || correction.action === 'promote') return `${correction.date} "${correction.name}"`;
   return 'date' in correction ? correction.date : `"${correction.name}" ${correction.years.first}–${correction.years.last}`;
+}
+
+/** Why a correction no longer fits the snapshot, or undefined when it does. */
+function staleness(correction: HolidayCorrection, days: CountryDayLists): string | undefined {
+  if (correction.action === 'add') return days.holidays.some(isNamedDay(correction)) ? 'adds a public holiday the snapshot already has' : undefined;
+  if (correction.action === 'promote') return days.specialDays.some(isNamedDay(correction)) ? undefined : 'matches no special day of the snapshot';
+  return days.holidays.some((holiday) => matches(correction, holiday)) ? undefined : 'matches no public holiday of the snapshot';
 }
 
 const correctionsFileSchema = z.strictObject({ note: z.string().min(1), entries: z.array(correctionSchema) });
@@ -51,26 +75,28 @@ export async function loadHolidayCorrections(dataDir: string): Promise<HolidayCo
   return (await readCuratedFile(dataDir, holidayCorrectionsFile, correctionsFileSchema)).entries;
 }
 
-export interface CorrectedDays<Day> {
-  readonly holidays: Day[];
-  /** Demoted from public holidays: to be served as special days. */
-  readonly demoted: Day[];
-}
-
-/** A country's public holidays with its corrections applied; every correction must match a day. */
-export function correctHolidays<Day extends Holiday>(alpha2Code: string, holidays: readonly Day[], corrections: readonly HolidayCorrection[]): CorrectedDays<Day> {
+/** A country's days with its corrections applied; every correction must fit the snapshot. */
+export function correctHolidays(alpha2Code: string, days: CountryDayLists, corrections: readonly HolidayCorrection[]): { holidays: ObservedDay[]; specialDays: ObservedDay[] } {
   const own = corrections.filter((correction) => correction.alpha2Code === alpha2Code);
-  const unmatched = own.filter((correction) => !holidays.some((holiday) => matches(correction, holiday)));
-  if (unmatched.length > 0) {
-    throw new ImportError(unmatched.map((correction) => `data/curated/${holidayCorrectionsFile}: ${alpha2Code} ${describe(correction)} (${correction.action}) matches no public holiday of the snapshot: read it again`));
+  const stale = own.flatMap((correction) => {
+    const problem = staleness(correction, days);
+    return problem === undefined ? [] : [`data/curated/${holidayCorrectionsFile}: ${alpha2Code} ${describe(correction)} (${correction.action}) ${problem}: read it again`];
+  });
+  if (stale.length > 0) throw new ImportError(stale);
+
+  const byDay = own.filter((correction): correction is DayCorrection => correction.action !== 'add' && correction.action !== 'promote');
+  const holidays: ObservedDay[] = [];
+  const specialDays: ObservedDay[] = [];
+  for (const holiday of days.holidays) {
+    const correction = byDay.find((candidate) => matches(candidate, holiday));
+    if (!correction) holidays.push(holiday);
+    else if (correction.action === 'demote') specialDays.push(holiday);
+    else if (correction.action === 'move') holidays.push({ ...holiday, day: 'to' in correction ? correction.to : `${holiday.day.slice(0, 4)}-${correction.toMonthDay}` });
   }
-  const corrected: Day[] = [];
-  const demoted: Day[] = [];
-  for (const holiday of holidays) {
-    const correction = own.find((candidate) => matches(candidate, holiday));
-    if (!correction) corrected.push(holiday);
-    else if (correction.action === 'demote') demoted.push(holiday);
-    else if (correction.action === 'move') corrected.push({ ...holiday, day: 'to' in correction ? correction.to : `${holiday.day.slice(0, 4)}-${correction.toMonthDay}` });
+  const promotions = own.filter((correction) => correction.action === 'promote');
+  for (const specialDay of days.specialDays) {
+    (promotions.some((correction) => isNamedDay(correction)(specialDay)) ? holidays : specialDays).push(specialDay);
   }
-  return { holidays: corrected, demoted };
+  for (const correction of own) if (correction.action === 'add') holidays.push({ day: correction.date, summary: correction.name });
+  return { holidays, specialDays };
 }

@@ -23,25 +23,19 @@ import { buildSettingsSchema, countryDaySchema, type BuildSettings, type Country
 import type { DatasetImporter, ImportContext, RecordOutput } from './dataset.ts';
 import { reuseIds, type IdFor } from './ids.ts';
 import { ImportError } from './importError.ts';
-import { localDaySpan, type CivilDay, type WallTime } from './localDates.ts';
+import { localDaySpan } from './localDates.ts';
 import { publicCategory, readSnapshot, type SnapshotCountry } from './pythonHolidays.ts';
 import { loadTurkeyDays } from './turkeyDays.ts';
-import { correctHolidays, loadHolidayCorrections, type HolidayCorrection } from './holidayCorrections.ts';
+import { correctHolidays, loadHolidayCorrections, type CountryDayLists, type HolidayCorrection, type ObservedDay } from './holidayCorrections.ts';
+import { loadWorkingDayTerms, nameWorkingDays, type WorkingDayTerms } from './workingDays.ts';
 
 export type HolidayYears = BuildSettings['holidayYears'];
 type CountryDay = z.infer<typeof countryDaySchema>;
 
-/** A day to record: a whole local day, or from `from` to the end of the day (a half day). */
-export interface ObservedDay {
-  readonly day: CivilDay;
-  readonly summary: string;
-  readonly from?: WallTime;
-}
+export type { ObservedDay };
 
-interface CountryDays {
+interface CountryDays extends CountryDayLists {
   readonly timeZone: string;
-  readonly holidays: readonly ObservedDay[];
-  readonly specialDays: readonly ObservedDay[];
 }
 
 /**
@@ -105,15 +99,14 @@ export function holidayTimeZone(alpha2Code: string): string {
 }
 
 /** A country's days as python-holidays gives them: its public days, and all the others. */
-function daysFromSnapshot(alpha2Code: string, entity: SnapshotCountry, corrections: readonly HolidayCorrection[]): CountryDays | undefined {
+function daysFromSnapshot(alpha2Code: string, entity: SnapshotCountry, corrections: readonly HolidayCorrection[], terms: WorkingDayTerms): CountryDays | undefined {
   const snapshotHolidays: ObservedDay[] = [];
   const specialDays: ObservedDay[] = [];
   for (const [day, category, summary] of entity.days) (category === publicCategory ? snapshotHolidays : specialDays).push({ day, summary });
-  for (const [day, summary] of entity.weekendWorkdays) specialDays.push({ day, summary });
-  const { holidays, demoted } = correctHolidays(alpha2Code, snapshotHolidays, corrections);
-  specialDays.push(...demoted);
-  if (holidays.length === 0 && specialDays.length === 0) return undefined;
-  return { timeZone: holidayTimeZone(alpha2Code), holidays, specialDays };
+  specialDays.push(...nameWorkingDays(alpha2Code, entity, terms));
+  const corrected = correctHolidays(alpha2Code, { holidays: snapshotHolidays, specialDays }, corrections);
+  if (corrected.holidays.length === 0 && corrected.specialDays.length === 0) return undefined;
+  return { timeZone: holidayTimeZone(alpha2Code), ...corrected };
 }
 
 async function readHolidayYears(dataDir: string): Promise<HolidayYears> {
@@ -169,6 +162,7 @@ export const importHolidays: DatasetImporter = async (context) => {
   if (missing.length > 0) throw new ImportError([`python-holidays ${snapshot.version} no longer covers ${missing.join(', ')}; update holidays.ts and data/SOURCES.md`]);
 
   const corrections = await loadHolidayCorrections(context.dataDir);
+  const workingDayTerms = await loadWorkingDayTerms(context.dataDir);
   const holidayIds = await previousIds(context, 'countryHoliday');
   const specialDayIds = await previousIds(context, 'countrySpecialDay');
   const holidayParts = new Map<string, CountryDay[]>();
@@ -176,7 +170,7 @@ export const importHolidays: DatasetImporter = async (context) => {
 
   for (const country of context.countries) {
     const entity = snapshot.countries[country.alpha2Code];
-    const days = country.alpha2Code === turkeyAlpha2 ? await loadTurkeyDays(context.dataDir, window) : entity && daysFromSnapshot(country.alpha2Code, entity, corrections);
+    const days = country.alpha2Code === turkeyAlpha2 ? await loadTurkeyDays(context.dataDir, window) : entity && daysFromSnapshot(country.alpha2Code, entity, corrections, workingDayTerms);
     if (days === undefined) continue;
     const part = country.alpha2Code.toLowerCase();
     const holidays = buildRecords(country, days.timeZone, days.holidays, holidayIds);

@@ -1,0 +1,83 @@
+/**
+ * The weekend days a government makes working days to pay for a day off moved next to a holiday
+ * (China's 调休, Russia's and Belarus' transfers, Hungary's áthelyezett munkanap): special days
+ * named as what they are, a working day, and by the day off they pay for.
+ *
+ * python-holidays lists them (its `weekend_workdays`) under the name of the day off ("Day off
+ * (substituted from 26.01.2025)"), which would call a working day a day off. The name here is the
+ * label of data/curated/working-day-terms.json for the country's language, the term its own
+ * transfer decrees use, with `{date}` replaced by the day off, written as python-holidays writes
+ * dates in that language.
+ */
+import { z } from 'zod';
+import { readCuratedFile, sourceUrl } from './curatedFile.ts';
+import { ImportError } from './importError.ts';
+import type { ObservedDay } from './holidayCorrections.ts';
+import type { SnapshotCountry } from './pythonHolidays.ts';
+
+export const workingDayTermsFile = 'working-day-terms.json';
+
+const termsFileSchema = z.strictObject({
+  note: z.string().min(1),
+  countries: z.record(
+    z.string().regex(/^[A-Z]{2}$/),
+    z.strictObject({
+      language: z.string().min(2),
+      /** The name of a worked weekend day; `{date}` stands for the day off it pays for. */
+      label: z.string().regex(/\{date\}/, 'must say where the day off goes: {date}'),
+      english: z.string().min(1),
+      source: sourceUrl,
+      evidence: z.string().min(1),
+    }),
+  ),
+});
+export type WorkingDayTerms = z.infer<typeof termsFileSchema>['countries'];
+
+export async function loadWorkingDayTerms(dataDir: string): Promise<WorkingDayTerms> {
+  return (await readCuratedFile(dataDir, workingDayTermsFile, termsFileSchema)).countries;
+}
+
+type DateWriter = (day: string) => string;
+const parts = (day: string) => ({ year: day.slice(0, 4), month: day.slice(5, 7), dayOfMonth: day.slice(8, 10) });
+
+/** The ways python-holidays' locales write a date in "substituted from …" (its `substituted_date_format`). */
+const dateWriters: readonly DateWriter[] = [
+  (day) => `${parts(day).dayOfMonth}.${parts(day).month}.${parts(day).year}`,
+  (day) => day,
+  (day) => `${parts(day).year}. ${parts(day).month}. ${parts(day).dayOfMonth}.`,
+  (day) => `${parts(day).dayOfMonth}/${parts(day).month} ${parts(day).year}`,
+  (day) => `${parts(day).dayOfMonth}/${parts(day).month}/${parts(day).year}`,
+  (day) => `${parts(day).dayOfMonth}-${parts(day).month}-${parts(day).year}`,
+  (day) => `${parts(day).month}/${parts(day).dayOfMonth}/${parts(day).year}`,
+];
+
+/** The working days of one country, each paired with the day off whose name carries its date. */
+function pairs(alpha2Code: string, entity: SnapshotCountry): { workday: string; dayOff: string; dayOffName: string }[] {
+  const daysOfName = new Map<string, string[]>();
+  for (const [day, , summary] of entity.days) daysOfName.set(summary, [...(daysOfName.get(summary) ?? []), day]);
+  const found = new Map<string, { workday: string; dayOff: string; dayOffName: string }>();
+  for (const [workday, dayOffName] of entity.weekendWorkdays) {
+    const daysOff = daysOfName.get(dayOffName) ?? [];
+    if (daysOff.length === 0) throw new ImportError([`python-holidays snapshot: ${alpha2Code} working day ${workday} names "${dayOffName}", which is no day of the snapshot`]);
+    for (const dayOff of daysOff) found.set(`${workday} ${dayOff}`, { workday, dayOff, dayOffName });
+  }
+  return [...found.values()];
+}
+
+/** The writer that gives every working day's date as its day off's name writes it. */
+function dateWriterOf(alpha2Code: string, named: readonly { workday: string; dayOffName: string }[]): DateWriter {
+  const writer = dateWriters.find((write) => named.every(({ workday, dayOffName }) => dayOffName.includes(write(workday))));
+  if (writer === undefined) throw new ImportError([`python-holidays snapshot: ${alpha2Code} writes the dates of its days off ("${named[0]?.dayOffName}") in a way workingDays.ts does not know; add it to dateWriters`]);
+  return writer;
+}
+
+export function nameWorkingDays(alpha2Code: string, entity: SnapshotCountry, terms: WorkingDayTerms): ObservedDay[] {
+  const named = pairs(alpha2Code, entity);
+  if (named.length === 0) return [];
+  const term = terms[alpha2Code];
+  if (term === undefined) {
+    throw new ImportError([`python-holidays lists weekend working days for ${alpha2Code} (${named[0]?.workday}, …): add its term to data/curated/${workingDayTermsFile}`]);
+  }
+  const writeDate = dateWriterOf(alpha2Code, named);
+  return named.map(({ workday, dayOff }) => ({ day: workday, summary: term.label.replace('{date}', writeDate(dayOff)) }));
+}
