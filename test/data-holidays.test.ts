@@ -463,6 +463,17 @@ describe('holiday corrections (data/curated/holiday-corrections.json)', () => {
   });
 
   // These hold once data/records is re-imported with the corrections.
+  it('Russia 2026: the days off the Government moved (9 January, 31 December) and the Labour Code moved (9 March, 11 May) are holidays', () => {
+    const russia = partOf(holidays, 'RU').map(dayOf);
+    for (const day of ['2026-01-09', '2026-03-09', '2026-05-11', '2026-12-31']) expect(russia, day).toContain(day);
+  });
+
+  it('Kenya: Idd-ul-Azha, gazetted for everyone, is a public holiday and no longer a special day; Bahrain: Arafat Day is a day off', () => {
+    expect(partOf(holidays, 'KE').filter((record) => dayOf(record) === '2025-06-06').map((record) => record.summary)).toEqual(['Idd-ul-Azha (estimated)']);
+    expect(partOf(specialDays, 'KE').filter((record) => dayOf(record) === '2025-06-06')).toEqual([]);
+    expect(partOf(holidays, 'BH').filter((record) => dayOf(record) === '2025-06-05').map((record) => record.summary)).toEqual(['يوم عرفة']);
+  });
+
   it('Namibia: the Day of the Namibian Women is 10 December (Act 16 of 2004), not 10 September', () => {
     const namibia = partOf(holidays, 'NA').map(dayOf);
     expect(namibia).toContain('2025-12-10');
