@@ -13,7 +13,8 @@ import { access, readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { Manifest } from '../proxy/manifest.ts';
+import fg from 'fast-glob';
+import type { Manifest } from '../contract/manifest.ts';
 import { BuildError } from './errors.ts';
 import { readInputs } from './load.ts';
 import { readSummary } from './summary.ts';
@@ -39,17 +40,24 @@ function newBuildId(now: Date): string {
   return `${now.toISOString().replace(/[-:]|\.\d+/g, '')}-${randomBytes(3).toString('hex')}`;
 }
 
-/** The sources whose change changes the output: the generator, the shared contract, the docs page. */
-const generatorSources = [
-  ...['build', 'docs', 'errors', 'index', 'load', 'openapi', 'openapiComponents', 'schemas', 'summary', 'validate', 'write'].map((name) => `${name}.ts`),
-  ...['routes', 'keys', 'manifest'].map((name) => `../proxy/${name}.ts`),
-  '../package.json',
-  '../node_modules/swagger-ui-dist/package.json',
-];
+const repoRoot = path.resolve(import.meta.dirname, '..');
 
-async function generatorVersion(): Promise<string> {
+/**
+ * The code whose change can change the output: every file of the folders the build is made of
+ * (contract/, generator/), whichever of them a change touches, plus the package versions it runs
+ * on (package.json, the docs page's swagger-ui-dist). Folders, not a list of files: a new module
+ * counts without anyone remembering to add it. The data is fingerprinted apart (dataVersion).
+ */
+export const buildCodeGlobs = ['contract/**', 'generator/**', 'package.json', 'node_modules/swagger-ui-dist/package.json'];
+
+export async function buildCodeFiles(root = repoRoot): Promise<string[]> {
+  return (await fg(buildCodeGlobs, { cwd: root, onlyFiles: true, dot: false })).sort();
+}
+
+/** The fingerprint of the build's code: its files' names and contents. */
+export async function buildCodeFingerprint(root = repoRoot): Promise<string> {
   const hash = createHash('sha256');
-  for (const source of generatorSources) hash.update(source).update('\0').update(await readFile(path.join(import.meta.dirname, source)));
+  for (const file of await buildCodeFiles(root)) hash.update(file).update('\0').update(await readFile(path.join(root, file))).update('\0');
   return hash.digest('hex').slice(0, 16);
 }
 
@@ -70,7 +78,7 @@ async function currentManifest(distDir: string, manifestFileName: string): Promi
 
 export async function buildDist({ dataDir, distDir, force = false }: BuildOptions): Promise<BuildSummary> {
   const inputs = await readInputs(dataDir);
-  const inputsVersion = createHash('sha256').update(inputs.dataVersion).update(await generatorVersion()).digest('hex').slice(0, 16);
+  const inputsVersion = createHash('sha256').update(inputs.dataVersion).update(await buildCodeFingerprint()).digest('hex').slice(0, 16);
   const summary = await readSummary(distDir);
   if (summary && summary.inputsVersion === inputsVersion && !force) {
     const { buildId, dataVersion, counts, ambiguous, files, bytes } = summary;
@@ -79,9 +87,9 @@ export async function buildDist({ dataDir, distDir, force = false }: BuildOption
   // Loaded only for a real build, so that a no-op rebuild starts quickly.
   const [{ manifestFileName }, { parseInputs }, { routes }, { buildPublicFiles }, { countRecords, indexData }, { buildOpenApiDocument }, { validateData, validateSettings }, { writeDist }] =
     await Promise.all([
-      import('../proxy/manifest.ts'),
+      import('../contract/manifest.ts'),
       import('./load.ts'),
-      import('../proxy/routes.ts'),
+      import('../contract/routes.ts'),
       import('./docs.ts'),
       import('./index.ts'),
       import('./openapi.ts'),
@@ -118,7 +126,7 @@ async function main(): Promise<void> {
   });
   const distDir = values.dist;
   if (values['if-missing']) {
-    const { manifestFileName } = await import('../proxy/manifest.ts');
+    const { manifestFileName } = await import('../contract/manifest.ts');
     const present = await access(path.join(distDir, manifestFileName)).then(() => true, () => false);
     if (present) return;
     console.log(`${distDir}/ has no build yet: building it from ${values.data}/`);

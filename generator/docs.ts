@@ -1,7 +1,7 @@
 /**
  * The public files of a build: the OpenAPI document and the docs page, Swagger UI from
  * swagger-ui-dist copied into the build so that the page loads nothing from anywhere else.
- * Their paths are the ones proxy/server.ts serves without a token: `openapi.json`,
+ * Their paths are the ones proxy/http/publicFiles.ts serves without a token: `openapi.json`,
  * `docs/index.html` (at /docs) and `docs/<asset>`.
  */
 import { readFile } from 'node:fs/promises';

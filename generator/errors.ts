@@ -1,9 +1,8 @@
-/** A build that cannot go on: every problem found, each naming file, record and field. */
-export class BuildError extends Error {
-  constructor(readonly problems: readonly string[]) {
-    const shown = problems.slice(0, 20);
-    const more = problems.length > shown.length ? `\n… and ${problems.length - shown.length} more` : '';
-    super(`build failed, dist/ left as it was:\n- ${shown.join('\n- ')}${more}`);
-    this.name = 'BuildError';
+import { ProblemsError } from '../contract/errors.ts';
+
+/** A build that cannot go on: every problem found (the first 20 shown), each naming file, record and field. */
+export class BuildError extends ProblemsError {
+  constructor(problems: readonly string[]) {
+    super('ERR_BUILD', problems, 'build failed, dist/ left as it was', 20);
   }
 }

@@ -2,9 +2,9 @@
  * Index: every possible lookup response, computed from the validated dataset and the route table.
  * The result maps a body file's path (relative to dist/) to the body's JSON text.
  */
-import { normaliseKey } from '../proxy/keys.ts';
-import { bodyPath, recordLabels, type Route, type RouteParam, type RecordType } from '../proxy/routes.ts';
-import type { Manifest } from '../proxy/manifest.ts';
+import { normaliseKey } from '../contract/keys.ts';
+import { bodyPath, recordLabels, type Route, type RouteParam, type RecordType } from '../contract/routes.ts';
+import type { Manifest } from '../contract/manifest.ts';
 import { BuildError } from './errors.ts';
 import { recordDefinitions, type BuildSettings, type DataRecord } from './schemas.ts';
 import type { Dataset } from './validate.ts';

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
-import { recordTypes, type RecordType } from '../proxy/routes.ts';
+import { recordTypes, type RecordType } from '../contract/routes.ts';
 import { BuildError } from './errors.ts';
 
 /** Records live in `records/<recordType>.json` or, when large, `records/<recordType>/**\/*.json`. */

@@ -1,11 +1,11 @@
 /**
- * The OpenAPI 3.1 document, generated at build from the route table (proxy/routes.ts) and the zod
+ * The OpenAPI 3.1 document, generated at build from the route table (contract/routes.ts) and the zod
  * record schemas, and written to dist/openapi.json beside the bodies; /docs shows it. Every row of
  * the route table is an operation with its exact parameter names, and every status the proxy
  * really gives for it is a documented response (test/openapi.test.ts holds the proxy to it).
  */
 import packageJson from '../package.json' with { type: 'json' };
-import { recordLabels, routes, type Route } from '../proxy/routes.ts';
+import { recordLabels, routes, type Route } from '../contract/routes.ts';
 import { components, envelope, failure, foundResponseName, headerRefs, parameterKey, ref, type JsonObject } from './openapiComponents.ts';
 
 export interface OpenApiOptions {

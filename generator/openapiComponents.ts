@@ -5,11 +5,10 @@
  * proxy's own modules, so the document cannot drift from what it answers.
  */
 import { z } from 'zod';
-import { realm } from '../proxy/auth.ts';
-import { expectedForms } from '../proxy/keys.ts';
-import { manifestEntrySchema, manifestSchema } from '../proxy/manifest.ts';
-import { recordLabels, recordTypes, routes, type ParamKind, type RecordType, type Route, type RouteParam } from '../proxy/routes.ts';
-import { cacheControl } from '../proxy/server.ts';
+import { expectedForms } from '../contract/keys.ts';
+import { manifestEntrySchema, manifestSchema } from '../contract/manifest.ts';
+import { recordLabels, recordTypes, routes, type ParamKind, type RecordType, type Route, type RouteParam } from '../contract/routes.ts';
+import { allowedMethods, cacheControl, noStore, publicCacheControl, realm } from '../contract/http.ts';
 import { recordDefinitions } from './schemas.ts';
 
 export type JsonObject = Record<string, unknown>;
@@ -87,14 +86,13 @@ function headers(): JsonObject {
   return {
     ETag: header('A strong validator of the body: send it in If-None-Match to get 304 while it is unchanged.', jsonSchemaOf(manifestEntrySchema.shape.etag)),
     CacheControl: header('Lookups are token-gated: no shared cache may keep them; a client may reuse one for a minute.', { const: cacheControl }),
-    // The documentation is the origin's own answer in origin mode: its headers are the origin's.
-    CacheControlPublic: header('`public, max-age=300`: anyone may cache the documentation for five minutes (in origin mode, what the origin says).', { type: 'string' }, false),
-    PublicETag: header('A validator of the file (in origin mode, the origin\'s): send it in If-None-Match to get 304.', { type: 'string', minLength: 1 }),
-    CacheControlNoStore: header('Failures and service endpoints are never cached.', { const: 'no-store' }),
+    CacheControlPublic: header(`\`${publicCacheControl}\`: anyone may cache the documentation for five minutes.`, { const: publicCacheControl }, false),
+    PublicETag: header('A strong validator of the file: send it in If-None-Match to get 304 while it is unchanged.', jsonSchemaOf(manifestEntrySchema.shape.etag)),
+    CacheControlNoStore: header('Failures and service endpoints are never cached.', { const: noStore }),
     DataVersion: header('A hash of the data the answer was built from: it changes with every data import.', { type: 'string', minLength: 1 }),
     RequestId: header('Equals header.globalId of the envelope: quote it when reporting a problem.', uuid),
     WWWAuthenticate: header(`The RFC 6750 challenge: Bearer realm="${realm}", with error and error_description when a token was given.`, { type: 'string', pattern: '^Bearer realm=' }),
-    Allow: header('The methods the service answers.', { const: 'GET, HEAD, OPTIONS' }),
+    Allow: header('The methods the service answers.', { const: allowedMethods }),
     RetryAfter: header('Seconds to wait before retrying, when the cause is expected to pass.', { type: 'string', pattern: '^[0-9]+$' }, false),
     // Absent when Node's HTTP parser refused the request (400), or the origin answered (documentation in origin mode).
     WWWAuthenticateOptional: header('When the Authorization header is malformed: error="invalid_request".', { type: 'string', pattern: '^Bearer realm=' }, false),

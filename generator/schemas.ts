@@ -7,7 +7,7 @@
  * index lookups and are stripped from bodies.
  */
 import { z } from 'zod';
-import type { RecordType } from '../proxy/routes.ts';
+import type { RecordType } from '../contract/routes.ts';
 
 /** Lower case in data, so that references compare exactly and keys need no second folding. */
 const id = z.uuid({ message: 'must be a UUID' }).regex(/^[0-9a-f-]+$/, 'must be a lower-case UUID');

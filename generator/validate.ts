@@ -4,8 +4,8 @@
  * collected so one run shows them all.
  */
 import type { z } from 'zod';
-import { normaliseKey } from '../proxy/keys.ts';
-import { recordLabels, recordTypes, routes, type RecordType, type Route, type RouteParam } from '../proxy/routes.ts';
+import { normaliseKey } from '../contract/keys.ts';
+import { recordLabels, recordTypes, routes, type RecordType, type Route, type RouteParam } from '../contract/routes.ts';
 import { BuildError } from './errors.ts';
 import type { RecordFile } from './load.ts';
 import { buildSettingsSchema, recordDefinitions, type BuildSettings, type DataRecord } from './schemas.ts';

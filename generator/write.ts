@@ -12,7 +12,7 @@
  */
 import { link, lstat, mkdir, readdir, readlink, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { computeEtag, manifestFileName, type Manifest } from '../proxy/manifest.ts';
+import { computeEtag, manifestFileName, type Manifest } from '../contract/manifest.ts';
 import { summaryFileName, type BuildSummaryFile } from './summary.ts';
 
 /** Files written at once: enough to keep the disk busy without exhausting file descriptors. */

@@ -6,6 +6,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
+import { ProblemsError } from '../contract/errors.ts';
 
 const port = z
   .string()
@@ -125,10 +126,10 @@ export interface Config {
   readonly production: boolean;
 }
 
-export class ConfigError extends Error {
-  constructor(readonly problems: readonly string[]) {
-    super(`invalid configuration:\n- ${problems.join('\n- ')}`);
-    this.name = 'ConfigError';
+/** A configuration the service cannot start with: every problem found, each naming its variable. */
+export class ConfigError extends ProblemsError {
+  constructor(problems: readonly string[]) {
+    super('ERR_CONFIG', problems, 'invalid configuration');
   }
 }
 

@@ -6,12 +6,10 @@
 import cluster from 'node:cluster';
 import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
-import { ApiError } from './envelope.ts';
+import { ServiceError } from '../contract/errors.ts';
 import { ConfigError, hasAuthSetting, loadConfig, type Config } from './config.ts';
 import { createLogger, type Logger } from './log.ts';
 import { startService } from './service.ts';
-import { ManifestError } from './manifestIndex.ts';
-import { StoreError } from './store.ts';
 import { supervise, type ListeningMessage } from './supervisor.ts';
 
 const devTokenFile = '.dev-token';
@@ -76,7 +74,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  const known = error instanceof ConfigError || error instanceof StoreError || error instanceof ManifestError || error instanceof ApiError;
-  console.error(known ? `cannot start: ${error.message}` : error);
+  console.error(error instanceof ServiceError ? `cannot start: ${error.message}` : error);
   process.exit(1);
 });

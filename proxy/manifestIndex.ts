@@ -8,7 +8,8 @@
  * time, yielding between slices: requests on the current build are answered meanwhile.
  */
 import { Worker } from 'node:worker_threads';
-import { manifestEntrySchema, manifestSchema, type Manifest, type ManifestEntry } from './manifest.ts';
+import { manifestEntrySchema, manifestSchema, type Manifest, type ManifestEntry } from '../contract/manifest.ts';
+import { ServiceError } from '../contract/errors.ts';
 
 /** A body file and its manifest entry. */
 export interface Lookup {
@@ -26,8 +27,10 @@ export interface OpenedManifest {
 }
 
 /** A manifest that cannot be served from: not JSON, or not what the generator writes. */
-export class ManifestError extends Error {
-  override name = 'ManifestError';
+export class ManifestError extends ServiceError {
+  constructor(message: string) {
+    super('ERR_MANIFEST_INVALID', message);
+  }
 }
 
 /**

@@ -2,6 +2,7 @@
  * Conditional requests (RFC 9110 §13.1.2), content codings (§12.5.3) and CORS (Fetch standard):
  * small pure functions of request headers, so the request path stays a sequence of lookups.
  */
+import { allowedMethods } from '../contract/http.ts';
 
 /** If-None-Match uses weak comparison: `W/"x"` matches `"x"`; `*` matches any current body. */
 export function matchesIfNoneMatch(header: string | undefined, etag: string): boolean {
@@ -64,7 +65,7 @@ export function preflightHeaders(policy: CorsPolicy, origin: string | undefined)
   if (!allowed['Access-Control-Allow-Origin']) return allowed;
   return {
     ...allowed,
-    'Access-Control-Allow-Methods': 'GET, HEAD, OPTIONS',
+    'Access-Control-Allow-Methods': allowedMethods,
     'Access-Control-Allow-Headers': 'Authorization, If-None-Match',
     'Access-Control-Max-Age': String(preflightMaxAgeSeconds),
   };

@@ -8,11 +8,10 @@
  * whole, checked against the manifest's hash, cached, then answered as local mode answers them.
  */
 import { Agent, errors, request } from 'undici';
-import { ApiError } from './envelope.ts';
-import { computeEtag, manifestFileName, type Manifest } from './manifest.ts';
+import { computeEtag, manifestFileName, type Manifest } from '../contract/manifest.ts';
 import { findLookup, readManifest } from './manifestIndex.ts';
 import type { OriginCopy } from './originCopy.ts';
-import type { BodyCache, BodyStore } from './store.ts';
+import { StoreError, type BodyCache, type BodyStore } from './store.ts';
 
 export interface OriginSettings {
   readonly url: URL;
@@ -76,9 +75,9 @@ export function createOriginClient(settings: OriginSettings, timeouts: OriginTim
       }
     } catch (error) {
       if (timeoutErrors.some((type) => error instanceof type)) {
-        throw new ApiError(504, `The data origin did not answer in time (${(error as Error).message}); retry shortly.`);
+        throw new StoreError('ERR_ORIGIN_TIMEOUT', `The data origin did not answer in time (${(error as Error).message}); retry shortly.`);
       }
-      throw new ApiError(502, `The data origin is unreachable (${(error as { code?: string }).code ?? (error as Error).message}); retry shortly.`);
+      throw new StoreError('ERR_ORIGIN_UNREACHABLE', `The data origin is unreachable (${(error as { code?: string }).code ?? (error as Error).message}); retry shortly.`);
     }
   };
 
@@ -97,7 +96,7 @@ export async function openOriginStore(origin: OriginClient, cache: BodyCache, co
   const response = await origin.fetchFile(manifestFileName, conditional);
   if (response.status === 304 && previous) return previous;
   if (response.status !== 200) {
-    throw new ApiError(502, `The data origin answered ${response.status} for ${manifestFileName}: is it serving a build of npm run build?`);
+    throw new StoreError('ERR_ORIGIN_ANSWER', `The data origin answered ${response.status} for ${manifestFileName}: is it serving a build of npm run build?`);
   }
   // readManifest takes the bytes over, so the copy keeps its own.
   const saved = { bytes: Buffer.from(response.body), originTag: response.etag };
@@ -145,17 +144,17 @@ async function storeFromManifest(bytes: Buffer, where: string, manifestTag: stri
     cached: (entry) => cache.get(entry.etag),
     read: async (file, entry) => {
       const body = await cache.fetch(entry.etag, { context: () => load(file, entry.etag) });
-      if (!body) throw new ApiError(502, 'The data origin returned no body: retry shortly.');
+      if (!body) throw new StoreError('ERR_ORIGIN_ANSWER', 'The data origin returned no body: retry shortly.');
       return body;
     },
   };
 }
 
 function checkBody(etag: string, status: number, body: Buffer): void {
-  if (status === 404) throw new ApiError(404, 'The data origin has no body for this lookup: it may be switching builds; retry shortly.');
-  if (status !== 200) throw new ApiError(502, `The data origin answered ${status} for a body: retry shortly.`);
+  if (status === 404) throw new StoreError('ERR_ORIGIN_NO_BODY', 'The data origin has no body for this lookup: it may be switching builds; retry shortly.');
+  if (status !== 200) throw new StoreError('ERR_ORIGIN_ANSWER', `The data origin answered ${status} for a body: retry shortly.`);
   // The origin may already serve a newer build than this manifest: never serve a body as another.
-  if (computeEtag(body) !== etag) throw new ApiError(503, 'The data origin is switching builds: retry shortly.', { 'Retry-After': '1' });
+  if (computeEtag(body) !== etag) throw new StoreError('ERR_ORIGIN_SWITCHING', 'The data origin is switching builds: retry shortly.', { 'Retry-After': '1' });
 }
 
 /**
@@ -164,9 +163,9 @@ function checkBody(etag: string, status: number, body: Buffer): void {
  * passed on. The origin's error page is never passed on either: the client gets the envelope.
  */
 function checkPublicFile(file: string, etag: string, status: number, body: Buffer): void {
-  if (status === 404) throw new ApiError(404, `The data origin has no /${file}: it may be switching builds; retry shortly.`);
-  if (status !== 200) throw new ApiError(502, `The data origin answered ${status} for /${file}: retry shortly.`);
+  if (status === 404) throw new StoreError('ERR_ORIGIN_NO_BODY', `The data origin has no /${file}: it may be switching builds; retry shortly.`);
+  if (status !== 200) throw new StoreError('ERR_ORIGIN_ANSWER', `The data origin answered ${status} for /${file}: retry shortly.`);
   if (computeEtag(body) !== etag) {
-    throw new ApiError(502, `The data origin's /${file} does not match the build this service serves (its hash differs from the manifest's): the origin may be switching builds or serving a damaged copy; retry shortly.`);
+    throw new StoreError('ERR_ORIGIN_ANSWER', `The data origin's /${file} does not match the build this service serves (its hash differs from the manifest's): the origin may be switching builds or serving a damaged copy; retry shortly.`);
   }
 }

@@ -16,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from './log.ts';
-import { computeEtag } from './manifest.ts';
+import { computeEtag } from '../contract/manifest.ts';
 
 export interface SavedManifest {
   readonly bytes: Buffer;

@@ -2,13 +2,13 @@
  * The service wired from a Config: authenticator, build (local or origin, live), server. main.ts
  * adds signals and the cluster around it; the tests start exactly this.
  */
-import { createAuthenticator } from './auth.ts';
+import { createAuthenticator } from './auth/authenticate.ts';
 import type { Config } from './config.ts';
 import { openLocalLiveStore, openOriginLiveStore, type LiveStore } from './live.ts';
 import type { Logger } from './log.ts';
 import { createOriginClient, originTimeouts, type OriginTimeouts } from './origin.ts';
 import { noOriginCopy, openOriginCopy } from './originCopy.ts';
-import { startServer, type RunningServer } from './server.ts';
+import { startServer, type RunningServer } from './http/server.ts';
 import { createBodyCache } from './store.ts';
 
 export interface ServiceOptions {

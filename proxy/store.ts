@@ -7,14 +7,20 @@
 import { readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { LRUCache } from 'lru-cache';
-import { manifestFileName, type Manifest, type ManifestEntry } from './manifest.ts';
+import { ServiceError, type ErrorCode } from '../contract/errors.ts';
+import { manifestFileName, type Manifest, type ManifestEntry } from '../contract/manifest.ts';
 import { findLookup, readManifest, type Lookup } from './manifestIndex.ts';
 
 /** Enough for every small body and the popular large ones; far below a worker's memory budget. */
 export const defaultCacheBytes = 64 * 1024 * 1024;
 
-export class StoreError extends Error {
-  override name = 'StoreError';
+/** What the body store names: a build missing, a manifest or a body that cannot be had. */
+export type StoreErrorCode = Extract<ErrorCode, 'ERR_DIST_MISSING' | 'ERR_MANIFEST_INVALID' | 'ERR_BODY_UNREADABLE' | `ERR_ORIGIN_${string}`>;
+
+export class StoreError extends ServiceError {
+  constructor(code: StoreErrorCode, message: string, headers: Readonly<Record<string, string>> = {}, options?: ErrorOptions) {
+    super(code, message, headers, options);
+  }
 }
 
 export interface BodyStore {
@@ -25,7 +31,7 @@ export interface BodyStore {
   find(routePath: string, keys: readonly string[]): Lookup | undefined;
   /** The body's bytes if they are in memory now: the synchronous fast path. */
   cached(entry: ManifestEntry): Buffer | undefined;
-  /** The body's bytes; only call for a file the manifest lists. May throw an ApiError (origin mode). */
+  /** The body's bytes; only call for a file the manifest lists. Throws a StoreError when they cannot be had. */
   read(file: string, entry: ManifestEntry): Promise<Buffer>;
 }
 
@@ -51,10 +57,10 @@ export function createBodyCache(maxBytes = defaultCacheBytes): BodyCache {
 export async function openLocalStore(distDir: string, cache: BodyCache = createBodyCache()): Promise<BodyStore> {
   // The build directory behind the dist link, so that a rebuild does not change files under us.
   const buildDir = await realpath(distDir).catch(() => {
-    throw new StoreError(`${distDir} does not exist: run "npm run build" first, or set DIST_DIR`);
+    throw new StoreError('ERR_DIST_MISSING', `${distDir} does not exist: run "npm run build" first, or set DIST_DIR`);
   });
   const bytes = await readFile(path.join(buildDir, manifestFileName)).catch(() => {
-    throw new StoreError(`${path.join(distDir, manifestFileName)} is missing: run "npm run build" first`);
+    throw new StoreError('ERR_DIST_MISSING', `${path.join(distDir, manifestFileName)} is missing: run "npm run build" first`);
   });
   const { manifest, index } = await readManifest(bytes, path.join(buildDir, manifestFileName));
   return {
@@ -63,8 +69,11 @@ export async function openLocalStore(distDir: string, cache: BodyCache = createB
     find: (routePath, keys) => findLookup(index, routePath, keys),
     cached: (entry) => cache.get(entry.etag),
     read: async (file, entry) => {
-      const body = await cache.fetch(entry.etag, { context: () => readFile(path.join(buildDir, file)) });
-      if (!body) throw new StoreError(`${file} is listed in the manifest but could not be read`);
+      const unreadable = (cause?: unknown) => new StoreError('ERR_BODY_UNREADABLE', `${file} is listed in the manifest but could not be read`, {}, { cause });
+      const body = await cache.fetch(entry.etag, { context: () => readFile(path.join(buildDir, file)) }).catch((error: unknown) => {
+        throw unreadable(error);
+      });
+      if (!body) throw unreadable();
       return body;
     },
   };

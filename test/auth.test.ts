@@ -9,9 +9,9 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { exportJWK, SignJWT, type JWTPayload } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAuthenticator } from '../proxy/auth.ts';
+import { createAuthenticator } from '../proxy/auth/authenticate.ts';
 import { ConfigError, loadConfig } from '../proxy/config.ts';
-import type { RunningServer } from '../proxy/server.ts';
+import type { RunningServer } from '../proxy/http/server.ts';
 import { buildFixture, startProxy, tempDir } from './support.ts';
 
 /** The frozen present: 2026-01-15T12:00:00Z. */

@@ -9,8 +9,8 @@ import * as zlib from 'node:zlib';
 import { request } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { encodeResponse, type EncodedBody } from '../proxy/compression.ts';
-import { successHead, successTail, wrapSuccess } from '../proxy/envelope.ts';
-import type { RunningServer } from '../proxy/server.ts';
+import { successHead, successTail, wrapSuccess } from '../contract/envelope.ts';
+import type { RunningServer } from '../proxy/http/server.ts';
 import { buildFixture, copyFixture, startProxy, testKey } from './support.ts';
 
 // The real zlib, with every way to start a brotli compression counted.

@@ -21,7 +21,7 @@ import {
   type Country,
   type DataRecord,
 } from '../generator/schemas.ts';
-import type { RecordType } from '../proxy/routes.ts';
+import type { RecordType } from '../contract/routes.ts';
 import { copyData, dataDir, recordsDir, removeCopies, uuidV4 } from './dataSupport.ts';
 
 type StateProvince = z.infer<typeof stateProvinceSchema>;

@@ -7,10 +7,10 @@
 import { once } from 'node:events';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAuthenticator } from '../proxy/auth.ts';
+import { createAuthenticator } from '../proxy/auth/authenticate.ts';
 import { loadConfig } from '../proxy/config.ts';
 import { silentLogger } from '../proxy/log.ts';
-import { startServer, type RunningServer } from '../proxy/server.ts';
+import { startServer, type RunningServer } from '../proxy/http/server.ts';
 import { openLocalStore } from '../proxy/store.ts';
 import { buildFixture, startProxy, testKey } from './support.ts';
 

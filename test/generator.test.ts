@@ -1,13 +1,17 @@
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { cp, symlink } from 'node:fs/promises';
+import { promisify } from 'node:util';
+import { build as esbuild } from 'esbuild';
 import { readFile, readlink, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildDist } from '../generator/build.ts';
+import { buildCodeFiles, buildDist } from '../generator/build.ts';
 import { BuildError } from '../generator/errors.ts';
 import { readSummary } from '../generator/summary.ts';
-import { manifestSchema, type Manifest } from '../proxy/manifest.ts';
-import { buildFixture, copyFixture, fixtureRecords, pick, tempDir, without, type FixtureRecord } from './support.ts';
+import { manifestSchema, type Manifest } from '../contract/manifest.ts';
+import { buildFixture, copyFixture, fixtureRecords, pick, repoRoot, tempDir, without, type FixtureRecord } from './support.ts';
 
 const api = 'addressmanagement/api';
 
@@ -144,6 +148,33 @@ describe('rebuilding', () => {
     const forced = await buildDist({ dataDir, distDir, force: true });
     expect(forced.upToDate).toBe(false);
     expect(forced.buildId).not.toBe(first.buildId);
+  });
+
+  it('rebuilds when a constant of the contract changes: the fingerprint is of the folders the build is made of', async () => {
+    // A copy of the code the build is made of, so that changing it touches nothing of the repository.
+    const root = await tempDir();
+    for (const folder of ['contract', 'generator']) await cp(path.join(repoRoot, folder), path.join(root, folder), { recursive: true });
+    await cp(path.join(repoRoot, 'package.json'), path.join(root, 'package.json'));
+    await symlink(path.join(repoRoot, 'node_modules'), path.join(root, 'node_modules'));
+    const dataDir = await copyFixture();
+    const build = async () => (await promisify(execFile)(process.execPath, ['--import', 'tsx', 'generator/build.ts', '--data', dataDir, '--dist', 'dist'], { cwd: root })).stdout;
+
+    expect(await build()).toMatch(/^built /);
+    expect(await build()).toMatch(/is up to date/);
+    const httpFacts = path.join(root, 'contract/http.ts');
+    const before = await readFile(httpFacts, 'utf8');
+    expect(before).toContain("'private, max-age=60'");
+    await writeFile(httpFacts, before.replace("'private, max-age=60'", "'private, max-age=61'"));
+    expect(await build()).toMatch(/^built /);
+    expect(await readFile(path.join(root, 'dist/openapi.json'), 'utf8')).toContain('private, max-age=61');
+  });
+
+  it('fingerprints every source file the build loads, dynamic imports included', async () => {
+    const bundled = await esbuild({ entryPoints: [path.join(repoRoot, 'generator/build.ts')], bundle: true, write: false, metafile: true, platform: 'node', format: 'esm', packages: 'external', logLevel: 'silent' });
+    const loaded = Object.keys(bundled.metafile.inputs).map((input) => path.relative(repoRoot, path.resolve(input)));
+    expect(loaded).toContain('contract/http.ts');
+    const fingerprinted = new Set(await buildCodeFiles());
+    expect(loaded.filter((file) => !fingerprinted.has(file))).toEqual([]);
   });
 
   it('links the bodies a new build shares with the previous one and writes only the changed ones', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { foldName, normaliseKey } from '../proxy/keys.ts';
-import { collectParams } from '../proxy/server.ts';
-import type { ParamKind } from '../proxy/routes.ts';
+import { foldName, normaliseKey } from '../contract/keys.ts';
+import { collectParams } from '../proxy/http/query.ts';
+import type { ParamKind } from '../contract/routes.ts';
 
 const keyOf = (kind: ParamKind, raw: string): string | undefined => {
   const result = normaliseKey(kind, raw);

@@ -17,7 +17,7 @@ import { renderNginxConfig, renderSecretMap, writeNginxConfig } from '../deploy/
 import { buildDist } from '../generator/build.ts';
 import { loadConfig } from '../proxy/config.ts';
 import { silentLogger } from '../proxy/log.ts';
-import { computeEtag, type Manifest } from '../proxy/manifest.ts';
+import { computeEtag, type Manifest } from '../contract/manifest.ts';
 import { startService, type RunningService } from '../proxy/service.ts';
 import { freePort } from './bench/servers.ts';
 import { startFaultRelay, type FaultRelay } from './faultRelay.ts';

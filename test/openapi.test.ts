@@ -8,9 +8,9 @@ import path from 'node:path';
 import { validate } from '@readme/openapi-parser';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { manifestSchema, type Manifest } from '../proxy/manifest.ts';
-import { bodyPath, recordTypes, routes, type Route, type RouteParam } from '../proxy/routes.ts';
-import type { RunningServer } from '../proxy/server.ts';
+import { manifestSchema, type Manifest } from '../contract/manifest.ts';
+import { bodyPath, recordTypes, routes, type Route, type RouteParam } from '../contract/routes.ts';
+import type { RunningServer } from '../proxy/http/server.ts';
 import { buildFixture, fixtureRecords, startProxy, tempDir, testKey, type FixtureRecord } from './support.ts';
 
 type Json = Record<string, unknown>;

@@ -9,7 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ApiError } from '../proxy/envelope.ts';
+import { ServiceError } from '../contract/errors.ts';
 import { loadConfig } from '../proxy/config.ts';
 import { silentLogger } from '../proxy/log.ts';
 import { startService, type RunningService } from '../proxy/service.ts';
@@ -216,8 +216,8 @@ describe('origin mode, failing at start', () => {
     const origin = await startStaticOrigin(distDir);
     try {
       const failure = await startTestService(distDir, { API_KEYS: testKey, ORIGIN_URL: origin.url }).catch((error: unknown) => error);
-      expect(failure).toBeInstanceOf(ApiError);
-      expect((failure as ApiError).message).toMatch(/answered 403 for manifest\.json/);
+      expect(failure).toBeInstanceOf(ServiceError);
+      expect(failure).toMatchObject({ code: 'ERR_ORIGIN_ANSWER', message: expect.stringMatching(/answered 403 for manifest\.json/) });
     } finally {
       await origin.close();
     }

@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordTypes, routes } from '../proxy/routes.ts';
-import type { RunningServer } from '../proxy/server.ts';
+import { recordTypes, routes } from '../contract/routes.ts';
+import type { RunningServer } from '../proxy/http/server.ts';
 import { buildFixture, fixtureRecords, pick, startProxy, testKey, without, type FixtureRecord } from './support.ts';
 
 const uuidV4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

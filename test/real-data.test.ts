@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import path from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import type { RunningServer } from '../proxy/server.ts';
+import type { RunningServer } from '../proxy/http/server.ts';
 import { buildFixture, repoRoot, startProxy, testKey } from './support.ts';
 
 let proxy: RunningServer;

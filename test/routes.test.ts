@@ -1,8 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { recordDefinitions } from '../generator/schemas.ts';
-import { bodyPath, findRoute, routes } from '../proxy/routes.ts';
+import { bodyPath, findRoute, routes } from '../contract/routes.ts';
 import { repoRoot } from './support.ts';
 
 /** Part 4 of the spec (copied into test/fixtures/facts), one row per operation: path, parameter names, whether it returns a list. */
@@ -49,13 +49,6 @@ describe('the route table', () => {
         expect(fields.includes(param.field) || derived.has(`${route.record}.${param.field}`), `${route.path} ${param.name}`).toBe(true);
       }
       if (route.parent) expect(Object.keys(recordDefinitions[route.parent.record].schema.shape)).toContain(route.parent.field);
-    }
-  });
-
-  it('is shared by a proxy that imports nothing from the generator', () => {
-    const proxyDir = path.join(repoRoot, 'proxy');
-    for (const file of readdirSync(proxyDir)) {
-      expect(readFileSync(path.join(proxyDir, file), 'utf8'), file).not.toMatch(/from '\.\.\/generator|from '(world-countries|cldr-core|flag-icons|libphonenumber-js|currency-codes|fast-glob)/);
     }
   });
 

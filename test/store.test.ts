@@ -4,8 +4,8 @@
  * small BODY_CACHE_MB relies on right after a start.
  */
 import { describe, expect, it } from 'vitest';
-import { bodyPath, findRoute } from '../proxy/routes.ts';
-import type { Manifest } from '../proxy/manifest.ts';
+import { bodyPath, findRoute } from '../contract/routes.ts';
+import type { Manifest } from '../contract/manifest.ts';
 import { findLookup, indexLookups, ManifestError, readManifest } from '../proxy/manifestIndex.ts';
 import { createBodyCache, openLocalStore } from '../proxy/store.ts';
 import { buildFixture } from './support.ts';

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildDist } from '../generator/build.ts';
 import { loadConfig } from '../proxy/config.ts';
-import type { RecordType } from '../proxy/routes.ts';
-import type { RunningServer } from '../proxy/server.ts';
+import type { RecordType } from '../contract/routes.ts';
+import type { RunningServer } from '../proxy/http/server.ts';
 import { silentLogger, type Logger } from '../proxy/log.ts';
 import { startService, type RunningService } from '../proxy/service.ts';
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningServer } from '../proxy/server.ts';
+import type { RunningServer } from '../proxy/http/server.ts';
 import { buildFixture, repoRoot, startProxy, tempDir } from './support.ts';
 
 const run = promisify(execFile);

@@ -12,7 +12,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { foldName } from '../../proxy/keys.ts';
+import { foldName } from '../../contract/keys.ts';
 import { toApiBankCode } from '../import/banks.ts';
 import { bankSchema } from '../schemas.ts';
 import type { CheckReport, DataCheck, Disagreement } from './check.ts';

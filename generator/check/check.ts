@@ -6,7 +6,7 @@
  * A disagreement is either explained in data/checks/exceptions.json (with its reason and a
  * citation) or it fails `npm run data:check` and the data tests.
  */
-import type { RecordType } from '../../proxy/routes.ts';
+import type { RecordType } from '../../contract/routes.ts';
 import type { DataRecord } from '../schemas.ts';
 
 /** The validated records of data/, by type, as the build reads them. */

@@ -5,7 +5,7 @@
  * and writes nothing until every importer has succeeded.
  */
 import type { z } from 'zod';
-import type { RecordType } from '../../proxy/routes.ts';
+import type { RecordType } from '../../contract/routes.ts';
 import type { Country, Currency } from '../schemas.ts';
 
 /** The records of one type: one file `records/<type>.json`, or parts `records/<type>/<part>.json`. */

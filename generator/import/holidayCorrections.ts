@@ -12,7 +12,7 @@
 import { z } from 'zod';
 import { readCuratedFile, sourceUrl } from './curatedFile.ts';
 import { ImportError } from './importError.ts';
-import type { CivilDay, WallTime } from './localDates.ts';
+import type { CountryDayLists, ObservedDay } from './observedDays.ts';
 
 const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a day, YYYY-MM-DD');
 const cited = { alpha2Code: z.string().regex(/^[A-Z]{2}$/), why: z.string().min(20), source: sourceUrl };
@@ -33,19 +33,6 @@ const correctionSchema = z.union([
 ]);
 export type HolidayCorrection = z.infer<typeof correctionSchema>;
 type DayCorrection = Exclude<HolidayCorrection, { action: 'add' | 'promote' }>;
-
-/** A day of the snapshot: a whole local day, or from `from` to the end of the day (a half day). */
-export interface ObservedDay {
-  readonly day: CivilDay;
-  readonly summary: string;
-  readonly from?: WallTime;
-}
-
-/** A country's days: its public holidays and every other day it names. */
-export interface CountryDayLists {
-  readonly holidays: readonly ObservedDay[];
-  readonly specialDays: readonly ObservedDay[];
-}
 
 function matches(correction: DayCorrection, holiday: ObservedDay): boolean {
   if ('date' in correction) return holiday.day === correction.date;

@@ -19,20 +19,18 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import ct from 'countries-and-timezones';
 import { z } from 'zod';
-import { buildSettingsSchema, countryDaySchema, type BuildSettings, type Country } from '../schemas.ts';
+import { buildSettingsSchema, countryDaySchema, type Country } from '../schemas.ts';
 import type { DatasetImporter, ImportContext, RecordOutput } from './dataset.ts';
 import { reuseIds, type IdFor } from './ids.ts';
 import { ImportError } from './importError.ts';
 import { localDaySpan } from './localDates.ts';
 import { publicCategory, readSnapshot, type SnapshotCountry } from './pythonHolidays.ts';
 import { loadTurkeyDays } from './turkeyDays.ts';
-import { correctHolidays, loadHolidayCorrections, type CountryDayLists, type HolidayCorrection, type ObservedDay } from './holidayCorrections.ts';
+import { correctHolidays, loadHolidayCorrections, type HolidayCorrection } from './holidayCorrections.ts';
+import type { CountryDayLists, HolidayYears, ObservedDay } from './observedDays.ts';
 import { loadWorkingDayTerms, nameWorkingDays, type WorkingDayTerms } from './workingDays.ts';
 
-export type HolidayYears = BuildSettings['holidayYears'];
 type CountryDay = z.infer<typeof countryDaySchema>;
-
-export type { ObservedDay };
 
 interface CountryDays extends CountryDayLists {
   readonly timeZone: string;

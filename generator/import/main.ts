@@ -10,7 +10,7 @@ import { mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
-import type { RecordType } from '../../proxy/routes.ts';
+import type { RecordType } from '../../contract/routes.ts';
 import { callingCodeSchema, countrySchema, currencySchema, regionSchema } from '../schemas.ts';
 import { buildCallingCodes, callingCodeByCountry, knownCallingCodes } from './callingCodes.ts';
 import { loadCurrenciesInUse, loadTerritoryPopulations } from './cldr.ts';

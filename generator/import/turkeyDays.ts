@@ -8,7 +8,7 @@
 import Holidays from 'date-holidays';
 import { z } from 'zod';
 import { readCuratedFile, sourceUrl } from './curatedFile.ts';
-import type { HolidayYears, ObservedDay } from './holidays.ts';
+import type { HolidayYears, ObservedDay } from './observedDays.ts';
 import { ImportError } from './importError.ts';
 import { addDays, weekdayOf, type CivilDay } from './localDates.ts';
 

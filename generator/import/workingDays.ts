@@ -12,7 +12,7 @@
 import { z } from 'zod';
 import { readCuratedFile, sourceUrl } from './curatedFile.ts';
 import { ImportError } from './importError.ts';
-import type { ObservedDay } from './holidayCorrections.ts';
+import type { ObservedDay } from './observedDays.ts';
 import type { SnapshotCountry } from './pythonHolidays.ts';
 
 export const workingDayTermsFile = 'working-day-terms.json';

@@ -12,8 +12,8 @@ import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { SignJWT } from 'jose';
-import { sha256 } from '../../proxy/apiKeys.ts';
-import { createAuthenticator } from '../../proxy/auth.ts';
+import { sha256 } from '../../proxy/auth/apiKeys.ts';
+import { createAuthenticator } from '../../proxy/auth/authenticate.ts';
 import { loadConfig } from '../../proxy/config.ts';
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 20_000);

@@ -11,8 +11,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import { brotliQuality, compressionMinBytes, encodeResponse } from '../../proxy/compression.ts';
-import { successHead, successTail } from '../../proxy/envelope.ts';
-import type { Manifest } from '../../proxy/manifest.ts';
+import { successHead, successTail } from '../../contract/envelope.ts';
+import type { Manifest } from '../../contract/manifest.ts';
 
 const distDir = process.env.DIST_DIR ?? 'dist';
 const manifest = JSON.parse(await readFile(path.join(distDir, 'manifest.json'), 'utf8')) as Manifest;

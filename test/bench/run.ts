@@ -20,7 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { SignJWT } from 'jose';
-import type { Manifest } from '../../proxy/manifest.ts';
+import type { Manifest } from '../../contract/manifest.ts';
 import { buildCommand, measureBuild } from './build.ts';
 import {
   configurationIds,

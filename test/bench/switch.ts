@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildDist } from '../../generator/build.ts';
-import type { Manifest } from '../../proxy/manifest.ts';
+import type { Manifest } from '../../contract/manifest.ts';
 import { median } from './report.ts';
 import { bundleProxy, repoRoot, startProxy } from './servers.ts';
 import { sampleUrlMix } from './urls.ts';

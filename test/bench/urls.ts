@@ -4,9 +4,9 @@
  * nginx serves it (`/addressmanagement/api/country/getbyalpha2code/tr.json`) and the query the proxy
  * answers with that file (`/addressmanagement/api/country/getbyalpha2code?alpha2code=tr`).
  */
-import { normaliseKey } from '../../proxy/keys.ts';
-import type { Manifest } from '../../proxy/manifest.ts';
-import { findRoute, type ParamKind, type Route } from '../../proxy/routes.ts';
+import { normaliseKey } from '../../contract/keys.ts';
+import type { Manifest } from '../../contract/manifest.ts';
+import { findRoute, type ParamKind, type Route } from '../../contract/routes.ts';
 
 export type OperationClass = 'single' | 'list' | 'large';
 

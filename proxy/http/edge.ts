@@ -12,18 +12,19 @@
  */
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
-import { ApiError, cutEcho, newGlobalId, wrapFailure } from './envelope.ts';
+import { cutEcho } from '../../contract/envelope.ts';
+import { ServiceError, type ErrorCode } from '../../contract/errors.ts';
+import { allowedMethods } from '../../contract/http.ts';
+import { renderRawFailure } from './failure.ts';
 
-export const allowedMethods = 'GET, HEAD, OPTIONS';
-const jsonType = 'application/json; charset=utf-8';
 const closeConnection = { Connection: 'close' };
 /** What Node sends `100 Continue` for itself (the pattern _http_server.js uses). */
 const continueExpectation = /(?:^|\W)100-continue(?:$|\W)/i;
 /** RFC 9110 §5.6.2: the characters a method name may hold. */
 const methodToken = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
-export function methodNotAllowed(method: string): ApiError {
-  return new ApiError(405, `Method ${cutEcho(method)} is not allowed: this service only reads, use GET.`, { Allow: allowedMethods });
+export function methodNotAllowed(method: string): ServiceError {
+  return new ServiceError('ERR_METHOD_NOT_ALLOWED', `Method ${cutEcho(method)} is not allowed: this service only reads, use GET.`, { Allow: allowedMethods });
 }
 
 /**
@@ -50,27 +51,27 @@ function countHosts(rawHeaders: readonly string[]): number {
   return hosts;
 }
 
-/** Throws the ApiError for a request Node parsed but HTTP/1.1 (RFC 9112) does not allow. */
+/** Throws the failure of a request Node parsed but HTTP/1.1 (RFC 9112) does not allow. */
 export function refuseMalformed(request: http.IncomingMessage): void {
   const method = request.method ?? 'GET';
   if (request.httpVersionMajor !== 1) {
     // HTTP/0.9 (a request line with no version) is not a request line RFC 9112 §3 knows: an invalid
     // request-line, so 400. A version it names but this server does not speak is 505 (RFC 9110 §15.6.6).
     if (request.httpVersionMajor === 0) {
-      throw new ApiError(400, `The request line has no HTTP version: write it as "${method} ${cutEcho(request.url ?? '/')} HTTP/1.1".`, closeConnection);
+      throw new ServiceError('ERR_REQUEST_MALFORMED', `The request line has no HTTP version: write it as "${method} ${cutEcho(request.url ?? '/')} HTTP/1.1".`, closeConnection);
     }
-    throw new ApiError(505, `HTTP/${request.httpVersion} is not supported: send the request as HTTP/1.1.`, closeConnection);
+    throw new ServiceError('ERR_HTTP_VERSION', `HTTP/${request.httpVersion} is not supported: send the request as HTTP/1.1.`, closeConnection);
   }
   // RFC 9112 §3.2: 400 for an HTTP/1.1 request without Host, and for any with more than one.
   const hosts = countHosts(request.rawHeaders);
   if (hosts === 0 && request.httpVersionMinor === 1) {
-    throw new ApiError(400, 'The request has no Host header: HTTP/1.1 requires one (e.g. "Host: refdata.example.com").', closeConnection);
+    throw new ServiceError('ERR_REQUEST_MALFORMED', 'The request has no Host header: HTTP/1.1 requires one (e.g. "Host: refdata.example.com").', closeConnection);
   }
-  if (hosts > 1) throw new ApiError(400, `The request has ${hosts} Host headers: send one.`, closeConnection);
+  if (hosts > 1) throw new ServiceError('ERR_REQUEST_MALFORMED', `The request has ${hosts} Host headers: send one.`, closeConnection);
   // Node answers 100-continue itself; any other expectation reaches here through 'checkExpectation'.
   const expectation = request.headers.expect;
   if (expectation !== undefined && !continueExpectation.test(expectation)) {
-    throw new ApiError(417, `The Expect header asks for "${cutEcho(expectation)}", which this service does not support: send no Expect header.`, closeConnection);
+    throw new ServiceError('ERR_EXPECTATION', `The Expect header asks for "${cutEcho(expectation)}", which this service does not support: send no Expect header.`, closeConnection);
   }
   // A body on a GET means nothing here (RFC 9110 §9.3.1), and a front end that reads it differently
   // would see another request in it. It is refused before it is read: its framing may be broken.
@@ -81,7 +82,7 @@ export function refuseMalformed(request: http.IncomingMessage): void {
         : Number(request.headers['content-length'] ?? 0) > 0
           ? 'Content-Length'
           : undefined;
-    if (framing) throw new ApiError(400, `A ${method} request carries no body: remove the ${framing} header and the body.`, closeConnection);
+    if (framing) throw new ServiceError('ERR_REQUEST_MALFORMED', `A ${method} request carries no body: remove the ${framing} header and the body.`, closeConnection);
   }
 }
 
@@ -131,15 +132,15 @@ interface EdgeTimeouts {
 }
 
 /** The answer to a request llhttp refused, by its error code; undefined when it gets none. */
-function describeParseError(error: ParseError, timeouts: EdgeTimeouts): ApiError | undefined {
+function describeParseError(error: ParseError, timeouts: EdgeTimeouts): ServiceError | undefined {
   const packet = error.rawPacket ?? Buffer.alloc(0);
   const at = error.bytesParsed ?? 0;
-  const refuse = (message: string, status = 400): ApiError => new ApiError(status, message);
+  const refuse = (message: string, code: ErrorCode = 'ERR_REQUEST_MALFORMED'): ServiceError => new ServiceError(code, message);
   switch (error.code) {
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return refuse(`The request was not completed in time: send its headers within ${timeouts.headersMs / 1000} s and all of it within ${timeouts.requestMs / 1000} s.`, 408);
+      return refuse(`The request was not completed in time: send its headers within ${timeouts.headersMs / 1000} s and all of it within ${timeouts.requestMs / 1000} s.`, 'ERR_REQUEST_TIMEOUT');
     case 'HPE_HEADER_OVERFLOW':
-      return refuse(`The request line and headers exceed ${http.maxHeaderSize / 1024} KiB: send fewer or shorter headers, or a shorter URL.`, 431);
+      return refuse(`The request line and headers exceed ${http.maxHeaderSize / 1024} KiB: send fewer or shorter headers, or a shorter URL.`, 'ERR_REQUEST_TOO_LARGE');
     case 'HPE_INVALID_EOF_STATE':
       return refuse('The connection was closed before the request was complete: end the headers with an empty line (CRLF CRLF).');
     case 'HPE_CLOSED_CONNECTION':
@@ -147,7 +148,7 @@ function describeParseError(error: ParseError, timeouts: EdgeTimeouts): ApiError
       // is the connection's last.
       return undefined;
     case 'HPE_PAUSED_H2_UPGRADE':
-      return refuse('HTTP/2 is not supported: this service speaks HTTP/1.1 (connect without HTTP/2 prior knowledge).', 505);
+      return refuse('HTTP/2 is not supported: this service speaks HTTP/1.1 (connect without HTTP/2 prior knowledge).', 'ERR_HTTP_VERSION');
   }
   const ending = bareLineEnding(packet, at);
   if (ending) return refuse(`The request has a line ending in a bare ${ending}: end every line of the request line and headers with CRLF (\\r\\n).`);
@@ -168,7 +169,7 @@ function describeParseError(error: ParseError, timeouts: EdgeTimeouts): ApiError
       if (!version) return refuse('The request line must be "METHOD /path HTTP/1.1" and nothing more, ended by CRLF.');
       // 505 is for a major version (RFC 9110 §15.6.6); HTTP/1.2 is HTTP/1, which llhttp will not parse.
       const [major, minor] = version;
-      return refuse(`HTTP/${major}.${minor} is not supported: send the request as HTTP/1.1.`, major === '1' ? 400 : 505);
+      return refuse(`HTTP/${major}.${minor} is not supported: send the request as HTTP/1.1.`, major === '1' ? 'ERR_REQUEST_MALFORMED' : 'ERR_HTTP_VERSION');
     }
     case 'HPE_INVALID_HEADER_TOKEN':
       return refuse(describeHeaderLine(packet, at));
@@ -183,26 +184,17 @@ function describeParseError(error: ParseError, timeouts: EdgeTimeouts): ApiError
   }
 }
 
-/** A refusal as bytes, for a socket Node's HTTP machinery has let go of; the connection closes after it. */
-function renderFailure(error: ApiError): string {
-  const globalId = newGlobalId();
-  const body = wrapFailure(globalId, error.message);
-  const headers = { 'Content-Type': jsonType, 'Content-Length': String(body.length), 'Cache-Control': 'no-store', 'X-Request-Id': globalId, ...error.headers, ...closeConnection };
-  const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
-  return `HTTP/1.1 ${error.status} ${http.STATUS_CODES[error.status] ?? ''}\r\n${lines.join('')}\r\n${body.toString()}`;
-}
-
 /**
  * Answers `refusal` (or nothing) and closes the connection, once, after the response it is giving.
  * Closing is a FIN, so the client reads the answer before the connection goes (a reset could
  * discard it unread); a client that does not close its side too is cut off after `lingerMs`.
  */
-function closeWith(socket: Duplex, refusal: ApiError | undefined, lingerMs: number): void {
+function closeWith(socket: Duplex, refusal: ServiceError | undefined, lingerMs: number): void {
   if (closing.has(socket)) return;
   closing.add(socket);
   const close = (): void => {
     if (!socket.writable) return void socket.destroy();
-    socket.end(refusal ? renderFailure(refusal) : undefined);
+    socket.end(refusal ? renderRawFailure(refusal, closeConnection) : undefined);
     const linger = setTimeout(() => socket.destroy(), lingerMs);
     linger.unref();
     socket.once('close', () => clearTimeout(linger));

@@ -17,9 +17,10 @@ import {
   type JWTVerifyGetKey,
   type ProtectedHeaderParameters,
 } from 'jose';
-import type { Principal } from './auth.ts';
-import { ConfigError, type JwtConfig } from './config.ts';
-import { ApiError, cutEcho } from './envelope.ts';
+import { challenge, type Principal } from './principal.ts';
+import { ConfigError, type JwtConfig } from '../config.ts';
+import { cutEcho } from '../../contract/envelope.ts';
+import { ServiceError } from '../../contract/errors.ts';
 
 const hmacAlgorithms = ['HS256', 'HS384', 'HS512'];
 const rsaAlgorithms = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512'];
@@ -37,7 +38,7 @@ interface KeySource {
 }
 
 export interface JwtVerifier {
-  /** The token's principal; throws an ApiError (401, or 503 when the key set is unreachable). */
+  /** The token's principal; throws a ServiceError (ERR_TOKEN_INVALID, or ERR_TOKEN_UNVERIFIABLE when the key set is unreachable). */
   verify(token: string, now: Date): Promise<Principal>;
 }
 
@@ -86,11 +87,9 @@ async function loadPublicKey(file: string): Promise<KeySource> {
 }
 
 /** RFC 6750 §3: the error_description may hold only printable ASCII without `"` and `\`. */
-function invalidToken(message: string): ApiError {
+function invalidToken(message: string): ServiceError {
   const description = message.replaceAll('…', '...').replace(/[^\x20-\x7e]|["\\]/g, "'");
-  return new ApiError(401, `The bearer token is not valid: ${message}.`, {
-    'WWW-Authenticate': `Bearer realm="reference-data", error="invalid_token", error_description="${description}"`,
-  });
+  return new ServiceError('ERR_TOKEN_INVALID', `The bearer token is not valid: ${message}.`, challenge('invalid_token', description));
 }
 
 /** A value from the token as a message repeats it: a string quoted, anything else as JSON; cut either way. */
@@ -141,7 +140,7 @@ function tooLongLived(payload: JWTPayload, now: Date, config: JwtConfig): string
 }
 
 /** jose's stable error codes, turned into messages that say what was wrong, never a secret. */
-function describeFailure(error: unknown, config: JwtConfig, header: ProtectedHeaderParameters | undefined): ApiError {
+function describeFailure(error: unknown, config: JwtConfig, header: ProtectedHeaderParameters | undefined): ServiceError {
   if (error instanceof errors.JWTExpired || error instanceof errors.JWTClaimValidationFailed) {
     const outOfRange = outOfRangeTime(error.payload);
     if (outOfRange) return invalidToken(outOfRange);
@@ -167,9 +166,9 @@ function describeFailure(error: unknown, config: JwtConfig, header: ProtectedHea
   if (error instanceof errors.JOSENotSupported) return invalidToken(`it uses something this service does not support (${cutEcho(error.message)})`);
   if (error instanceof errors.JWTInvalid || error instanceof errors.JWSInvalid) return invalidToken('it is not a well-formed JWT');
   if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid || !(error instanceof errors.JOSEError) || error.code === 'ERR_JOSE_GENERIC') {
-    // Fail closed: without the key set nothing is verified. Not the client's fault, so 503.
-    console.error(`JWT refused, key set unavailable: ${(error as Error).message}`);
-    return new ApiError(503, 'Tokens cannot be verified right now: the identity provider\'s key set is unreachable. Retry shortly.', { 'Retry-After': '5' });
+    // Fail closed: without the key set nothing is verified. Not the client's fault: 503, and the
+    // cause goes to the log with the failure (proxy/http/failure.ts).
+    return new ServiceError('ERR_TOKEN_UNVERIFIABLE', 'Tokens cannot be verified right now: the identity provider\'s key set is unreachable. Retry shortly.', { 'Retry-After': '5' }, { cause: error });
   }
   return invalidToken(`verification failed (${error.code})`);
 }
@@ -220,7 +219,7 @@ export async function createJwtVerifier(config: JwtConfig): Promise<JwtVerifier>
           expiresAt: typeof payload.exp === 'number' ? payload.exp * 1000 : undefined,
         };
       } catch (error) {
-        if (error instanceof ApiError) throw error;
+        if (error instanceof ServiceError) throw error;
         if (error instanceof TypeError && !source) throw invalidToken('it is not a well-formed JWT');
         throw describeFailure(error, config, header);
       }

@@ -11,8 +11,8 @@
  */
 import { hash, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import type { Principal } from './auth.ts';
-import { apiKeyPattern, ConfigError } from './config.ts';
+import type { Principal } from './principal.ts';
+import { apiKeyPattern, ConfigError } from '../config.ts';
 
 interface ApiKeyEntry {
   readonly digest: Buffer;

@@ -10,22 +10,13 @@
  */
 import { LRUCache } from 'lru-cache';
 import { loadApiKeys, sha256, type ApiKeyTable } from './apiKeys.ts';
-import type { Config } from './config.ts';
-import { ApiError } from './envelope.ts';
+import type { Config } from '../config.ts';
+import { ServiceError } from '../../contract/errors.ts';
 import { createJwtVerifier, type JwtVerifier } from './jwt.ts';
+import { challenge, type Principal } from './principal.ts';
 
-export const realm = 'reference-data';
 
-/** Who a token speaks for, and what it may read. */
-export interface Principal {
-  readonly subject: string;
-  /** `any` for a key with no scopes listed. */
-  readonly scopes: ReadonlySet<string> | 'any';
-  /** Epoch milliseconds of the token's `exp`; undefined for API keys. */
-  readonly expiresAt: number | undefined;
-}
-
-/** Checks the Authorization header: the principal, or an ApiError with the RFC 6750 challenge. */
+/** Checks the Authorization header: the principal, or a ServiceError with the RFC 6750 challenge. */
 export type Authenticate = (authorization: string | undefined) => Principal | Promise<Principal>;
 
 export interface AuthOptions {
@@ -45,13 +36,6 @@ const acceptedHeaderBytes = 8 * 1024 * 1024;
 /** RFC 6750 §2.1: `Bearer` (any case), one space or more, then a b64token. */
 const bearerPattern = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 const jwtShape = /^[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*$/;
-
-function challenge(error?: string, description?: string): Record<string, string> {
-  const parts = [`realm="${realm}"`];
-  if (error) parts.push(`error="${error}"`);
-  if (description) parts.push(`error_description="${description}"`);
-  return { 'WWW-Authenticate': `Bearer ${parts.join(', ')}` };
-}
 
 export async function createAuthenticator({ auth, extraKeys = [], now = Date.now }: AuthOptions): Promise<Authenticate> {
   const apiKeys: ApiKeyTable = await loadApiKeys([...auth.apiKeys, ...extraKeys], auth.apiKeysFile);
@@ -75,12 +59,12 @@ export async function createAuthenticator({ auth, extraKeys = [], now = Date.now
     }
     if (authorization === undefined || authorization.trim() === '') {
       // RFC 6750 §3.1: a request without credentials gets the challenge and no error code.
-      throw new ApiError(401, 'Authorization required: send the header "Authorization: Bearer <token>".', challenge());
+      throw new ServiceError('ERR_AUTH_REQUIRED', 'Authorization required: send the header "Authorization: Bearer <token>".', challenge());
     }
     const token = bearerPattern.exec(authorization.trim())?.[1];
     if (!token) {
-      throw new ApiError(
-        400,
+      throw new ServiceError(
+        'ERR_AUTH_MALFORMED',
         'Malformed Authorization header: expected "Bearer <token>" with the token in one piece.',
         challenge('invalid_request', 'expected Bearer <token>'),
       );
@@ -91,8 +75,8 @@ export async function createAuthenticator({ auth, extraKeys = [], now = Date.now
       return apiKey;
     }
     if (jwt && jwtShape.test(token)) return verifyJwt(jwt, token, authorization, now());
-    throw new ApiError(
-      401,
+    throw new ServiceError(
+      'ERR_TOKEN_INVALID',
       `The bearer token is not valid: it is not one of the accepted keys${jwt ? ', nor a JWT' : ''}.`,
       challenge('invalid_token', 'the token is not valid'),
     );
@@ -103,7 +87,5 @@ export async function createAuthenticator({ auth, extraKeys = [], now = Date.now
 export function authorize(principal: Principal, area: string, scopes: Config['auth']['scopes']): void {
   const required = scopes[area as keyof typeof scopes];
   if (required === undefined || principal.scopes === 'any' || principal.scopes.has(required)) return;
-  throw new ApiError(403, `The token lacks the scope ${required}, which ${area} operations require.`, {
-    'WWW-Authenticate': `Bearer realm="${realm}", error="insufficient_scope", scope="${required}"`,
-  });
+  throw new ServiceError('ERR_SCOPE_MISSING', `The token lacks the scope ${required}, which ${area} operations require.`, challenge('insufficient_scope', undefined, required));
 }

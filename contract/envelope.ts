@@ -1,5 +1,5 @@
 /**
- * The envelope every response carries, and the one error type the proxy raises.
+ * The envelope every response carries.
  *
  *   {"header":{"globalId":"…","isSuccess":true,"message":null},"body":…}
  *
@@ -7,18 +7,6 @@
  * one go (never a JSON.stringify, never a copy of the body).
  */
 import { randomUUID } from 'node:crypto';
-
-/** A failure a client is told about: its status, the message in the envelope, extra headers. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly headers: Readonly<Record<string, string>> = {},
-  ) {
-    super(message);
-    this.name = 'ApiError';
-  }
-}
 
 /** Client-sent values a message repeats are cut to this many characters, so a huge input cannot inflate an answer. */
 export const maxEchoLength = 80;

@@ -1,0 +1,37 @@
+/**
+ * The HTTP facts both sides state: what the proxy sends, and what the generator documents in
+ * openapi.json. Each is written here once.
+ */
+
+/** The methods the service answers (Allow, Access-Control-Allow-Methods). */
+export const allowedMethods = 'GET, HEAD, OPTIONS';
+
+/** Every envelope, success or failure. */
+export const jsonType = 'application/json; charset=utf-8';
+
+/**
+ * Lookups are token-gated, so no shared cache may keep them (`private`); a client may reuse one
+ * for a minute, then revalidates with If-None-Match and usually gets a bodiless 304.
+ */
+export const cacheControl = 'private, max-age=60';
+/** The OpenAPI document and the docs page are public and change only with a build. */
+export const publicCacheControl = 'public, max-age=300';
+/** Failures, probes and /meta: never kept. */
+export const noStore = 'no-store';
+
+/** The RFC 6750 realm of every Bearer challenge (WWW-Authenticate). */
+export const realm = 'reference-data';
+
+export interface ClientTimeouts {
+  readonly headersMs: number;
+  readonly requestMs: number;
+  readonly keepAliveMs: number;
+  readonly checkEveryMs: number;
+  /** How long a refused client that does not close its side may stay silent before it is cut off. */
+  readonly lingerMs?: number;
+}
+
+/** Slow clients are cut off: headers within 10 s, a whole request within 30 s (checked every second). */
+export const clientTimeouts = { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000, checkEveryMs: 1_000, lingerMs: 5_000 } as const satisfies ClientTimeouts;
+/** In-flight requests get this long to finish on SIGTERM before their connections are closed. */
+export const shutdownGraceMs = 10_000;

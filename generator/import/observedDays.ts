@@ -1,0 +1,19 @@
+/** The days the holiday importers make records of, before they are given times and ids. */
+import type { BuildSettings } from '../schemas.ts';
+import type { CivilDay, WallTime } from './localDates.ts';
+
+/** The years data/build.json asks holidays for. */
+export type HolidayYears = BuildSettings['holidayYears'];
+
+/** A day to record: a whole local day, or from `from` to the end of the day (a half day). */
+export interface ObservedDay {
+  readonly day: CivilDay;
+  readonly summary: string;
+  readonly from?: WallTime;
+}
+
+/** A country's days: its public holidays and every other day it names. */
+export interface CountryDayLists {
+  readonly holidays: readonly ObservedDay[];
+  readonly specialDays: readonly ObservedDay[];
+}

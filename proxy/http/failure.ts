@@ -1,0 +1,105 @@
+/**
+ * The one place a failure becomes an answer: its code's status, the envelope, and headers that
+ * say why. Every failure on the request path arrives here, as a ServiceError (contract/errors.ts)
+ * or as anything else thrown, which is not a client's doing and is answered 503.
+ */
+import http from 'node:http';
+import { ServiceError, type ErrorCode } from '../../contract/errors.ts';
+import { newGlobalId, wrapFailure } from '../../contract/envelope.ts';
+import { jsonType, noStore } from '../../contract/http.ts';
+import type { Logger } from '../log.ts';
+import { send } from './respond.ts';
+
+/**
+ * Each code's status, and whether its message may be shown to the client. A message not shown
+ * names files or settings of the server; the client is told only that the data is unavailable.
+ */
+const outcomes: Readonly<Record<ErrorCode, { readonly status: number; readonly shown: boolean }>> = {
+  ERR_REQUEST_MALFORMED: { status: 400, shown: true },
+  ERR_REQUEST_TIMEOUT: { status: 408, shown: true },
+  ERR_REQUEST_TOO_LARGE: { status: 431, shown: true },
+  ERR_HTTP_VERSION: { status: 505, shown: true },
+  ERR_EXPECTATION: { status: 417, shown: true },
+  ERR_METHOD_NOT_ALLOWED: { status: 405, shown: true },
+  ERR_AUTH_REQUIRED: { status: 401, shown: true },
+  ERR_AUTH_MALFORMED: { status: 400, shown: true },
+  ERR_TOKEN_INVALID: { status: 401, shown: true },
+  ERR_TOKEN_UNVERIFIABLE: { status: 503, shown: true },
+  ERR_SCOPE_MISSING: { status: 403, shown: true },
+  ERR_NO_OPERATION: { status: 404, shown: true },
+  ERR_NO_FILE: { status: 404, shown: true },
+  ERR_PARAM_MISSING: { status: 400, shown: true },
+  ERR_PARAM_REPEATED: { status: 400, shown: true },
+  ERR_PARAM_INVALID: { status: 400, shown: true },
+  ERR_YEAR_OUT_OF_RANGE: { status: 404, shown: true },
+  ERR_NOT_FOUND: { status: 404, shown: true },
+  ERR_DIST_MISSING: { status: 503, shown: false },
+  ERR_MANIFEST_INVALID: { status: 503, shown: false },
+  ERR_BODY_UNREADABLE: { status: 503, shown: false },
+  ERR_ORIGIN_TIMEOUT: { status: 504, shown: true },
+  ERR_ORIGIN_UNREACHABLE: { status: 502, shown: true },
+  ERR_ORIGIN_ANSWER: { status: 502, shown: true },
+  ERR_ORIGIN_NO_BODY: { status: 404, shown: true },
+  ERR_ORIGIN_SWITCHING: { status: 503, shown: true },
+  ERR_CONFIG: { status: 503, shown: false },
+  ERR_IMPORT: { status: 503, shown: false },
+  ERR_BUILD: { status: 503, shown: false },
+  ERR_UNAVAILABLE: { status: 503, shown: false },
+};
+
+const unavailable = 'The data is temporarily unavailable: retry shortly.';
+
+export interface Answer {
+  readonly status: number;
+  readonly message: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** What a client is told about `error`: a ServiceError as its code says, anything else 503. */
+export function answerFor(error: unknown): Answer {
+  if (!(error instanceof ServiceError)) return { status: 503, message: unavailable, headers: {} };
+  const { status, shown } = outcomes[error.code];
+  return { status, message: shown ? error.message : unavailable, headers: error.headers };
+}
+
+/** The status of a failure with this code. */
+export const statusOf = (code: ErrorCode): number => outcomes[code].status;
+
+/**
+ * Any failure of a request, answered in the envelope with `no-store`. A server-side failure (5xx)
+ * is logged: an unforeseen one as an error with its stack, a known one (the origin down, keys
+ * unverifiable) as a warning with its cause. A response already under way cannot change its
+ * status: its connection is cut, so the client sees a truncated answer, never a wrong one.
+ */
+export function sendFailure(
+  request: http.IncomingMessage,
+  response: http.ServerResponse,
+  globalId: string,
+  error: unknown,
+  extraHeaders: Readonly<Record<string, string>>,
+  log: Logger,
+): void {
+  const answer = answerFor(error);
+  if (!(error instanceof ServiceError)) {
+    log.error({ globalId, error: (error as Error)?.message, stack: (error as Error)?.stack }, 'request failed');
+  } else if (answer.status >= 500) {
+    const cause = error.cause instanceof Error ? error.cause.message : undefined;
+    log.warn({ globalId, code: error.code, error: error.message, ...(cause === undefined ? {} : { cause }) }, 'request failed');
+  }
+  if (response.headersSent) return void response.destroy();
+  const headers = { 'Cache-Control': noStore, 'X-Request-Id': globalId, ...extraHeaders, ...answer.headers };
+  send(response, request.method ?? 'GET', answer.status, headers, wrapFailure(globalId, answer.message));
+}
+
+/**
+ * A refusal as bytes, for a socket Node's HTTP machinery has let go of (a request its parser
+ * refused): the status line, the headers and the envelope; the connection closes after it.
+ */
+export function renderRawFailure(error: ServiceError, extraHeaders: Readonly<Record<string, string>>): string {
+  const globalId = newGlobalId();
+  const { status, message, headers: own } = answerFor(error);
+  const body = wrapFailure(globalId, message);
+  const headers = { 'Content-Type': jsonType, 'Content-Length': String(body.length), 'Cache-Control': noStore, 'X-Request-Id': globalId, ...own, ...extraHeaders };
+  const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
+  return `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? ''}\r\n${lines.join('')}\r\n${body.toString()}`;
+}

@@ -1,0 +1,128 @@
+/**
+ * The request path: method → probe or public file → auth → route → parameters → key → body →
+ * envelope → response. Every failure goes to sendFailure (failure.ts), the one place that answers
+ * one.
+ */
+import type http from 'node:http';
+import { newGlobalId, successHead, successTail, wrapSuccess } from '../../contract/envelope.ts';
+import { ServiceError } from '../../contract/errors.ts';
+import { allowedMethods, cacheControl, jsonType, noStore } from '../../contract/http.ts';
+import { findRoute, type Route } from '../../contract/routes.ts';
+import { authorize, type Authenticate } from '../auth/authenticate.ts';
+import type { Config } from '../config.ts';
+import { encodeResponse } from '../compression.ts';
+import type { Logger } from '../log.ts';
+import { chooseEncoding, corsHeaders, matchesIfNoneMatch, noCorsHeaders, preflightHeaders, type CorsPolicy } from '../negotiation.ts';
+import type { BodyStore } from '../store.ts';
+import { methodNotAllowed, refuseMalformed, watchExchange } from './edge.ts';
+import { sendFailure } from './failure.ts';
+import { describeBuild, probeBody } from './probes.ts';
+import { answerPublicFile, publicFileOf } from './publicFiles.ts';
+import { echo, notFound, resolveKeys } from './query.ts';
+import { commonHeaders, send, sendEncoded, sendNotModified, whenReady } from './respond.ts';
+import { TargetMemo } from './targets.ts';
+
+export interface ServerDependencies {
+  /** The build to answer from: looked up per request, so a new build takes over at once. */
+  readonly store: () => BodyStore;
+  readonly authenticate: Authenticate;
+  readonly scopes: Config['auth']['scopes'];
+  readonly cors: CorsPolicy;
+  readonly log: Logger;
+}
+
+/** `addressmanagement` or `financemanagement`: what a scope guards. */
+function areaOf(route: Route): string {
+  return route.path.slice(1, route.path.indexOf('/', 1));
+}
+
+function answer(
+  request: http.IncomingMessage,
+  response: http.ServerResponse,
+  globalId: string,
+  pathname: string,
+  query: string,
+  deps: ServerDependencies,
+  targets: TargetMemo,
+): void | Promise<void> {
+  const method = request.method ?? 'GET';
+  const cors = corsHeaders(deps.cors, request.headers.origin);
+  if (method === 'OPTIONS') {
+    response.writeHead(204, { Allow: allowedMethods, ...commonHeaders(globalId, cors), ...preflightHeaders(deps.cors, request.headers.origin) });
+    response.end();
+    return;
+  }
+  if (method !== 'GET' && method !== 'HEAD') {
+    throw methodNotAllowed(method);
+  }
+  const probe = probeBody(pathname, deps.store);
+  if (probe) return send(response, method, 200, { 'Cache-Control': noStore, ...commonHeaders(globalId, cors) }, wrapSuccess(globalId, Buffer.from(JSON.stringify(probe))));
+  const publicFile = publicFileOf(pathname);
+  if (publicFile) return answerPublicFile(request, response, publicFile, commonHeaders(globalId, cors), deps.store());
+  return whenReady(deps.authenticate(request.headers.authorization), (principal) => {
+    const store = deps.store();
+    if (pathname === '/meta') {
+      return send(response, method, 200, { 'Cache-Control': noStore, ...commonHeaders(globalId, cors) }, wrapSuccess(globalId, Buffer.from(JSON.stringify(describeBuild(store)))));
+    }
+    const target = request.url ?? pathname;
+    let resolved = targets.get(store, target);
+    if (resolved) {
+      authorize(principal, areaOf(resolved.route), deps.scopes);
+    } else {
+      const route = findRoute(pathname);
+      if (!route) {
+        throw new ServiceError('ERR_NO_OPERATION', `No operation at ${echo(pathname)}: paths look like /addressmanagement/api/country/getall (see the README).`);
+      }
+      // The scope first: a token without it learns nothing about the keys it sent.
+      authorize(principal, areaOf(route), deps.scopes);
+      const { keys, given } = resolveKeys(route, query, store);
+      const found = store.find(route.path, keys);
+      if (!found) throw notFound(route, given);
+      resolved = targets.remember(target, { route, found });
+    }
+    const { file, entry } = resolved.found;
+
+    // Built in one literal (this is every lookup's path); the CORS headers added only when there are any.
+    const headers: http.OutgoingHttpHeaders = {
+      ETag: entry.etag,
+      'Cache-Control': cacheControl,
+      'X-Data-Version': store.manifest.dataVersion,
+      Vary: deps.cors.origins === '*' ? 'Accept-Encoding' : 'Accept-Encoding, Origin',
+      'X-Request-Id': globalId,
+    };
+    if (cors !== noCorsHeaders) Object.assign(headers, cors);
+    if (matchesIfNoneMatch(request.headers['if-none-match'], entry.etag)) return sendNotModified(response, headers);
+    const encoding = method === 'GET' ? chooseEncoding(request.headers['accept-encoding']) : 'identity';
+    return whenReady(store.cached(entry) ?? store.read(file, entry), (body) =>
+      whenReady(encodeResponse(successHead(globalId), body, successTail, entry.etag, encoding), (encoded) => sendEncoded(response, method, jsonType, headers, encoded)),
+    );
+  });
+}
+
+export function createRequestListener(deps: ServerDependencies): http.RequestListener {
+  // Decided once: with request lines off, no request pays for a listener or a clock read.
+  const logRequests = deps.log.isLevelEnabled('info');
+  const targets = new TargetMemo();
+  return (request, response) => {
+    const globalId = newGlobalId();
+    // The target is split by hand: `new URL` would read `//host/x` as another host's `/x`.
+    const target = request.url ?? '/';
+    const queryStart = target.indexOf('?');
+    const pathname = queryStart === -1 ? target : target.slice(0, queryStart);
+    const query = queryStart === -1 ? '' : target.slice(queryStart + 1);
+    if (logRequests) {
+      const started = performance.now();
+      response.once('close', () => {
+        deps.log.info({ method: request.method, path: target, status: response.statusCode, ms: Math.round((performance.now() - started) * 100) / 100, globalId });
+      });
+    }
+    watchExchange(request, response);
+    const failed = (error: unknown): void => sendFailure(request, response, globalId, error, corsHeaders(deps.cors, request.headers.origin), deps.log);
+    try {
+      refuseMalformed(request);
+      answer(request, response, globalId, pathname, query, deps, targets)?.catch(failed);
+    } catch (error) {
+      failed(error);
+    }
+  };
+}

@@ -1,0 +1,84 @@
+/**
+ * From a request's query to the route's lookup keys (contract/keys.ts), or the failure that says
+ * which parameter is wrong and how to write it.
+ */
+import { cutEcho } from '../../contract/envelope.ts';
+import { ServiceError } from '../../contract/errors.ts';
+import { expectedForms, normaliseKey } from '../../contract/keys.ts';
+import { recordLabels, type Route } from '../../contract/routes.ts';
+import type { BodyStore } from '../store.ts';
+
+/** A client-sent value as a message quotes it: JSON-quoted, cut to a bounded length. */
+export function echo(value: string): string {
+  return JSON.stringify(cutEcho(value));
+}
+
+/**
+ * Query parameters by lower-cased name, as ASP.NET-style clients send `countryid` or `CountryId`.
+ * A query with nothing to decode (no `%`, no `+`: nearly all of them) is split by hand; any other
+ * goes through URLSearchParams, so values always decode exactly as the WHATWG URL standard says.
+ */
+export function collectParams(query: string): Map<string, string[]> {
+  const params = new Map<string, string[]>();
+  if (query.includes('%') || query.includes('+')) {
+    for (const [name, value] of new URLSearchParams(query)) addParam(params, name, value);
+    return params;
+  }
+  for (const pair of query.split('&')) {
+    if (pair === '') continue;
+    const equals = pair.indexOf('=');
+    if (equals === -1) addParam(params, pair, '');
+    else addParam(params, pair.slice(0, equals), pair.slice(equals + 1));
+  }
+  return params;
+}
+
+function addParam(params: Map<string, string[]>, name: string, value: string): void {
+  const key = name.toLowerCase();
+  const values = params.get(key);
+  if (values) values.push(value);
+  else params.set(key, [value]);
+}
+
+export interface ResolvedKeys {
+  readonly keys: string[];
+  /** The values as the client wrote them, for messages. */
+  readonly given: string[];
+}
+
+/** The route's keys from the query, or the failure that says which parameter is wrong and how. */
+export function resolveKeys(route: Route, query: string, store: BodyStore): ResolvedKeys {
+  const params = collectParams(query);
+  const given: string[] = [];
+  const keys = route.params.map((param) => {
+    const values = params.get(param.name.toLowerCase()) ?? [];
+    const expected = expectedForms[param.kind];
+    if (values.length === 0) throw new ServiceError('ERR_PARAM_MISSING', `Missing query parameter ${param.name}: expected ${expected}.`);
+    if (values.length > 1) {
+      throw new ServiceError('ERR_PARAM_REPEATED', `Query parameter ${param.name} is given ${values.length} times: give it once, as ${expected}.`);
+    }
+    const raw = values[0] ?? '';
+    const result = normaliseKey(param.kind, raw);
+    if (!result.ok) throw new ServiceError('ERR_PARAM_INVALID', `Query parameter ${param.name} is ${echo(raw)}: expected ${result.expected}.`);
+    if (param.kind === 'year') {
+      const { first, last } = store.manifest.holidayYears;
+      const year = Number(result.key);
+      if (year < first || year > last) {
+        throw new ServiceError('ERR_YEAR_OUT_OF_RANGE', `${param.name} ${year} is outside the years this service holds: ${first} to ${last}.`);
+      }
+    }
+    given.push(raw);
+    return result.key;
+  });
+  return { keys, given };
+}
+
+/** The 404 of a lookup whose keys are well-formed but match nothing, naming what was asked. */
+export function notFound(route: Route, given: readonly string[]): ServiceError {
+  const [first] = route.params;
+  if (route.parent && first) {
+    return new ServiceError('ERR_NOT_FOUND', `No ${recordLabels[route.parent.record]} has ${route.parent.field} ${echo(given[0] ?? '')}.`);
+  }
+  const criteria = route.params.map((param, position) => `${param.name} ${echo(given[position] ?? '')}`).join(' and ');
+  return new ServiceError('ERR_NOT_FOUND', `No ${recordLabels[route.record]} has ${criteria}.`);
+}

@@ -1,0 +1,40 @@
+/**
+ * Request targets (path and query, exactly as sent) already resolved against the current build:
+ * a repeated request skips parsing, normalising and finding its body.
+ */
+import { LRUCache } from 'lru-cache';
+import type { Route } from '../../contract/routes.ts';
+import type { Lookup } from '../manifestIndex.ts';
+import type { BodyStore } from '../store.ts';
+
+export interface ResolvedTarget {
+  readonly route: Route;
+  readonly found: Lookup;
+}
+
+/** Targets longer than this are resolved every time (no client of this API sends one). */
+const maxRememberedTarget = 512;
+const rememberedTargets = 10_000;
+
+/**
+ * Only lookups that found a body are remembered; any error is worked out again each time. A new
+ * build forgets them all.
+ */
+export class TargetMemo {
+  #store: BodyStore | undefined;
+  readonly #targets = new LRUCache<string, ResolvedTarget>({ max: rememberedTargets });
+
+  /** What `target` resolved to in `store`, if it was remembered; a new store forgets every target. */
+  get(store: BodyStore, target: string): ResolvedTarget | undefined {
+    if (store === this.#store) return this.#targets.get(target);
+    this.#targets.clear();
+    this.#store = store;
+    return undefined;
+  }
+
+  /** Remembers what `target` resolved to in the store last passed to get(). */
+  remember(target: string, resolved: ResolvedTarget): ResolvedTarget {
+    if (target.length <= maxRememberedTarget) this.#targets.set(target, resolved);
+    return resolved;
+  }
+}
