@@ -78,7 +78,7 @@ export function foldName(raw: string): string {
 /** A UUID as it is written in the files: lower case, with hyphens. */
 const canonicalUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-function fail(kind: ParamKind): KeyResult {
+function rejected(kind: ParamKind): KeyResult {
   return { ok: false, expected: expectedForms[kind] };
 }
 
@@ -90,32 +90,32 @@ export function normaliseKey(kind: ParamKind, raw: string): KeyResult {
       // Most clients send the canonical form: taken as it is, without taking it apart.
       if (canonicalUuid.test(value)) return { ok: true, key: value };
       const match = uuidPattern.exec(value);
-      if (!match || value.startsWith('{') !== value.endsWith('}')) return fail(kind);
+      if (!match || value.startsWith('{') !== value.endsWith('}')) return rejected(kind);
       return { ok: true, key: match.slice(1, 6).join('-').toLowerCase() };
     }
     case 'code': {
       const key = value.toLowerCase();
-      return codePattern.test(key) ? { ok: true, key } : fail(kind);
+      return codePattern.test(key) ? { ok: true, key } : rejected(kind);
     }
     case 'name': {
-      if (value.length > maxNameLength) return fail(kind);
+      if (value.length > maxNameLength) return rejected(kind);
       const key = foldName(value);
-      return key.length > 0 && key.length <= maxKeyLength ? { ok: true, key } : fail(kind);
+      return key.length > 0 && key.length <= maxKeyLength ? { ok: true, key } : rejected(kind);
     }
     case 'domain': {
-      if (!domainInput.test(value)) return fail(kind);
+      if (!domainInput.test(value)) return rejected(kind);
       const key = domainToASCII(value.replace(/^\.+|\.+$/g, '').toLowerCase());
-      return key.length > 0 && key.length <= 253 && domainPattern.test(key) ? { ok: true, key } : fail(kind);
+      return key.length > 0 && key.length <= 253 && domainPattern.test(key) ? { ok: true, key } : rejected(kind);
     }
     case 'integer': {
-      if (!/^\+?[0-9]{1,9}$/.test(value)) return fail(kind);
+      if (!/^\+?[0-9]{1,9}$/.test(value)) return rejected(kind);
       return { ok: true, key: String(Number.parseInt(value.replace('+', ''), 10)) };
     }
     case 'boolean': {
       const key = value.toLowerCase();
-      return key === 'true' || key === 'false' ? { ok: true, key } : fail(kind);
+      return key === 'true' || key === 'false' ? { ok: true, key } : rejected(kind);
     }
     case 'year':
-      return /^[0-9]{4}$/.test(value) ? { ok: true, key: value } : fail(kind);
+      return /^[0-9]{4}$/.test(value) ? { ok: true, key: value } : rejected(kind);
   }
 }

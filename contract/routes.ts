@@ -55,7 +55,7 @@ export interface RouteParam {
   /** The query parameter's name exactly as the spec writes it; matched case-insensitively. */
   readonly name: string;
   readonly kind: ParamKind;
-  /** The record field (or derived field, see generator/index.ts) the value is compared with. */
+  /** The record field (or derived field, see generator/bodies.ts) the value is compared with. */
   readonly field: string;
   /** A record field holding extra names that also find the record (country alternative names). */
   readonly aliasField?: string;
@@ -208,6 +208,15 @@ export function findRoute(pathname: string): Route | undefined {
   const path = pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname;
   // Nearly every client writes the path as the spec does: found without lower-casing it first.
   return routesByPath.get(path) ?? routesByPath.get(path.toLowerCase());
+}
+
+/**
+ * A route path's parts: `/<area>/api/<resource>/<operation>`, e.g. `/addressmanagement/api/country/getall`.
+ * The area is what a scope guards.
+ */
+export function routeParts(route: Route): { area: string; resource: string; operation: string } {
+  const [, area = '', , resource = '', operation = ''] = route.path.split('/');
+  return { area, resource, operation };
 }
 
 /**

@@ -91,7 +91,7 @@ export async function buildDist({ dataDir, distDir, force = false }: BuildOption
       import('./load.ts'),
       import('../contract/routes.ts'),
       import('./docs.ts'),
-      import('./index.ts'),
+      import('./bodies.ts'),
       import('./openapi.ts'),
       import('./validate.ts'),
       import('./write.ts'),

@@ -5,7 +5,7 @@
  * really gives for it is a documented response (test/openapi.test.ts holds the proxy to it).
  */
 import packageJson from '../package.json' with { type: 'json' };
-import { recordLabels, routes, type Route } from '../contract/routes.ts';
+import { recordLabels, routes, type Route, routeParts } from '../contract/routes.ts';
 import { components, envelope, failure, foundResponseName, headerRefs, parameterKey, ref, type JsonObject } from './openapiComponents.ts';
 
 export interface OpenApiOptions {
@@ -28,9 +28,9 @@ parameters are ignored; every parameter an operation lists is required. Answers 
 gzip) when the client accepts it. \`OPTIONS\` answers CORS preflights without a token.`;
 
 /** `country` from `/addressmanagement/api/country/getall`. */
-const resourceOf = (route: Route): string => route.path.split('/')[3] ?? route.path;
-const operationOf = (route: Route): string => route.path.split('/')[4] ?? route.path;
-const areaOf = (route: Route): string => route.path.split('/')[1] ?? route.path;
+const resourceOf = (route: Route): string => routeParts(route).resource;
+const operationOf = (route: Route): string => routeParts(route).operation;
+const areaOf = (route: Route): string => routeParts(route).area;
 
 /** A list with a file for every possible key ([] when empty): only origin mode can answer 404. */
 const alwaysAnswered = (route: Route): boolean => route.shape === 'list' && !route.parent && route.params.every((param) => param.kind === 'boolean');

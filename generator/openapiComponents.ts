@@ -9,7 +9,7 @@ import { expectedForms } from '../contract/keys.ts';
 import { manifestEntrySchema, manifestSchema } from '../contract/manifest.ts';
 import { recordLabels, recordTypes, routes, type ParamKind, type RecordType, type Route, type RouteParam } from '../contract/routes.ts';
 import { allowedMethods, cacheControl, noStore, publicCacheControl, realm } from '../contract/http.ts';
-import { recordDefinitions } from './schemas.ts';
+import { recordDefinitions, shownFields } from './schemas.ts';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -31,11 +31,11 @@ export function recordSchemaName(route: Route): string {
 const idSchema = jsonSchemaOf(recordDefinitions.region.schema.pick({ id: true })) as { properties: { id: JsonObject } };
 const idJson = JSON.stringify(idSchema.properties.id);
 
-/** A record as bodies show it: hidden fields and the route's omitted fields left out (generator/index.ts does the same). */
+/** A record as bodies show it (shownFields). */
 function recordSchema(type: RecordType, omit: readonly string[]): JsonObject {
-  const { schema, hidden } = recordDefinitions[type];
-  const json = jsonSchemaOf(schema) as JsonObject & { properties: Record<string, JsonObject>; required: string[] };
-  const shown = (field: string): boolean => !hidden.includes(field) && !omit.includes(field);
+  const json = jsonSchemaOf(recordDefinitions[type].schema) as JsonObject & { properties: Record<string, JsonObject>; required: string[] };
+  const fields = new Set(shownFields(type, omit));
+  const shown = (field: string): boolean => fields.has(field);
   const properties = Object.entries(json.properties)
     .filter(([field]) => shown(field))
     .map(([field, property]) => [field, JSON.stringify(property) === idJson ? ref('schemas', 'Id') : property]);

@@ -1,5 +1,5 @@
 /**
- * The records: the only type definitions in the project (everything else uses z.infer).
+ * The records: their zod schemas, the types inferred from them, and how each type is shown and linked.
  *
  * Each record type has a data schema (what a record in data/ holds, validated at build) and an
  * output schema (what a response body carries, the spec's part 2.2). Data records may hold a few
@@ -155,3 +155,13 @@ export const buildSettingsSchema = z.strictObject({
     .refine((years) => years.first <= years.last, 'first must not be after last'),
 });
 export type BuildSettings = z.infer<typeof buildSettingsSchema>;
+
+/**
+ * The fields of a record as the API shows them, in schema order: its type's hidden fields and the
+ * route's omitted ones left out. Bodies (bodies.ts) and their OpenAPI schemas (openapiComponents.ts)
+ * both use it, so the two cannot disagree.
+ */
+export function shownFields(type: RecordType, omit: readonly string[] = []): string[] {
+  const { schema, hidden } = recordDefinitions[type];
+  return Object.keys(schema.shape).filter((field) => !hidden.includes(field) && !omit.includes(field));
+}

@@ -209,7 +209,7 @@ function identityChunks(head: string, body: Buffer, tail: string, length: number
 }
 
 export interface EncodedBody {
-  /** The response body in pieces, to be written in order (server.ts `sendEncoded`). */
+  /** The response body in pieces, to be written in order (http/respond.ts `sendEncoded`). */
   readonly chunks: readonly Chunk[];
   /** Their length in bytes: the Content-Length. */
   readonly length: number;

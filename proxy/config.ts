@@ -29,6 +29,9 @@ const commaList = z.string().transform((text) => text.split(',').map((item) => i
 /** 24 hours: the longest default access-token lifetime among common identity providers (Auth0). */
 export const defaultJwtMaxLifetimeSeconds = 86_400;
 
+/** Bodies kept in memory per worker (BODY_CACHE_MB): every small body and the popular large ones, far below a worker's memory budget. */
+export const defaultBodyCacheMb = 64;
+
 const environmentSchema = z.object({
   PORT: port.default(8080),
   HOST: nonEmpty.default('127.0.0.1'),
@@ -73,7 +76,7 @@ const environmentSchema = z.object({
     .regex(/^\d{1,5}$/, 'must be a whole number of megabytes from 1 to 99999')
     .transform(Number)
     .refine((value) => value >= 1, 'must be a whole number of megabytes from 1 to 99999')
-    .default(64),
+    .default(defaultBodyCacheMb),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   NODE_ENV: z.string().optional(),
 });

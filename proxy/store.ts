@@ -10,9 +10,9 @@ import { LRUCache } from 'lru-cache';
 import { ServiceError, type ErrorCode } from '../contract/errors.ts';
 import { manifestFileName, type Manifest, type ManifestEntry } from '../contract/manifest.ts';
 import { findLookup, readManifest, type Lookup } from './manifestIndex.ts';
+import { defaultBodyCacheMb } from './config.ts';
 
-/** Enough for every small body and the popular large ones; far below a worker's memory budget. */
-export const defaultCacheBytes = 64 * 1024 * 1024;
+export const defaultCacheBytes = defaultBodyCacheMb * 1024 * 1024;
 
 /** What the body store names: a build missing, a manifest or a body that cannot be had. */
 export type StoreErrorCode = Extract<ErrorCode, 'ERR_DIST_MISSING' | 'ERR_MANIFEST_INVALID' | 'ERR_BODY_UNREADABLE' | `ERR_ORIGIN_${string}`>;
@@ -27,7 +27,7 @@ export interface BodyStore {
   readonly manifest: Manifest;
   /** Where the bodies come from, for logs: a build directory or an origin URL. */
   readonly source: string;
-  /** The body of a route's lookup by its normalised keys (keys.ts): undefined means no such key exists. */
+  /** The body of a route's lookup by its normalised keys (contract/keys.ts): undefined means no such key exists. */
   find(routePath: string, keys: readonly string[]): Lookup | undefined;
   /** The body's bytes if they are in memory now: the synchronous fast path. */
   cached(entry: ManifestEntry): Buffer | undefined;

@@ -12,6 +12,7 @@ import { z } from 'zod';
 import { readPackageJson } from '../import/packages.ts';
 import { countrySchema, stateProvinceSchema } from '../schemas.ts';
 import type { CheckedData, CheckReport, DataCheck, Disagreement } from './check.ts';
+import { compareCodePoints } from '../import/ordering.ts';
 
 const containmentSchema = z.object({
   supplemental: z.object({
@@ -79,7 +80,7 @@ function servedCodes(data: CheckedData): Map<string, Map<string, string>> {
   return byCountry;
 }
 
-const sorted = (codes: Iterable<string>) => [...codes].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+const sorted = (codes: Iterable<string>) => [...codes].sort(compareCodePoints);
 
 export const subdivisionsCheck: DataCheck = {
   name: 'subdivisions',

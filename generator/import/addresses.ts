@@ -11,35 +11,31 @@
  */
 import { z } from 'zod';
 import { districtSchema, neighborhoodSchema, stateProvinceSchema, type Country } from '../schemas.ts';
-import type { DatasetImporter } from './dataset.ts';
+import type { DatasetImporter } from './importer.ts';
 import { reuseIds } from './ids.ts';
 import { ImportError } from './importError.ts';
 import { loadIsoSubdivisions, type IsoSubdivision } from './isoCodes.ts';
 import { loadTurkeyAddresses, neighbourhoodKeys, type TurkeyAddresses } from './turkey.ts';
+import { compareCodePoints, englishCollator } from './ordering.ts';
 
 type StateProvince = z.infer<typeof stateProvinceSchema>;
 type District = z.infer<typeof districtSchema>;
 type Neighborhood = z.infer<typeof neighborhoodSchema>;
 
 const turkeyAlpha2 = 'TR';
-const countryCollator = new Intl.Collator('en');
 
 /** `TR-34` → `34`: the abbreviation is the ISO code without its country. */
 function suffixOf(isoCode: string): string {
   return isoCode.slice(3);
 }
 
-/** ISO codes are ASCII letters and digits: code-point order, the same on every machine. */
-function compareCodes(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
 
 /** Natural keys, one format for the records built now and those read back. */
 const districtKey = (plateCode: string, name: string) => JSON.stringify([plateCode, name]);
 
 /** Featured countries first (their displayOrder 1 comes from data/curated/featured-countries.json), then by English name. */
 function compareCountries(a: Country, b: Country): number {
-  return b.displayOrder - a.displayOrder || countryCollator.compare(a.name, b.name) || a.alpha2Code.localeCompare(b.alpha2Code);
+  return b.displayOrder - a.displayOrder || englishCollator.compare(a.name, b.name) || a.alpha2Code.localeCompare(b.alpha2Code);
 }
 
 /**
@@ -84,7 +80,7 @@ function buildStateProvinces(
 
   return [...countries].sort(compareCountries).flatMap((country) =>
     [...(subdivisionsByCountry.get(country.alpha2Code) ?? [])]
-      .sort((a, b) => compareCodes(a.code, b.code))
+      .sort((a, b) => compareCodePoints(a.code, b.code))
       .map((subdivision) => ({
         id: idForIsoCode(subdivision.code),
         countryId: country.id,

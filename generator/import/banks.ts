@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { bankSchema } from '../schemas.ts';
 import { readCuratedFile, sourceUrl } from './curatedFile.ts';
-import type { DatasetImporter } from './dataset.ts';
+import type { DatasetImporter } from './importer.ts';
 import { reuseIds } from './ids.ts';
 import { ImportError } from './importError.ts';
 

@@ -20,12 +20,22 @@ export async function loadTerritoryPopulations(): Promise<Map<string, number>> {
   return new Map(Object.entries(supplemental.territoryInfo).map(([territory, info]) => [territory, Number(info._population)]));
 }
 
-const currencyUseSchema = z.object({ _from: z.string().optional(), _to: z.string().optional() });
+const currencyUseSchema = z.object({
+  _from: z.string().optional(),
+  _to: z.string().optional(),
+  /** "false" for a currency used in the region that is not legal tender (funds codes, XXX). */
+  _tender: z.enum(['true', 'false']).optional(),
+});
 const currencyDataSchema = z.object({
   supplemental: z.object({
     currencyData: z.object({ region: z.record(z.string(), z.array(z.record(z.string(), currencyUseSchema))) }),
   }),
 });
+
+/** CLDR's currencies by region (supplemental/currencyData.json): each use with its dates and tender flag. */
+export async function loadRegionCurrencies(): Promise<Record<string, Record<string, z.infer<typeof currencyUseSchema>>[]>> {
+  return (await readPackageJson('cldr-core', 'supplemental/currencyData.json', currencyDataSchema)).supplemental.currencyData.region;
+}
 
 /**
  * Currencies CLDR lists as still in use somewhere: a region entry without an end date (`_to`).
@@ -33,9 +43,8 @@ const currencyDataSchema = z.object({
  * the same bytes on any day.
  */
 export async function loadCurrenciesInUse(): Promise<Set<string>> {
-  const { supplemental } = await readPackageJson('cldr-core', 'supplemental/currencyData.json', currencyDataSchema);
   const inUse = new Set<string>();
-  for (const uses of Object.values(supplemental.currencyData.region)) {
+  for (const uses of Object.values(await loadRegionCurrencies())) {
     for (const use of uses) {
       for (const [code, period] of Object.entries(use)) if (period._to === undefined) inUse.add(code);
     }

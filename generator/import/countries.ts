@@ -10,6 +10,7 @@ import { loadFlag } from './flags.ts';
 import type { IdFor } from './ids.ts';
 import { ImportError } from './importError.ts';
 import type { WorldCountry } from './worldCountries.ts';
+import { englishCollator } from './ordering.ts';
 
 export interface CountryReferences {
   readonly populationByCountry: ReadonlyMap<string, number>;
@@ -18,7 +19,6 @@ export interface CountryReferences {
   readonly curated: CuratedFacts;
 }
 
-const collator = new Intl.Collator('en');
 /** The field's placeholder where a country has no value (no native name, no capital). */
 const none = '-';
 /** Shorter alternative spellings are codes (TR, TUR), which code lookups already cover. */
@@ -83,5 +83,5 @@ export async function buildCountries(
     });
   }
   if (problems.length > 0) throw new ImportError(problems);
-  return records.sort((a, b) => collator.compare(a.name, b.name) || collator.compare(a.alpha3Code, b.alpha3Code));
+  return records.sort((a, b) => englishCollator.compare(a.name, b.name) || englishCollator.compare(a.alpha3Code, b.alpha3Code));
 }

@@ -5,8 +5,8 @@
  */
 import type { Country } from '../schemas.ts';
 import { reuseIds } from './ids.ts';
+import { englishCollator } from './ordering.ts';
 
-export const englishCollator = new Intl.Collator('en');
 
 export type LinkIdFor = (alpha3Code: string, linkedKey: string) => string;
 

@@ -7,6 +7,7 @@ import { data as iso4217, publishDate } from 'currency-codes';
 import type { Currency } from '../schemas.ts';
 import type { IdFor } from './ids.ts';
 import { ImportError } from './importError.ts';
+import { englishCollator } from './ordering.ts';
 
 /** ISO 4217 codes that are not money and would only confuse a currency picker. */
 const notCurrencies = new Map([
@@ -14,7 +15,6 @@ const notCurrencies = new Map([
   ['XXX', 'transactions where no currency is involved'],
 ]);
 
-const collator = new Intl.Collator('en');
 
 export interface CurrencyImport {
   readonly currencies: Currency[];
@@ -53,6 +53,6 @@ export function buildCurrencies(
 
   const currencies = [...nameByCode]
     .map(([code, name]) => ({ id: idForCode(code), name, code }))
-    .sort((a, b) => collator.compare(a.name, b.name) || collator.compare(a.code, b.code));
+    .sort((a, b) => englishCollator.compare(a.name, b.name) || englishCollator.compare(a.code, b.code));
   return { currencies, withdrawn };
 }

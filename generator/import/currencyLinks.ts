@@ -2,23 +2,11 @@
  * Country currencies (countryCurrency.json): each country's current legal tender, from Unicode CLDR
  * (cldr-core supplemental/currencyData.json, Unicode License v3).
  */
-import { z } from 'zod';
 import { countryCurrencySchema } from '../schemas.ts';
 import { byCountryName, reuseLinkIds } from './countryLinks.ts';
-import type { DatasetImporter } from './dataset.ts';
-import { readPackageJson } from './packages.ts';
+import type { DatasetImporter } from './importer.ts';
+import { loadRegionCurrencies } from './cldr.ts';
 
-const currencyUseSchema = z.object({
-  _from: z.string().optional(),
-  _to: z.string().optional(),
-  /** "false" for a currency used in the region that is not legal tender (funds codes, XXX). */
-  _tender: z.enum(['true', 'false']).optional(),
-});
-const currencyDataSchema = z.object({
-  supplemental: z.object({
-    currencyData: z.object({ region: z.record(z.string(), z.array(z.record(z.string(), currencyUseSchema))) }),
-  }),
-});
 
 /**
  * Legal tender today, by alpha-2 code, in CLDR's order (the main currency first): every currency a
@@ -26,9 +14,8 @@ const currencyDataSchema = z.object({
  * records, only the presence of an end date counts, never today's date, so re-imports repeat.
  */
 export async function loadLegalTender(): Promise<Map<string, string[]>> {
-  const { supplemental } = await readPackageJson('cldr-core', 'supplemental/currencyData.json', currencyDataSchema);
   const tenderByRegion = new Map<string, string[]>();
-  for (const [region, uses] of Object.entries(supplemental.currencyData.region)) {
+  for (const [region, uses] of Object.entries(await loadRegionCurrencies())) {
     const codes = uses.flatMap((use) => Object.entries(use).filter(([, period]) => period._to === undefined && period._tender !== 'false').map(([code]) => code));
     tenderByRegion.set(region, [...new Set(codes)]);
   }

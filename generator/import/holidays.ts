@@ -20,7 +20,7 @@ import path from 'node:path';
 import ct from 'countries-and-timezones';
 import { z } from 'zod';
 import { buildSettingsSchema, countryDaySchema, type Country } from '../schemas.ts';
-import type { DatasetImporter, ImportContext, RecordOutput } from './dataset.ts';
+import type { DatasetImporter, ImportContext, RecordOutput } from './importer.ts';
 import { reuseIds, type IdFor } from './ids.ts';
 import { ImportError } from './importError.ts';
 import { localDaySpan } from './localDates.ts';
@@ -29,6 +29,7 @@ import { loadTurkeyDays } from './turkeyDays.ts';
 import { correctHolidays, loadHolidayCorrections, type HolidayCorrection } from './holidayCorrections.ts';
 import type { CountryDayLists, HolidayYears, ObservedDay } from './observedDays.ts';
 import { loadWorkingDayTerms, nameWorkingDays, type WorkingDayTerms } from './workingDays.ts';
+import { compareCodePoints } from './ordering.ts';
 
 type CountryDay = z.infer<typeof countryDaySchema>;
 
@@ -123,8 +124,6 @@ async function assertSourceDocumented(dataDir: string, version: string): Promise
 
 const naturalKey = (alpha2Code: string, startDate: string, summary: string) => JSON.stringify([alpha2Code, startDate, summary]);
 
-const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
 /**
  * One record per distinct day and name (a special day may come from two categories, bank and
  * government, under one name), by start, then name.
@@ -136,7 +135,7 @@ function buildRecords(country: Country, timeZone: string, days: readonly Observe
     const key = naturalKey(country.alpha2Code, startDate, summary);
     if (!byKey.has(key)) byKey.set(key, { id: idFor(key), countryId: country.id, summary, startDate, endDate });
   }
-  return [...byKey.values()].sort((a, b) => compareText(a.startDate, b.startDate) || compareText(a.summary, b.summary));
+  return [...byKey.values()].sort((a, b) => compareCodePoints(a.startDate, b.startDate) || compareCodePoints(a.summary, b.summary));
 }
 
 async function previousIds(context: ImportContext, recordType: 'countryHoliday' | 'countrySpecialDay'): Promise<IdFor<string>> {

@@ -6,11 +6,12 @@
  */
 import { z } from 'zod';
 import { countryLanguageSchema, languageSchema } from '../schemas.ts';
-import { byCountryName, englishCollator, reuseLinkIds } from './countryLinks.ts';
-import type { DatasetImporter } from './dataset.ts';
+import { byCountryName, reuseLinkIds } from './countryLinks.ts';
+import type { DatasetImporter } from './importer.ts';
 import { reuseIds } from './ids.ts';
 import { ImportError } from './importError.ts';
 import { readPackageJson } from './packages.ts';
+import { englishCollator } from './ordering.ts';
 
 type Language = z.infer<typeof languageSchema>;
 

@@ -1,7 +1,7 @@
 /**
  * `npm run data:import`: rebuilds data/records/ from maintained packages and data/curated/,
  * reusing the ids already there: first the base records (regions, calling codes, countries,
- * currencies), then every dataset importer of datasets.ts, which may link to the base records.
+ * currencies), then every dataset importer of importers.ts, which may link to the base records.
  *
  * Everything is built and validated before anything is written, so a failed import leaves
  * data/records as it was. Re-running on unchanged sources rewrites no byte.
@@ -21,9 +21,9 @@ import { reuseIds } from './ids.ts';
 import { ImportError } from './importError.ts';
 import { assertSourcesDocumented, repositoryRoot } from './packages.ts';
 import { loadCountryPopulations } from './population.ts';
-import type { ImportContext, RecordOutput } from './dataset.ts';
-import { datasetImporters } from './datasets.ts';
-import { assertValid, readRecords, writeRecords } from './records-file.ts';
+import type { ImportContext, RecordOutput } from './importer.ts';
+import { datasetImporters } from './importers.ts';
+import { assertValid, readRecords, writeRecords } from './recordsFile.ts';
 import { buildRegions } from './regions.ts';
 import { loadIsoCountries } from './worldCountries.ts';
 

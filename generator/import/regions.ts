@@ -2,11 +2,11 @@
 import type { Region } from '../schemas.ts';
 import type { IdFor } from './ids.ts';
 import type { WorldCountry } from './worldCountries.ts';
+import { englishCollator } from './ordering.ts';
 
-const collator = new Intl.Collator('en');
 
 export function buildRegions(countries: readonly WorldCountry[], idForName: IdFor<string>): Region[] {
   return [...new Set(countries.map((country) => country.region))]
-    .sort(collator.compare)
+    .sort(englishCollator.compare)
     .map((name) => ({ id: idForName(name), name }));
 }

@@ -18,13 +18,13 @@ import { gunzipSync } from 'node:zlib';
 import { z } from 'zod';
 import { ImportError } from './importError.ts';
 import { readPackageJson } from './packages.ts';
+import { turkishCollator } from './ordering.ts';
 
 /** Plate codes 01..81; ISO 3166-2 uses the same numbers (TR-01..TR-81). */
 const turkeyProvinceCount = 81;
 /** The districts of Türkiye since 2012 (Law 6360); another figure means PTT's list changed. */
 const turkeyDistrictCount = 973;
 
-const collator = new Intl.Collator('tr');
 
 const provenanceFileName = 'ptt-postal-codes.source.json';
 
@@ -268,7 +268,7 @@ export async function loadTurkeyAddresses(dataDir: string): Promise<TurkeyAddres
       if (kept.size === 0) problems.push(`PTT: district ${plateCode} ${districtName} has no neighbourhoods`);
       const neighbourhoods = [...kept.values()]
         .map((entry) => entry.neighbourhood)
-        .sort((a, b) => collator.compare(a.name, b.name) || a.zipCode.localeCompare(b.zipCode));
+        .sort((a, b) => turkishCollator.compare(a.name, b.name) || a.zipCode.localeCompare(b.zipCode));
       districts.push({ plateCode, name: districtName, neighbourhoods });
     }
   }
@@ -278,7 +278,7 @@ export async function loadTurkeyAddresses(dataDir: string): Promise<TurkeyAddres
   if (provinces.map((province) => province.plateCode).join() !== expectedPlates.join()) {
     problems.push(`PTT: the provinces' plate codes are not exactly 01..${turkeyProvinceCount}: ${provinces.map((province) => province.plateCode).join(', ')}`);
   }
-  districts.sort((a, b) => a.plateCode.localeCompare(b.plateCode) || collator.compare(a.name, b.name));
+  districts.sort((a, b) => a.plateCode.localeCompare(b.plateCode) || turkishCollator.compare(a.name, b.name));
   if (districts.length !== turkeyDistrictCount) problems.push(`PTT: ${districts.length} districts, expected ${turkeyDistrictCount}`);
   const districtKeys = districts.map((district) => JSON.stringify([district.plateCode, district.name]));
   if (new Set(districtKeys).size !== districtKeys.length) problems.push('PTT: a province lists one district name twice');

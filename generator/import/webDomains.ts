@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { countryTopLevelWebDomainSchema, webDomainSchema } from '../schemas.ts';
 import { byCountryName, reuseLinkIds } from './countryLinks.ts';
 import { readCuratedFile, sourceUrl } from './curatedFile.ts';
-import type { DatasetImporter } from './dataset.ts';
+import type { DatasetImporter } from './importer.ts';
 import { reuseIds } from './ids.ts';
 import { ImportError } from './importError.ts';
 import { packageFilePath, readPackageJson } from './packages.ts';

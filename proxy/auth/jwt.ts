@@ -24,7 +24,8 @@ import { ServiceError } from '../../contract/errors.ts';
 
 const hmacAlgorithms = ['HS256', 'HS384', 'HS512'];
 const rsaAlgorithms = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512'];
-const ecAlgorithms: Record<string, string> = { prime256v1: 'ES256', secp384r1: 'ES384', secp521r1: 'ES512' };
+/** The JWS algorithm of each EC curve (RFC 7518 §3.4), for verifying here and signing in mintToken.ts. */
+export const ecAlgorithms: Record<string, string> = { prime256v1: 'ES256', secp384r1: 'ES384', secp521r1: 'ES512' };
 const asymmetricAlgorithms = [...rsaAlgorithms, ...Object.values(ecAlgorithms), 'EdDSA'];
 
 /** A remote key set: fetched with a timeout, cached, re-fetched on an unknown `kid` at most every 30 s. */

@@ -7,7 +7,7 @@ import type http from 'node:http';
 import { newGlobalId, successHead, successTail, wrapSuccess } from '../../contract/envelope.ts';
 import { ServiceError } from '../../contract/errors.ts';
 import { allowedMethods, cacheControl, jsonType, noStore } from '../../contract/http.ts';
-import { findRoute, type Route } from '../../contract/routes.ts';
+import { findRoute, routeParts, routes, type Route } from '../../contract/routes.ts';
 import { authorize, type Authenticate } from '../auth/authenticate.ts';
 import type { Config } from '../config.ts';
 import { encodeResponse } from '../compression.ts';
@@ -31,10 +31,9 @@ export interface ServerDependencies {
   readonly log: Logger;
 }
 
-/** `addressmanagement` or `financemanagement`: what a scope guards. */
-function areaOf(route: Route): string {
-  return route.path.slice(1, route.path.indexOf('/', 1));
-}
+/** `addressmanagement` or `financemanagement`, what a scope guards: worked out once per route. */
+const areas = new Map(routes.map((route) => [route, routeParts(route).area]));
+const areaOf = (route: Route): string => areas.get(route) ?? routeParts(route).area;
 
 function answer(
   request: http.IncomingMessage,

@@ -1,0 +1,124 @@
+/**
+ * One contract, every body store: the same suite runs against the local store (a build on disk)
+ * and the origin store (the same build behind a static HTTP origin), as the request path relies
+ * on either one in the same way (proxy/store.ts BodyStore).
+ */
+import { readFile, realpath, rm } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { findRoute } from '../../contract/routes.ts';
+import type { Manifest } from '../../contract/manifest.ts';
+import { createOriginClient, openOriginStore } from '../../proxy/origin.ts';
+import { noOriginCopy } from '../../proxy/originCopy.ts';
+import { createBodyCache, openLocalStore, StoreError, type BodyStore } from '../../proxy/store.ts';
+import { buildFixture } from '../support/service.ts';
+
+/** A plain static host over a build: every file as it is, 404 for anything else. */
+async function startStaticOrigin(distDir: string): Promise<{ url: URL; close: () => Promise<void> }> {
+  const root = await realpath(distDir);
+  const server = http.createServer((request, response) => {
+    const pathname = decodeURIComponent((request.url ?? '/').split('?')[0] ?? '/');
+    readFile(path.join(root, path.normalize(pathname)))
+      .then((body) => response.writeHead(200, { 'Content-Length': body.length }).end(body))
+      .catch(() => response.writeHead(404).end());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: new URL(`http://127.0.0.1:${port}/`),
+    close: () => new Promise((done) => server.close(() => done())),
+  };
+}
+
+interface OpenedStore {
+  readonly store: BodyStore;
+  /** The build directory the store's bodies come from. */
+  readonly buildDir: string;
+  /** The code a read of a body missing from the build fails with. */
+  readonly missingBodyCode: string;
+}
+
+const closers: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const close of closers) await close();
+});
+
+const stores: [string, () => Promise<OpenedStore>][] = [
+  [
+    'local store (a build on disk)',
+    async () => {
+      const distDir = await buildFixture();
+      return { store: await openLocalStore(distDir, createBodyCache()), buildDir: await realpath(distDir), missingBodyCode: 'ERR_BODY_UNREADABLE' };
+    },
+  ],
+  [
+    'origin store (the build behind a static origin)',
+    async () => {
+      const distDir = await buildFixture();
+      const origin = await startStaticOrigin(distDir);
+      const client = createOriginClient({ url: origin.url, header: undefined });
+      closers.push(async () => {
+        await client.close();
+        await origin.close();
+      });
+      return { store: await openOriginStore(client, createBodyCache(), noOriginCopy), buildDir: await realpath(distDir), missingBodyCode: 'ERR_ORIGIN_NO_BODY' };
+    },
+  ],
+];
+
+describe.each(stores)('%s', (_name, open) => {
+  const opened = open();
+
+  it('holds the manifest of the build it serves', async () => {
+    const { store, buildDir } = await opened;
+    const onDisk = JSON.parse(await readFile(path.join(buildDir, 'manifest.json'), 'utf8')) as Manifest;
+    expect(store.manifest.buildId).toBe(onDisk.buildId);
+    expect(Object.keys(store.manifest.files).sort()).toEqual(Object.keys(onDisk.files).sort());
+  });
+
+  it('finds every body by its route and keys, and reads its exact bytes, then holds them in memory', async () => {
+    const { store, buildDir } = await opened;
+    const files = Object.entries(store.manifest.files);
+    expect(files.length).toBeGreaterThan(100);
+    for (const [file, entry] of files) {
+      const segments = file.replace(/\.json$/, '').split('/');
+      const route = findRoute(`/${segments.slice(0, 4).join('/')}`);
+      expect(route, file).toBeDefined();
+      if (!route) continue;
+      expect(store.find(route.path, segments.slice(4)), file).toEqual({ file, entry });
+      const body = await store.read(file, entry);
+      expect(body.equals(await readFile(path.join(buildDir, file))), file).toBe(true);
+      expect(store.cached(entry)?.equals(body), file).toBe(true);
+    }
+  });
+
+  it('finds nothing for a key or an operation the build does not have', async () => {
+    const { store } = await opened;
+    expect(store.find('/addressmanagement/api/country/getbyalpha2code', ['zz'])).toBeUndefined();
+    expect(store.find('/addressmanagement/api/country/nosuchoperation', ['tr'])).toBeUndefined();
+  });
+
+  it('reads the public files (the OpenAPI document, the docs page) as the build wrote them', async () => {
+    const { store, buildDir } = await opened;
+    for (const file of ['openapi.json', 'docs/index.html']) {
+      const entry = store.manifest.public[file];
+      expect(entry, file).toBeDefined();
+      if (!entry) continue;
+      expect((await store.read(file, entry)).equals(await readFile(path.join(buildDir, file))), file).toBe(true);
+    }
+  });
+
+  it('a body the manifest lists but the build has lost is a StoreError with its code, never a crash or other bytes', async () => {
+    const { store, buildDir, missingBodyCode } = await open(); // its own build: this test damages it
+    const file = 'addressmanagement/api/country/getbyalpha2code/tr.json';
+    const entry = store.manifest.files[file];
+    expect(entry).toBeDefined();
+    if (!entry) return;
+    await rm(path.join(buildDir, file));
+    const failure = await store.read(file, entry).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(StoreError);
+    expect(failure).toMatchObject({ code: missingBodyCode });
+  });
+});

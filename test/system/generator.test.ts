@@ -1,0 +1,288 @@
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { cp, symlink } from 'node:fs/promises';
+import { promisify } from 'node:util';
+import { build as esbuild } from 'esbuild';
+import { readFile, readlink, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import fg from 'fast-glob';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildCodeFiles, buildDist } from '../../generator/build.ts';
+import { BuildError } from '../../generator/errors.ts';
+import { readSummary } from '../../generator/summary.ts';
+import { manifestSchema, type Manifest } from '../../contract/manifest.ts';
+import { buildFixture, copyFixture, fixtureRecords, pick, repoRoot, tempDir, without, type FixtureRecord } from '../support/service.ts';
+
+const api = 'addressmanagement/api';
+
+async function readManifest(distDir: string): Promise<Manifest> {
+  return manifestSchema.parse(JSON.parse(await readFile(path.join(distDir, 'manifest.json'), 'utf8')));
+}
+
+async function readBody(distDir: string, file: string): Promise<unknown> {
+  return JSON.parse(await readFile(path.join(distDir, file), 'utf8'));
+}
+
+/** Changes one record of a copied fixture and returns the copy's data directory. */
+async function fixtureWith(file: string, change: (records: Record<string, unknown>[]) => void): Promise<string> {
+  const dataDir = await copyFixture();
+  const recordsPath = path.join(dataDir, 'records', file);
+  const records = JSON.parse(await readFile(recordsPath, 'utf8')) as Record<string, unknown>[];
+  change(records);
+  await writeFile(recordsPath, JSON.stringify(records));
+  return dataDir;
+}
+
+/** A record file of a fixture copy as build messages show it: relative to the working directory. */
+function shownPath(dataDir: string, file: string): string {
+  return path.relative(process.cwd(), path.join(dataDir, 'records', file));
+}
+
+async function buildFailure(dataDir: string, distDir?: string): Promise<string> {
+  const error = await buildDist({ dataDir, distDir: distDir ?? path.join(await tempDir(), 'dist') }).catch((caught: unknown) => caught);
+  expect(error).toBeInstanceOf(BuildError);
+  return (error as BuildError).message;
+}
+
+describe('the generator on the fixture dataset', () => {
+  let distDir: string;
+  let manifest: Manifest;
+  beforeAll(async () => {
+    distDir = await buildFixture();
+    manifest = await readManifest(distDir);
+  });
+
+  it('writes a manifest entry, with size and strong ETag, for every body file and nothing else', async () => {
+    const written = (await fg('**/*.json', { cwd: distDir, ignore: ['manifest.json', 'build-summary.json', ...Object.keys(manifest.public)] })).sort();
+    expect(Object.keys(manifest.files).sort()).toEqual(written);
+    for (const file of written) {
+      const bytes = await readFile(path.join(distDir, file));
+      expect(manifest.files[file]?.size, file).toBe(bytes.length);
+      expect(manifest.files[file]?.etag, file).toBe(`"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`);
+    }
+  });
+
+  it('writes a build summary that agrees with the manifest, for the next rebuild to compare', async () => {
+    const summary = await readSummary(distDir);
+    expect(summary).toEqual({
+      inputsVersion: manifest.inputsVersion,
+      buildId: manifest.buildId,
+      dataVersion: manifest.dataVersion,
+      counts: manifest.counts,
+      ambiguous: manifest.ambiguous.length,
+      files: Object.keys(manifest.files).length,
+      bytes: Object.values(manifest.files).reduce((sum, entry) => sum + entry.size, 0),
+    });
+  });
+
+  it('counts records per type and names the holiday window', async () => {
+    expect(manifest.counts).toMatchObject({ country: 2, region: 2, district: 5, neighborhood: 4, countryHoliday: 5 });
+    expect(manifest.holidayYears).toEqual({ first: 2023, last: 2025 });
+  });
+
+  it('writes bodies only, with hidden fields left out and country getall without flags', async () => {
+    const [germany, turkey] = await fixtureRecords('country');
+    expect(await readBody(distDir, `${api}/country/getbyalpha2code/tr.json`)).toEqual(without(turkey!, 'altNames'));
+    expect(await readBody(distDir, `${api}/country/getall.json`)).toEqual([germany!, turkey!].map((country) => without(country, 'altNames', 'flag')));
+    const banks = await fixtureRecords('bank');
+    expect(await readBody(distDir, `financemanagement/api/bank/getbycode/010.json`)).toEqual(without(pick(banks, 'code', '010'), 'countryId'));
+  });
+
+  it('gives every existing parent a list file, empty where it has no children', async () => {
+    const berlin = pick(await fixtureRecords('stateProvince'), 'name', 'Berlin');
+    expect(await readBody(distDir, `${api}/district/getbystateprovinceid/${berlin.id}.json`)).toEqual([]);
+    const turkey = pick(await fixtureRecords('country'), 'alpha2Code', 'TR');
+    for (const year of [2023, 2024, 2025]) {
+      expect(manifest.files[`${api}/countryholiday/getbycountryid/${turkey.id}/${year}.json`], String(year)).toBeDefined();
+    }
+    expect(await readBody(distDir, `${api}/countryholiday/getbycountryid/${turkey.id}/2023.json`)).toEqual([]);
+    expect(await readBody(distDir, `${api}/webdomain/getbyistoplevel/false.json`)).toHaveLength(1);
+  });
+
+  it('resolves an ambiguous name by the documented rule: first in data order, recorded in the manifest', async () => {
+    const turkey = pick(await fixtureRecords('country'), 'alpha2Code', 'TR');
+    const districts = (await fixtureRecords('district')).filter((district) => district.name === 'Yenişehir');
+    const file = `${api}/district/getbyname/${turkey.id}/yenisehir.json`;
+    expect(await readBody(distDir, file)).toEqual(districts[0]);
+    expect(manifest.ambiguous).toEqual([{ file, chosen: districts[0]!.id, others: districts.slice(1).map((district) => district.id) }]);
+  });
+
+  it('finds countries by alternative names too', async () => {
+    const turkey = pick(await fixtureRecords('country'), 'alpha2Code', 'TR');
+    expect(await readBody(distDir, `${api}/country/getbyname/turkey.json`)).toEqual(without(turkey, 'altNames'));
+    expect(await readBody(distDir, `${api}/country/getbyname/turkiye.json`)).toEqual(without(turkey, 'altNames'));
+  });
+
+  it('writes the same bytes for the same data: only the build id and time differ', async () => {
+    const again = await buildFixture();
+    const second = await readManifest(again);
+    expect(second.buildId).not.toBe(manifest.buildId);
+    expect(second.dataVersion).toBe(manifest.dataVersion);
+    expect(second.files).toEqual(manifest.files);
+    expect(second.ambiguous).toEqual(manifest.ambiguous);
+  });
+
+  it('lets a province abbreviation repeat across countries: getbyabbreviation answers the first in data order, as documented', async () => {
+    const dataDir = await fixtureWith('stateProvince.json', (records) => {
+      pick(records as FixtureRecord[], 'name', 'Berlin').abbreviation = '34';
+    });
+    const shared = await buildFixture(dataDir);
+    const istanbul = pick(await fixtureRecords('stateProvince'), 'name', 'İstanbul');
+    expect(await readBody(shared, `${api}/stateprovince/getbyabbreviation/34.json`)).toEqual(istanbul);
+    expect((await readManifest(shared)).ambiguous).toContainEqual(expect.objectContaining({ file: `${api}/stateprovince/getbyabbreviation/34.json`, chosen: istanbul.id }));
+  });
+
+  it('points dist at the new build through a relative symbolic link', async () => {
+    expect(await readlink(distDir)).toBe(path.join('.dist-builds', manifest.buildId));
+  });
+});
+
+describe('rebuilding', () => {
+  it('does nothing when dist already holds a build of the same data and generator', async () => {
+    const dataDir = await copyFixture();
+    const distDir = path.join(await tempDir(), 'dist');
+    const first = await buildDist({ dataDir, distDir });
+    const again = await buildDist({ dataDir, distDir });
+    expect(again).toMatchObject({ upToDate: true, buildId: first.buildId, files: first.files, bytes: first.bytes });
+    expect(await readlink(distDir)).toBe(path.join('.dist-builds', first.buildId));
+    const forced = await buildDist({ dataDir, distDir, force: true });
+    expect(forced.upToDate).toBe(false);
+    expect(forced.buildId).not.toBe(first.buildId);
+  });
+
+  it('rebuilds when a constant of the contract changes: the fingerprint is of the folders the build is made of', async () => {
+    // A copy of the code the build is made of, so that changing it touches nothing of the repository.
+    const root = await tempDir();
+    for (const folder of ['contract', 'generator']) await cp(path.join(repoRoot, folder), path.join(root, folder), { recursive: true });
+    await cp(path.join(repoRoot, 'package.json'), path.join(root, 'package.json'));
+    await symlink(path.join(repoRoot, 'node_modules'), path.join(root, 'node_modules'));
+    const dataDir = await copyFixture();
+    const build = async () => (await promisify(execFile)(process.execPath, ['--import', 'tsx', 'generator/build.ts', '--data', dataDir, '--dist', 'dist'], { cwd: root })).stdout;
+
+    expect(await build()).toMatch(/^built /);
+    expect(await build()).toMatch(/is up to date/);
+    const httpFacts = path.join(root, 'contract/http.ts');
+    const before = await readFile(httpFacts, 'utf8');
+    expect(before).toContain("'private, max-age=60'");
+    await writeFile(httpFacts, before.replace("'private, max-age=60'", "'private, max-age=61'"));
+    expect(await build()).toMatch(/^built /);
+    expect(await readFile(path.join(root, 'dist/openapi.json'), 'utf8')).toContain('private, max-age=61');
+  });
+
+  it('fingerprints every source file the build loads, dynamic imports included', async () => {
+    const bundled = await esbuild({ entryPoints: [path.join(repoRoot, 'generator/build.ts')], bundle: true, write: false, metafile: true, platform: 'node', format: 'esm', packages: 'external', logLevel: 'silent' });
+    const loaded = Object.keys(bundled.metafile.inputs).map((input) => path.relative(repoRoot, path.resolve(input)));
+    expect(loaded).toContain('contract/http.ts');
+    const fingerprinted = new Set(await buildCodeFiles());
+    expect(loaded.filter((file) => !fingerprinted.has(file))).toEqual([]);
+  });
+
+  it('links the bodies a new build shares with the previous one and writes only the changed ones', async () => {
+    const dataDir = await copyFixture();
+    const distDir = path.join(await tempDir(), 'dist');
+    const first = await buildDist({ dataDir, distDir });
+    const currencyFile = path.join(dataDir, 'records', 'currency.json');
+    await writeFile(currencyFile, (await readFile(currencyFile, 'utf8')).replace('"Turkish Lira"', '"Türk Lirası"'));
+    const second = await buildDist({ dataDir, distDir });
+    const inode = async (buildDir: string, file: string): Promise<number> => (await stat(path.join(buildDir, file))).ino;
+    const unchanged = 'addressmanagement/api/region/getall.json';
+    const changed = 'financemanagement/api/currency/getbycode/try.json';
+    expect(await inode(second.buildDir, unchanged)).toBe(await inode(first.buildDir, unchanged));
+    expect(await inode(second.buildDir, changed)).not.toBe(await inode(first.buildDir, changed));
+    expect(JSON.parse(await readFile(path.join(distDir, changed), 'utf8'))).toMatchObject({ name: 'Türk Lirası' });
+  });
+});
+
+describe('a build that fails', () => {
+  it('names file, record and field for a broken reference, and leaves the previous dist untouched', async () => {
+    const distDir = await buildFixture();
+    const before = await readManifest(distDir);
+    const dataDir = await fixtureWith('district.json', (records) => {
+      records[1]!.stateProvinceId = '00000000-0000-4000-8000-000000000000';
+    });
+    const message = await buildFailure(dataDir, distDir);
+    expect(message).toMatch(/district\.json record #2 \(id [0-9a-f-]{36}\): field stateProvinceId: no state or province has id 00000000-0000-4000-8000-000000000000/);
+    expect(await readManifest(distDir)).toEqual(before);
+    expect(await readlink(distDir)).toBe(path.join('.dist-builds', before.buildId));
+  });
+
+  it('names the field a record gets wrong', async () => {
+    const dataDir = await fixtureWith('country.json', (records) => {
+      records[0]!.alpha2Code = 'deu';
+    });
+    expect(await buildFailure(dataDir)).toMatch(/country\.json record #1 \(id [0-9a-f-]{36}\): field alpha2Code: must be two upper-case letters/);
+  });
+
+  it('refuses unknown fields, duplicate ids and holidays outside the year window', async () => {
+    const unknownField = await fixtureWith('region.json', (records) => {
+      records[0]!.continent = 'Asia';
+    });
+    expect(await buildFailure(unknownField)).toMatch(/region\.json record #1 .*continent/);
+    const duplicate = await fixtureWith('region.json', (records) => {
+      records[1]!.id = records[0]!.id;
+    });
+    expect(await buildFailure(duplicate)).toMatch(/region\.json record #2 .*field id: .* is already used by .*region\.json record #1/);
+    const outside = await fixtureWith('countryHoliday.json', (records) => {
+      records[0]!.startDate = '2030-01-01 00:00:00 GMT+01:00';
+    });
+    expect(await buildFailure(outside)).toMatch(/data\/records\/countryHoliday\.json record #1 \(id [0-9a-f-]{36}\): .*2030 is outside what .*countryholiday\/getbycountryid serves/);
+  });
+
+  it('refuses two countries with one alpha-2 or alpha-3 code, naming file, both records and the field', async () => {
+    const [germany, turkey] = await fixtureRecords('country');
+    const dataDir = await fixtureWith('country.json', (records) => {
+      records[0]!.alpha2Code = 'TR';
+      records[0]!.alpha3Code = 'TUR';
+    });
+    const message = await buildFailure(dataDir);
+    const file = shownPath(dataDir, 'country.json');
+    for (const [field, code] of [['alpha2Code', 'TR'], ['alpha3Code', 'TUR']]) {
+      expect(message).toContain(`${file} record #2 (id ${turkey!.id}): field ${field}: ${code} is already used by ${file} record #1 (id ${germany!.id})`);
+    }
+  });
+
+  it('refuses two banks with one code, naming file, both records and the field', async () => {
+    const [ziraat, isBank] = await fixtureRecords('bank');
+    const dataDir = await fixtureWith('bank.json', (records) => {
+      records[1]!.code = records[0]!.code;
+    });
+    const file = shownPath(dataDir, 'bank.json');
+    expect(await buildFailure(dataDir)).toContain(`${file} record #2 (id ${isBank!.id}): field code: 010 is already used by ${file} record #1 (id ${ziraat!.id})`);
+  });
+
+  it('refuses two provinces of one country with one abbreviation, naming file, both records and the fields', async () => {
+    const provinces = await fixtureRecords('stateProvince');
+    const ankara = pick(provinces, 'name', 'Ankara');
+    const bursa = pick(provinces, 'name', 'Bursa');
+    const dataDir = await fixtureWith('stateProvince.json', (records) => {
+      pick(records as FixtureRecord[], 'name', 'Bursa').abbreviation = '06';
+    });
+    const file = shownPath(dataDir, 'stateProvince.json');
+    const bursaAt = provinces.indexOf(bursa) + 1;
+    const ankaraAt = provinces.indexOf(ankara) + 1;
+    expect(await buildFailure(dataDir)).toContain(
+      `${file} record #${bursaAt} (id ${bursa.id}): field countryId + abbreviation: ${bursa.countryId} + 06 is already used by ${file} record #${ankaraAt} (id ${ankara.id}) (values of /addressmanagement/api/stateprovince/getbyabbreviation must differ within one countryId)`,
+    );
+  });
+
+  it('names the data file, record and field of a country name that cannot be a lookup key', async () => {
+    const [germany] = await fixtureRecords('country');
+    const dataDir = await fixtureWith('country.json', (records) => {
+      records[0]!.name = '—';
+      records[0]!.altNames = ['Deutschland', '***'];
+    });
+    const message = await buildFailure(dataDir);
+    const record = `${shownPath(dataDir, 'country.json')} record #1 (id ${germany!.id})`;
+    expect(message).toContain(`${record}: field name: "—" cannot be looked up, expected a name with at least one letter or digit`);
+    expect(message).toContain(`${record}: field altNames: "***" cannot be looked up`);
+  });
+
+  it('refuses a file that is not JSON or not a record type', async () => {
+    const dataDir = await copyFixture();
+    await writeFile(path.join(dataDir, 'records', 'region.json'), '[{"id": ');
+    expect(await buildFailure(dataDir)).toMatch(/region\.json: not valid JSON/);
+    const other = await copyFixture();
+    await writeFile(path.join(other, 'records', 'planet.json'), '[]');
+    expect(await buildFailure(other)).toMatch(/planet\.json: "planet" is not a record type/);
+  });
+});

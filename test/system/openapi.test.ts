@@ -1,0 +1,277 @@
+/**
+ * The OpenAPI document the build writes: valid OpenAPI 3.1, every route with its exact parameters,
+ * and true to the proxy: real responses of every operation, successful and failing, are checked
+ * against the schema and headers the document gives for that operation and status.
+ */
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { validate } from '@readme/openapi-parser';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { manifestSchema, type Manifest } from '../../contract/manifest.ts';
+import { bodyPath, recordTypes, routes, type Route, type RouteParam } from '../../contract/routes.ts';
+import type { RunningServer } from '../../proxy/http/server.ts';
+import { buildFixture, fixtureRecords, startProxy, tempDir, testKey, type FixtureRecord } from '../support/service.ts';
+
+type Json = Record<string, unknown>;
+
+const records = Object.fromEntries(await Promise.all(recordTypes.map(async (type) => [type, await fixtureRecords(type)] as const)));
+const zeroUuid = '00000000-0000-4000-8000-000000000000';
+const scopedKey = 'address-only-key-0123456789';
+
+let distDir: string;
+let manifest: Manifest;
+let document: Json;
+let proxy: RunningServer;
+/** A second build with one body file removed, and scopes required: for 403 and 503. */
+let strictProxy: RunningServer;
+let brokenTarget: string;
+
+async function readManifest(dist: string): Promise<Manifest> {
+  return manifestSchema.parse(JSON.parse(await readFile(path.join(dist, 'manifest.json'), 'utf8')));
+}
+
+beforeAll(async () => {
+  distDir = await buildFixture();
+  manifest = await readManifest(distDir);
+  document = JSON.parse(await readFile(path.join(distDir, 'openapi.json'), 'utf8')) as Json;
+  proxy = await startProxy(distDir);
+
+  const strictDist = await buildFixture();
+  const region = routes.find((route) => route.path.endsWith('/region/getall')) as Route;
+  await rm(path.join(strictDist, bodyPath(region, [])));
+  brokenTarget = region.path;
+  const keys = path.join(await tempDir(), 'keys');
+  await writeFile(keys, `${testKey}\n${scopedKey} address.read\n`);
+  strictProxy = await startProxy(strictDist, { API_KEYS_FILE: keys, FINANCE_SCOPE: 'finance.read', ADDRESS_SCOPE: 'address.read' });
+});
+afterAll(async () => {
+  await proxy.close();
+  await strictProxy.close();
+});
+
+// ---- reading the document -------------------------------------------------------------------
+
+const escape = (segment: string): string => segment.replaceAll('~', '~0').replaceAll('/', '~1');
+
+function at(pointer: string): Json | undefined {
+  let node: unknown = document;
+  for (const segment of pointer.split('/').slice(1)) {
+    node = (node as Json | undefined)?.[segment.replaceAll('~1', '/').replaceAll('~0', '~')];
+  }
+  return node as Json | undefined;
+}
+
+/** The pointer of what `pointer` holds, following $refs within the document. */
+function follow(pointer: string): string {
+  const node = at(pointer);
+  return typeof node?.$ref === 'string' ? follow(node.$ref.slice(1)) : pointer;
+}
+
+const base = 'https://reference-data.test/openapi.json';
+let ajv: Ajv2020;
+const validators = new Map<string, ValidateFunction>();
+
+/** A validator for the schema at `pointer`, resolving its $refs in the document itself. */
+function validatorAt(pointer: string): ValidateFunction {
+  if (!ajv) {
+    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+    // The record schemas carry their own patterns for dates and base64; the formats add nothing.
+    ajv = new Ajv2020({ strict: true, allErrors: true, formats: { uuid, 'date-time': true, base64: true } });
+    // The document's own fields are not schema keywords: known to ajv, so strict mode checks only the schemas.
+    ajv.addVocabulary(Object.keys(document));
+    ajv.addSchema(document, base);
+  }
+  let validator = validators.get(pointer);
+  if (!validator) validators.set(pointer, (validator = ajv.compile({ $ref: `${base}#${pointer}` })));
+  return validator;
+}
+
+// ---- calling the proxy and checking the answer against the document -------------------------
+
+/** Operation and status pairs checked against the document. */
+const checked = new Set<string>();
+
+interface Call {
+  readonly method?: string;
+  readonly token?: string | null;
+  readonly headers?: Record<string, string>;
+  readonly via?: () => RunningServer;
+}
+
+/** Calls the proxy and checks status, headers and body against the document; returns the response. */
+async function check(target: string, { method = 'GET', token = testKey, headers = {}, via = () => proxy }: Call = {}): Promise<{ status: number; headers: Headers; text: string }> {
+  const requestHeaders = new Headers(headers);
+  if (token !== null && !requestHeaders.has('Authorization')) requestHeaders.set('Authorization', `Bearer ${token}`);
+  const response = await fetch(`${via().url}${target}`, { method, headers: requestHeaders });
+  const text = await response.text();
+  const pathname = target.split('?')[0] as string;
+  const where = `${method} ${target} → ${response.status}`;
+
+  expect(at(`/paths/${escape(pathname)}/get`), `${where}: operation documented`).toBeDefined();
+  const responsePointer = follow(`/paths/${escape(pathname)}/get/responses/${response.status}`);
+  const documented = at(responsePointer);
+  expect(documented, `${where}: status documented`).toBeDefined();
+
+  for (const name of Object.keys((documented?.headers as Json | undefined) ?? {})) {
+    const headerPointer = follow(`${responsePointer}/headers/${escape(name)}`);
+    const value = response.headers.get(name);
+    if (value === null) {
+      expect(at(headerPointer)?.required, `${where}: header ${name} is required`).not.toBe(true);
+      continue;
+    }
+    const validator = validatorAt(`${headerPointer}/schema`);
+    expect(validator(value), `${where}: header ${name} ${value}: ${JSON.stringify(validator.errors)}`).toBe(true);
+  }
+  const content = documented?.content as Json | undefined;
+  if (!content) expect(text, `${where}: no body`).toBe('');
+  else {
+    const mediaType = (response.headers.get('content-type') ?? '').split(';')[0] as string;
+    expect(Object.keys(content), `${where}: media type`).toContain(mediaType);
+    const body: unknown = mediaType === 'application/json' ? JSON.parse(text) : text;
+    const validator = validatorAt(`${responsePointer}/content/${escape(mediaType)}/schema`);
+    expect(validator(body), `${where}: body: ${JSON.stringify(validator.errors)}`).toBe(true);
+  }
+  checked.add(`${pathname} ${response.status}`);
+  return { status: response.status, headers: response.headers, text };
+}
+
+// ---- valid and failing requests for every route, derived from the fixture records -----------
+
+const first = (type: string): FixtureRecord => records[type]?.[0] as FixtureRecord;
+
+/** A value the route answers 200 for. */
+function validValue(route: Route, param: RouteParam, position: number): string {
+  if (param.kind === 'year') return String(manifest.holidayYears.first);
+  if (param.kind === 'boolean') return 'true';
+  if (position === 0 && route.parent) return String(first(route.parent.record)[route.parent.field]);
+  const record = first(route.record);
+  // District getbyname is scoped by country, a field districts reach through their state or province.
+  if (route.record === 'district' && param.field === 'countryId') {
+    return String(records.stateProvince?.find((state) => state.id === record.stateProvinceId)?.countryId);
+  }
+  return String(record[param.field]);
+}
+
+/** A value of the right form that matches nothing, or undefined where every value of the form is answered. */
+function unmatchedValue(param: RouteParam): string | undefined {
+  const values: Record<string, string | undefined> = { uuid: zeroUuid, code: 'zz9', name: 'Nowhere At All', domain: 'nowhere.invalid', integer: '999999', year: '1999' };
+  return values[param.kind];
+}
+
+const query = (route: Route, value: (param: RouteParam, position: number) => string): string =>
+  route.params.length === 0 ? route.path : `${route.path}?${route.params.map((param, position) => `${param.name}=${encodeURIComponent(value(param, position))}`).join('&')}`;
+
+describe('the OpenAPI document', () => {
+  it('is valid OpenAPI 3.1 for @readme/openapi-parser, without warnings', async () => {
+    expect(document.openapi).toMatch(/^3\.1\./);
+    const result = await validate(structuredClone(document) as never);
+    expect(result.valid ? [] : result.errors).toEqual([]);
+    expect(result.warnings).toEqual([]);
+  });
+
+  it('lists every route of the table with its exact parameter names, all required; the extensions marked', () => {
+    const lookups = Object.keys(document.paths as Json).filter((pathname) => pathname.includes('/api/'));
+    expect(lookups.sort()).toEqual(routes.map((route) => route.path).sort());
+    for (const route of routes) {
+      const operation = at(`/paths/${escape(route.path)}/get`) as Json;
+      const parameters = ((operation.parameters as Json[] | undefined) ?? []).map((parameter) => at(follow(String(parameter.$ref).slice(1))) as Json);
+      expect(parameters.map((parameter) => [parameter.name, parameter.in, parameter.required]), route.path).toEqual(route.params.map((param) => [param.name, 'query', true]));
+      expect(operation['x-extension'], route.path).toBe(route.extension);
+      if (route.extension) expect(operation.description, route.path).toMatch(/Extension/);
+    }
+  });
+
+  it('shows records without hidden fields, and country getall without flag', () => {
+    const schemas = at('/components/schemas') as Record<string, { properties: Json }>;
+    expect(Object.keys(schemas.Country?.properties ?? {})).not.toContain('altNames');
+    expect(Object.keys(schemas.Bank?.properties ?? {})).toEqual(['id', 'name', 'code']);
+    const getAll = follow(`/paths/${escape('/addressmanagement/api/country/getall')}/get/responses/200`);
+    expect(at(`${getAll}/content/application~1json/schema/properties/body/items`)).toEqual({ $ref: '#/components/schemas/CountryWithoutFlag' });
+    expect(Object.keys(schemas.CountryWithoutFlag?.properties ?? {})).not.toContain('flag');
+  });
+
+  it('is the same file for the same data, and so are the docs page and its assets', async () => {
+    expect((await readManifest(await buildFixture())).public).toEqual(manifest.public);
+  });
+});
+
+describe('the proxy answers as the document says', () => {
+  it.each(routes.map((route) => [route.path, route] as const))('%s: 200, 304, 400, 401, 404 and 405', async (_path, route) => {
+    const target = query(route, (param, position) => validValue(route, param, position));
+    const found = await check(target);
+    expect(found.status, found.text).toBe(200);
+    expect((await check(target, { headers: { 'If-None-Match': found.headers.get('etag') ?? '' } })).status).toBe(304);
+    expect((await check(route.path, { token: null })).status).toBe(401);
+    expect((await check(route.path, { method: 'DELETE' })).status).toBe(405);
+    if (route.params.length > 0) expect((await check(route.path)).status).toBe(400);
+    for (const [unmatched, param] of route.params.entries()) {
+      if (unmatchedValue(param) === undefined) continue;
+      const missing = query(route, (other, position) => (position === unmatched ? (unmatchedValue(other) as string) : validValue(route, other, position)));
+      expect((await check(missing)).status, missing).toBe(404);
+    }
+  });
+
+  it('a malformed Authorization header, a token that is not a key, headers too large', async () => {
+    const region = '/addressmanagement/api/region/getall';
+    expect((await check(region, { headers: { Authorization: 'Basic dXNlcjpwYXNz' } })).status).toBe(400);
+    expect((await check(region, { token: 'wrong-key-0123456789abcdef' })).status).toBe(401);
+    expect((await check(region, { headers: { 'X-Padding': 'x'.repeat(20_000) } })).status).toBe(431);
+  });
+
+  it('403 without the area scope; 503 for a body file the build lists but the disk lost', async () => {
+    const bank = '/financemanagement/api/currency/getall';
+    expect((await check(bank, { token: scopedKey, via: () => strictProxy })).status).toBe(403);
+    expect((await check(brokenTarget, { via: () => strictProxy })).status).toBe(503);
+  });
+
+  it('the service endpoints: /meta with a token, /healthz and /readyz without', async () => {
+    expect((await check('/meta')).status).toBe(200);
+    expect((await check('/meta', { token: null })).status).toBe(401);
+    expect((await check('/healthz', { token: null })).status).toBe(200);
+    expect((await check('/readyz', { token: null })).status).toBe(200);
+  });
+
+  it('checked every operation for success and failure', () => {
+    const operations = new Set([...checked].map((pair) => pair.split(' ')[0]));
+    expect(routes.filter((route) => !operations.has(route.path)).map((route) => route.path)).toEqual([]);
+    expect(checked.size).toBeGreaterThan(routes.length * 5);
+  });
+});
+
+describe('the documentation over HTTP, without a token', () => {
+  const cases = [
+    ['/openapi.json', 'openapi.json', 'application/json; charset=utf-8'],
+    ['/docs', 'docs/index.html', 'text/html; charset=utf-8'],
+    ['/docs/', 'docs/index.html', 'text/html; charset=utf-8'],
+    ['/docs/swagger-ui.css', 'docs/swagger-ui.css', 'text/css; charset=utf-8'],
+    ['/docs/swagger-ui-bundle.js', 'docs/swagger-ui-bundle.js', 'text/javascript; charset=utf-8'],
+    ['/docs/favicon-32x32.png', 'docs/favicon-32x32.png', 'image/png'],
+  ] as const;
+
+  it.each(cases)('GET %s: 200 with its type and ETag, then 304 for If-None-Match', async (target, file, contentType) => {
+    const response = await fetch(`${proxy.url}${target}`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe(contentType);
+    expect(response.headers.get('etag')).toBe(manifest.public[file]?.etag);
+    expect(response.headers.get('cache-control')).toBe('public, max-age=300');
+    // Buffer.equals: toEqual walks a 1.7 MB bundle byte by byte, for seconds.
+    expect(Buffer.from(await response.arrayBuffer()).equals(await readFile(path.join(distDir, file))), file).toBe(true);
+    const again = await fetch(`${proxy.url}${target}`, { headers: { 'If-None-Match': response.headers.get('etag') ?? '' } });
+    expect(again.status).toBe(304);
+    if (target === '/openapi.json' || target === '/docs') {
+      expect((await check(target, { token: null })).status).toBe(200);
+      expect((await check(target, { token: null, headers: { 'If-None-Match': response.headers.get('etag') ?? '' } })).status).toBe(304);
+    }
+  });
+
+  it('the page loads only files of the build, and the document from /openapi.json', async () => {
+    const page = await readFile(path.join(distDir, 'docs/index.html'), 'utf8');
+    const script = await readFile(path.join(distDir, 'docs/index.js'), 'utf8');
+    const loaded = [...page.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1] as string);
+    expect(loaded.filter((url) => !url.startsWith('/'))).toEqual([]);
+    expect(loaded.filter((url) => url !== '/openapi.json' && !(url.slice(1) in manifest.public))).toEqual([]);
+    expect(script).toMatch(/url: '\/openapi\.json'/);
+    expect(script).not.toMatch(/https?:/);
+  });
+});

@@ -1,0 +1,106 @@
+/** The real data in data/, built and served end to end: what a client of `npm start` sees. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import path from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import type { RunningServer } from '../../proxy/http/server.ts';
+import { buildFixture, repoRoot, startProxy, testKey } from '../support/service.ts';
+
+let proxy: RunningServer;
+beforeAll(async () => {
+  proxy = await startProxy(await buildFixture(path.join(repoRoot, 'data')));
+});
+afterAll(() => proxy.close());
+
+async function body<T>(target: string): Promise<T> {
+  const response = await fetch(`${proxy.url}${target}`, { headers: { Authorization: `Bearer ${testKey}` } });
+  expect(response.status, target).toBe(200);
+  return ((await response.json()) as { body: T }).body;
+}
+
+interface Country {
+  id: string;
+  name: string;
+  alpha2Code: string;
+  numericIsoCode: number;
+  capitalCity: string;
+  callingCodeId: string;
+  regionId: string;
+  flag?: string;
+}
+
+describe('the real data, served', () => {
+  it('lists every ISO 3166-1 country, without flags', async () => {
+    const countries = await body<Country[]>('/addressmanagement/api/country/getall');
+    expect(countries).toHaveLength(249);
+    expect(countries.filter((country) => 'flag' in country)).toEqual([]);
+  });
+
+  it('finds Türkiye by every spelling, with its capital, ISO number, region and calling code', async () => {
+    for (const name of ['Türkiye', 'TÜRKİYE', 'turkiye', 'Turkey', 'TURKEY']) {
+      expect((await body<Country>(`/addressmanagement/api/country/getbyname?name=${encodeURIComponent(name)}`)).alpha2Code, name).toBe('TR');
+    }
+    const turkey = await body<Country>('/addressmanagement/api/country/getbyalpha3code?alpha3code=tur');
+    expect(turkey).toMatchObject({ name: 'Türkiye', alpha2Code: 'TR', numericIsoCode: 792, capitalCity: 'Ankara' });
+    expect(Buffer.from(turkey.flag ?? '', 'base64').toString('utf8')).toMatch(/^<svg/);
+    expect(await body(`/addressmanagement/api/callingcode/getbyid?id=${turkey.callingCodeId}`)).toEqual({ id: turkey.callingCodeId, code: 90 });
+    expect(await body(`/addressmanagement/api/region/getbyid?id=${turkey.regionId}`)).toEqual({ id: turkey.regionId, name: 'Asia' });
+    expect((await body<Country>('/addressmanagement/api/country/getbyname?name=Czech%20Republic')).alpha2Code).toBe('CZ');
+  });
+
+  it('resolves every country’s calling code and region over HTTP', async () => {
+    const countries = await body<Country[]>('/addressmanagement/api/country/getall');
+    for (const country of countries) {
+      await body(`/addressmanagement/api/callingcode/getbyid?id=${country.callingCodeId}`);
+      const inRegion = await body<Country[]>(`/addressmanagement/api/country/getbyregionid?regionid=${country.regionId}`);
+      expect(inRegion.some((member) => member.id === country.id && typeof member.flag === 'string'), country.name).toBe(true);
+    }
+  });
+
+  it('answers currencies by code in any case, upper case in the body', async () => {
+    expect(await body('/financemanagement/api/currency/getbycode?code=try')).toMatchObject({ code: 'TRY', name: 'Turkish Lira' });
+    expect(await body('/financemanagement/api/currency/getbycode?code=Eur')).toMatchObject({ code: 'EUR', name: 'Euro' });
+    expect(await body('/addressmanagement/api/callingcode/getbycode?code=%2B90')).toMatchObject({ code: 90 });
+  });
+});
+
+describe('compression, on real bodies', () => {
+  const countries = '/addressmanagement/api/country/getall';
+  const region = '/addressmanagement/api/region/getall';
+  /** undici's fetch decodes bodies itself; a raw request shows the coding on the wire. */
+  async function raw(target: string, acceptEncoding: string, method = 'GET'): Promise<{ status: number; headers: Record<string, string>; body: Buffer }> {
+    const { request } = await import('undici');
+    const response = await request(`${proxy.url}${target}`, { method: method as 'GET', headers: { Authorization: `Bearer ${testKey}`, 'Accept-Encoding': acceptEncoding } });
+    return { status: response.statusCode, headers: response.headers as Record<string, string>, body: Buffer.from(await response.body.arrayBuffer()) };
+  }
+  const withoutId = (text: string): unknown => {
+    const envelope = JSON.parse(text) as { header: Record<string, unknown>; body: unknown };
+    return { ...envelope, header: { ...envelope.header, globalId: 'x' } };
+  };
+
+  it('gzip (stitched from a cached deflate) or brotli by Accept-Encoding for a large body, the same JSON once decoded', async () => {
+    const plain = await raw(countries, 'identity');
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    const gzip = await raw(countries, 'gzip, deflate, br');
+    expect(gzip.headers['content-encoding']).toBe('gzip');
+    expect(withoutId(gunzipSync(gzip.body).toString())).toEqual(withoutId(plain.body.toString()));
+    expect(Number(gzip.headers['content-length'])).toBe(gzip.body.length);
+    expect(gzip.body.length).toBeLessThan(plain.body.length / 2);
+    // Two responses share the cached deflate but not the globalId: both decode, each to its own id.
+    const again = await raw(countries, 'gzip');
+    const ids = [gzip, again].map((reply) => (JSON.parse(gunzipSync(reply.body).toString()) as { header: { globalId: string } }).header.globalId);
+    expect(new Set(ids).size).toBe(2);
+    for (const wanted of ['br', 'br;q=1.0, gzip;q=0.5', 'gzip;q=0, br']) {
+      const br = await raw(countries, wanted);
+      expect(br.headers['content-encoding'], wanted).toBe('br');
+      expect(withoutId(brotliDecompressSync(br.body).toString())).toEqual(withoutId(plain.body.toString()));
+    }
+  });
+
+  it('leaves small bodies and HEAD uncompressed', async () => {
+    expect((await raw(region, 'br')).headers['content-encoding']).toBeUndefined();
+    const head = await raw(countries, 'br', 'HEAD');
+    expect(head.headers['content-encoding']).toBeUndefined();
+    expect(Number(head.headers['content-length'])).toBe((await raw(countries, 'identity')).body.length);
+  });
+});
+

@@ -1,0 +1,125 @@
+/**
+ * The body cache (proxy/store.ts) under pressure: more bodies in flight than it can hold. Each
+ * caller must get its own body, whatever was evicted meanwhile; that is what origin mode with a
+ * small BODY_CACHE_MB relies on right after a start.
+ */
+import { describe, expect, it } from 'vitest';
+import { bodyPath, findRoute } from '../../contract/routes.ts';
+import type { Manifest } from '../../contract/manifest.ts';
+import { findLookup, indexLookups, ManifestError, readManifest } from '../../proxy/manifestIndex.ts';
+import { createBodyCache, openLocalStore } from '../../proxy/store.ts';
+import { buildFixture } from '../support/service.ts';
+
+/** A load that answers after a few milliseconds, like a fetch from the origin. */
+function slowLoad(fill: number, bytes: number, delayMs: number): () => Promise<Buffer> {
+  return () => new Promise((resolve) => setTimeout(() => resolve(Buffer.alloc(bytes, fill)), delayMs));
+}
+
+describe('body cache', () => {
+  it('gives every concurrent miss its own body when the loads in flight overflow the cache', async () => {
+    const cache = createBodyCache(1000);
+    const bodies = await Promise.all(
+      Array.from({ length: 50 }, (_, index) => cache.fetch(`etag-${index}`, { context: slowLoad(index, 300, 2 + (index % 7)) })),
+    );
+    bodies.forEach((body, index) => {
+      expect(body?.length, `body ${index}`).toBe(300);
+      expect(body?.[0], `body ${index}`).toBe(index);
+    });
+    expect(cache.calculatedSize).toBeLessThanOrEqual(1000);
+  });
+
+  it('serves a body larger than the whole cache without keeping it', async () => {
+    const cache = createBodyCache(1000);
+    const body = await cache.fetch('etag-large', { context: slowLoad(7, 5000, 1) });
+    expect(body?.length).toBe(5000);
+    expect(cache.get('etag-large')).toBeUndefined();
+  });
+
+  it('loads a body once for concurrent callers, then answers from memory', async () => {
+    const cache = createBodyCache(1000);
+    let loads = 0;
+    const load = (): Promise<Buffer> => {
+      loads++;
+      return slowLoad(1, 10, 5)();
+    };
+    await Promise.all(Array.from({ length: 5 }, () => cache.fetch('etag-shared', { context: load })));
+    expect(cache.get('etag-shared')?.length).toBe(10);
+    expect(loads).toBe(1);
+  });
+});
+
+describe('lookup index', () => {
+  it('finds every body file of a build by its route and keys, exactly where bodyPath puts it', async () => {
+    const store = await openLocalStore(await buildFixture());
+    const index = indexLookups(store.manifest);
+    const files = Object.entries(store.manifest.files);
+    expect(files.length).toBeGreaterThan(100);
+    for (const [file, entry] of files) {
+      const segments = file.replace(/\.json$/, '').split('/');
+      const route = findRoute(`/${segments.slice(0, 4).join('/')}`);
+      expect(route, file).toBeDefined();
+      if (!route) continue;
+      const keys = segments.slice(4);
+      expect(keys.length, file).toBe(route.params.length);
+      expect(bodyPath(route, keys)).toBe(file);
+      expect(findLookup(index, route.path, keys)).toEqual({ file, entry });
+      expect(store.find(route.path, keys)?.entry).toBe(store.manifest.files[file]);
+    }
+  });
+
+  it('finds nothing for a key or a route the build does not have', async () => {
+    const store = await openLocalStore(await buildFixture());
+    expect(store.find('/addressmanagement/api/country/getbyalpha2code', ['zz'])).toBeUndefined();
+    expect(store.find('/addressmanagement/api/country/nosuchoperation', ['tr'])).toBeUndefined();
+    expect(store.find('/addressmanagement/api/country/getbyalpha2code', ['tr'])?.file).toBe('addressmanagement/api/country/getbyalpha2code/tr.json');
+  });
+});
+
+describe('reading a manifest', () => {
+  /** The fixture build's manifest with `count` body files of one route: as large as the real one at 66,000. */
+  async function largeManifest(count: number): Promise<{ bytes: Buffer; manifest: Manifest }> {
+    const { manifest } = await openLocalStore(await buildFixture());
+    const files: Manifest['files'] = {};
+    for (let number = 0; number < count; number++) {
+      files[`addressmanagement/api/neighborhood/getbyid/${number.toString(16).padStart(32, '0')}.json`] = { size: 100 + number, etag: `"etag${number}"` };
+    }
+    const large = { ...manifest, files };
+    return { bytes: Buffer.from(JSON.stringify(large)), manifest: large };
+  }
+
+  it('lets other work run while it parses, checks and indexes 60,000 body files', async () => {
+    const { bytes, manifest } = await largeManifest(60_000);
+    let turns = 0;
+    let reading = true;
+    const turn = (): void => {
+      turns++;
+      if (reading) setImmediate(turn);
+    };
+    setImmediate(turn);
+    const opened = await readManifest(bytes, 'the large manifest');
+    reading = false;
+    // Parsed on another thread, then checked and indexed 2,000 files a turn: at least 29 turns.
+    expect(turns).toBeGreaterThanOrEqual(29);
+    expect(opened.manifest).toEqual(manifest);
+    const byId = opened.index.get('/addressmanagement/api/neighborhood/getbyid');
+    expect(byId?.size).toBe(60_000);
+    expect(findLookup(opened.index, '/addressmanagement/api/neighborhood/getbyid', ['0'.repeat(31) + 'a'])?.entry).toEqual({ size: 110, etag: '"etag10"' });
+  });
+
+  it.each([
+    ['not JSON', Buffer.from('{"buildId": '), 'it is not JSON'],
+    ['a path outside the build', null, '"addressmanagement/api/country/getbyid/../../../../etc/passwd.json" is not a body file\'s path'],
+    ['an entry with another field', null, 'must be {"size": <bytes>, "etag": "<tag>"}'],
+    ['a negative size', null, 'size: Too small'],
+  ])('refuses %s, saying what is wrong', async (what, given, message) => {
+    const { manifest } = await openLocalStore(await buildFixture());
+    const files: Record<string, unknown> = {
+      'a path outside the build': { 'addressmanagement/api/country/getbyid/../../../../etc/passwd.json': { size: 1, etag: '"x"' } },
+      'an entry with another field': { 'addressmanagement/api/country/getall.json': { size: 1, etag: '"x"', path: '/etc/passwd' } },
+      'a negative size': { 'addressmanagement/api/country/getall.json': { size: -1, etag: '"x"' } },
+    };
+    const bytes = given ?? Buffer.from(JSON.stringify({ ...manifest, files: files[what] }));
+    await expect(readManifest(bytes, 'the manifest')).rejects.toThrow(new RegExp(`^the manifest is not a manifest written by npm run build: .*${message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    await expect(readManifest(Buffer.from(bytes), 'the manifest')).rejects.toBeInstanceOf(ManifestError);
+  });
+});

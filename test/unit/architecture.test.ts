@@ -1,0 +1,72 @@
+/**
+ * The dependency rule (ARCHITECTURE.md): contract/ imports nothing of either side; the generator
+ * and the proxy both import it and never each other; no module imports itself back through
+ * others. Read from the sources' import statements, type-only imports included.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import fg from 'fast-glob';
+import { describe, expect, it } from 'vitest';
+
+const repoRoot = path.resolve(import.meta.dirname, '../..');
+const importPattern = /(?:^|\n)\s*(?:import|export)\s[^;]*?\sfrom\s+'([^']+)'|(?:^|\n)\s*import\s+'([^']+)'|\bimport\(\s*'([^']+)'\s*\)/g;
+
+/** Each source file of the three folders, with what it imports: repository paths for relative imports, package names otherwise. */
+function importGraph(): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const file of fg.sync(['contract/**/*.ts', 'generator/**/*.ts', 'proxy/**/*.ts'], { cwd: repoRoot }).sort()) {
+    const text = readFileSync(path.join(repoRoot, file), 'utf8');
+    const imports = [...text.matchAll(importPattern)].map((match) => {
+      const specifier = match[1] ?? match[2] ?? match[3] ?? '';
+      return specifier.startsWith('.') ? path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier)) : specifier;
+    });
+    graph.set(file, imports);
+  }
+  return graph;
+}
+
+const graph = importGraph();
+const importsOf = (folder: string) => [...graph].filter(([file]) => file.startsWith(`${folder}/`));
+
+describe('the dependency rule', () => {
+  it('reads every source file and their imports (the rule below has something to hold for)', () => {
+    expect(importsOf('contract').length).toBeGreaterThanOrEqual(5);
+    expect(graph.get('proxy/http/listener.ts')).toContain('contract/routes.ts');
+    expect(graph.get('generator/openapi.ts')).toContain('contract/routes.ts');
+  });
+
+  it('contract/ imports only itself, Node built-ins and zod', () => {
+    const outside = importsOf('contract').flatMap(([file, imports]) =>
+      imports.filter((target) => !target.startsWith('contract/') && !target.startsWith('node:') && target !== 'zod').map((target) => `${file} → ${target}`),
+    );
+    expect(outside).toEqual([]);
+  });
+
+  it('the generator never imports the proxy, and the proxy never the generator', () => {
+    const crossing = [
+      ...importsOf('generator').flatMap(([file, imports]) => imports.filter((target) => target.startsWith('proxy/')).map((target) => `${file} → ${target}`)),
+      ...importsOf('proxy').flatMap(([file, imports]) => imports.filter((target) => target.startsWith('generator/')).map((target) => `${file} → ${target}`)),
+    ];
+    expect(crossing).toEqual([]);
+  });
+
+  it('the proxy loads none of the packages only the build and the import need', () => {
+    const buildOnly = ['world-countries', 'cldr-core', 'flag-icons', 'libphonenumber-js', 'currency-codes', 'fast-glob', 'date-holidays', 'moment-timezone', 'swagger-ui-dist'];
+    const loaded = importsOf('proxy').flatMap(([file, imports]) => imports.filter((target) => buildOnly.includes(target)).map((target) => `${file} → ${target}`));
+    expect(loaded).toEqual([]);
+  });
+
+  it('no module imports itself back through others (no cycles, type-only imports included)', () => {
+    const cycles: string[] = [];
+    const state = new Map<string, 'visiting' | 'done'>();
+    const visit = (file: string, trail: string[]): void => {
+      if (state.get(file) === 'done') return;
+      if (state.get(file) === 'visiting') return void cycles.push([...trail.slice(trail.indexOf(file)), file].join(' → '));
+      state.set(file, 'visiting');
+      for (const target of graph.get(file) ?? []) if (graph.has(target)) visit(target, [...trail, file]);
+      state.set(file, 'done');
+    };
+    for (const file of graph.keys()) visit(file, []);
+    expect(cycles).toEqual([]);
+  });
+});

@@ -1,0 +1,132 @@
+import { describe, expect, it } from 'vitest';
+import { foldName, normaliseKey } from '../../contract/keys.ts';
+import { collectParams } from '../../proxy/http/query.ts';
+import type { ParamKind } from '../../contract/routes.ts';
+
+const keyOf = (kind: ParamKind, raw: string): string | undefined => {
+  const result = normaliseKey(kind, raw);
+  return result.ok ? result.key : undefined;
+};
+
+describe('name keys', () => {
+  it('match İSTANBUL, istanbul, Istanbul and İstanbul', () => {
+    for (const spelling of ['İSTANBUL', 'istanbul', 'Istanbul', 'İstanbul', 'ISTANBUL', 'ıstanbul']) {
+      expect(keyOf('name', spelling), spelling).toBe('istanbul');
+    }
+  });
+
+  it('match Türkiye, Turkiye and TÜRKİYE', () => {
+    for (const spelling of ['Türkiye', 'Turkiye', 'TÜRKİYE', 'TURKIYE', 'türkiye']) expect(keyOf('name', spelling), spelling).toBe('turkiye');
+  });
+
+  it('ignore accents and the Turkish letters with cedilla and breve', () => {
+    expect(foldName('Çankaya')).toBe(foldName('CANKAYA'));
+    expect(foldName('Şişli')).toBe('sisli');
+    expect(foldName('Ağrı')).toBe('agri');
+    expect(foldName('Kadıköy')).toBe('kadikoy');
+    expect(foldName('São Tomé and Príncipe')).toBe('sao-tome-and-principe');
+    expect(foldName('Straße')).toBe(foldName('STRASSE'));
+    expect(foldName('Åland Islands')).toBe('aland-islands');
+    expect(foldName('Øresund')).toBe('oresund');
+  });
+
+  it('treat spaces and punctuation alike and drop apostrophes', () => {
+    expect(foldName('Guinea-Bissau')).toBe(foldName('guinea bissau'));
+    expect(foldName("Côte d'Ivoire")).toBe(foldName('Cote d’Ivoire'));
+    expect(foldName("Côte d'Ivoire")).toBe(foldName('COTE DIVOIRE'));
+    expect(foldName('  Bosnia   and Herzegovina ')).toBe('bosnia-and-herzegovina');
+  });
+
+  it('write letters outside ASCII as code points, so file names stay ASCII', () => {
+    expect(foldName('Москва')).toBe('_43c__43e__441__43a__432__430_');
+    expect(foldName('МОСКВА')).toBe(foldName('москва'));
+  });
+
+  it('refuse names with no letter or digit, and overlong names', () => {
+    expect(keyOf('name', ' - ')).toBeUndefined();
+    expect(keyOf('name', '')).toBeUndefined();
+    expect(keyOf('name', 'a'.repeat(201))).toBeUndefined();
+    expect(keyOf('name', '中'.repeat(40))).toHaveLength(240); // 40 × `_4e2d_`: the longest key allowed
+    expect(keyOf('name', '中'.repeat(41))).toBeUndefined();
+  });
+});
+
+describe('other kinds', () => {
+  it('uuid: any letter case, braces or none, hyphens or none, to lower case', () => {
+    const canonical = '5f0c2d1e-8a4b-4c3d-9e2f-1a2b3c4d5e6f';
+    for (const spelling of [canonical, canonical.toUpperCase(), `{${canonical}}`, canonical.replaceAll('-', ''), ` ${canonical} `]) {
+      expect(keyOf('uuid', spelling), spelling).toBe(canonical);
+    }
+    for (const bad of ['5f0c2d1e', `{${canonical}`, `${canonical}0`, 'not-a-uuid', '../../etc/passwd', '']) {
+      expect(keyOf('uuid', bad), bad).toBeUndefined();
+    }
+  });
+
+  it('code: lower-cased, letters and digits only at the start', () => {
+    expect(keyOf('code', 'TR')).toBe('tr');
+    expect(keyOf('code', 'try')).toBe('try');
+    expect(keyOf('code', '010')).toBe('010');
+    for (const bad of ['..', '../manifest', 'a/b', '.hidden', 'Ç', '', 'x'.repeat(65)]) expect(keyOf('code', bad), bad).toBeUndefined();
+  });
+
+  it('domain: without leading dot, lower case, international names as punycode', () => {
+    expect(keyOf('domain', '.COM.TR')).toBe('com.tr');
+    expect(keyOf('domain', 'рф')).toBe('xn--p1ai');
+    expect(keyOf('domain', '.РФ')).toBe('xn--p1ai');
+    for (const bad of ['..', 'a..b', 'a/b', 'a b', '']) expect(keyOf('domain', bad), bad).toBeUndefined();
+  });
+
+  it('integer, boolean and year: validated', () => {
+    expect(keyOf('integer', '90')).toBe('90');
+    expect(keyOf('integer', '+90')).toBe('90');
+    expect(keyOf('integer', '090')).toBe('90');
+    for (const bad of ['ninety', '9 0', '-1', '1e3', '', '1234567890']) expect(keyOf('integer', bad), bad).toBeUndefined();
+    expect(keyOf('boolean', 'TRUE')).toBe('true');
+    expect(keyOf('boolean', 'false')).toBe('false');
+    for (const bad of ['yes', '1', '']) expect(keyOf('boolean', bad), bad).toBeUndefined();
+    expect(keyOf('year', '2024')).toBe('2024');
+    for (const bad of ['24', '20245', 'MMXXIV', '']) expect(keyOf('year', bad), bad).toBeUndefined();
+  });
+});
+
+describe('every key, whatever the input', () => {
+  it('is a safe ASCII file name: no slash, no leading dot, no "..", at most 240 characters', () => {
+    // A fixed-seed generator over tricky characters: path syntax, controls, marks, scripts, emoji.
+    let seed = 20261121;
+    const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const alphabet = [...'./\\%\0\n :?#&=~_-aZİıŞçÄ\u0307\u0301Ωж中🙂\u202e'];
+    const kinds: ParamKind[] = ['uuid', 'code', 'name', 'domain', 'integer', 'boolean', 'year'];
+    for (let round = 0; round < 5000; round++) {
+      const length = Math.floor(random() * 30);
+      const raw = Array.from({ length }, () => alphabet[Math.floor(random() * alphabet.length)]).join('');
+      for (const kind of kinds) {
+        const key = keyOf(kind, raw);
+        if (key === undefined) continue;
+        expect(key, `${kind} ${JSON.stringify(raw)}`).toMatch(/^[a-z0-9_][a-z0-9._-]{0,239}$/);
+        expect(key).not.toContain('..');
+      }
+    }
+  });
+});
+
+describe('query parameters', () => {
+  it('read every query as URLSearchParams does, names in any letter case, repeats kept', () => {
+    const queries = [
+      '',
+      'id=abc',
+      'CountryId=X&Year=2026',
+      'countryid=a&COUNTRYID=b',
+      'a=b=c&&=x&flag&x=',
+      'name=%C4%B0stanbul',
+      'name=New+York',
+      'name=%zz&bad=%E0%A4%A',
+      'a%20b=c',
+      ';=1&?=2&#=3',
+    ];
+    for (const query of queries) {
+      const expected = new Map<string, string[]>();
+      for (const [name, value] of new URLSearchParams(query)) expected.set(name.toLowerCase(), [...(expected.get(name.toLowerCase()) ?? []), value]);
+      expect(collectParams(query), query).toEqual(expected);
+    }
+  });
+});

@@ -1,0 +1,67 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { recordDefinitions } from '../../generator/schemas.ts';
+import { bodyPath, findRoute, routes } from '../../contract/routes.ts';
+import { repoRoot } from '../support/service.ts';
+
+/** Part 4 of the spec (copied into test/fixtures/facts), one row per operation: path, parameter names, whether it returns a list. */
+function specOperations(): { path: string; params: string[]; list: boolean }[] {
+  const endpoints = readFileSync(path.resolve(repoRoot, 'test/fixtures/facts/spec-operations.md'), 'utf8');
+  return [...endpoints.matchAll(/^\| `(\/[a-z0-9/]+)` \| ([^|]+) \| ([^|]+) \|$/gm)].map(([, path = '', params = '', returns = '']) => ({
+    path,
+    params: [...params.matchAll(/`(\w+)` \(/g)].map(([, name = '']) => name),
+    list: returns.trim().startsWith('list of'),
+  }));
+}
+
+describe('the route table', () => {
+  const operations = specOperations();
+  const specified = routes.filter((route) => !route.extension);
+
+  it('holds exactly the 44 operations of the spec, with their exact parameter names', () => {
+    expect(operations).toHaveLength(44);
+    expect(specified.map((route) => route.path).sort()).toEqual(operations.map((operation) => operation.path).sort());
+    for (const operation of operations) {
+      const route = specified.find((candidate) => candidate.path === operation.path);
+      expect(route?.params.map((param) => param.name).sort(), operation.path).toEqual([...operation.params].sort());
+    }
+  });
+
+  it('answers lists where the spec returns lists and single records elsewhere', () => {
+    for (const operation of operations) {
+      expect(findRoute(operation.path)?.shape, operation.path).toBe(operation.list ? 'list' : 'single');
+    }
+  });
+
+  it('marks the time-zone operations, which the spec lacks, as extensions', () => {
+    expect(routes.filter((route) => route.extension).map((route) => route.path)).toEqual([
+      '/addressmanagement/api/timezone/getall',
+      '/addressmanagement/api/timezone/getbyid',
+    ]);
+  });
+
+  it('looks parameters up in fields the records have', () => {
+    const derived = new Set(['district.countryId', 'countryHoliday.year', 'countrySpecialDay.year']);
+    for (const route of routes) {
+      const fields = Object.keys(recordDefinitions[route.record].schema.shape);
+      for (const param of route.params) {
+        expect(fields.includes(param.field) || derived.has(`${route.record}.${param.field}`), `${route.path} ${param.name}`).toBe(true);
+      }
+      if (route.parent) expect(Object.keys(recordDefinitions[route.parent.record].schema.shape)).toContain(route.parent.field);
+    }
+  });
+
+  it('finds routes whatever the letter case, with or without a trailing slash', () => {
+    expect(findRoute('/AddressManagement/api/Country/GetByAlpha2Code')?.path).toBe('/addressmanagement/api/country/getbyalpha2code');
+    expect(findRoute('/financemanagement/api/currency/getall/')?.path).toBe('/financemanagement/api/currency/getall');
+    expect(findRoute('/financemanagement/api/currency')).toBeUndefined();
+  });
+
+  it('places bodies under the route path, one segment per key', () => {
+    const route = findRoute('/addressmanagement/api/countryholiday/getbycountryid');
+    expect(route && bodyPath(route, ['0a1b', '2024'])).toBe('addressmanagement/api/countryholiday/getbycountryid/0a1b/2024.json');
+    const all = findRoute('/addressmanagement/api/country/getall');
+    expect(all && bodyPath(all, [])).toBe('addressmanagement/api/country/getall.json');
+  });
+});
