@@ -8,7 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { findRoute } from '../../contract/routes.ts';
+import { bodyPath, findRoute } from '../../contract/routes.ts';
 import type { Manifest } from '../../contract/manifest.ts';
 import { createOriginClient, openOriginStore } from '../../proxy/origin.ts';
 import { noOriginCopy } from '../../proxy/originCopy.ts';
@@ -87,6 +87,7 @@ describe.each(stores)('%s', (_name, open) => {
       const route = findRoute(`/${segments.slice(0, 4).join('/')}`);
       expect(route, file).toBeDefined();
       if (!route) continue;
+      expect(bodyPath(route, segments.slice(4)), file).toBe(file);
       expect(store.find(route.path, segments.slice(4)), file).toEqual({ file, entry });
       const body = await store.read(file, entry);
       expect(body.equals(await readFile(path.join(buildDir, file))), file).toBe(true);

@@ -1,12 +1,10 @@
 /**
- * The body cache (proxy/store.ts) under pressure: more bodies in flight than it can hold. Each
- * caller must get its own body, whatever was evicted meanwhile; that is what origin mode with a
- * small BODY_CACHE_MB relies on right after a start.
+ * The body cache (proxy/store.ts) under pressure, and reading a manifest (proxy/manifestIndex.ts).
+ * What every body store must do is test/system/bodyStores.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { bodyPath, findRoute } from '../../contract/routes.ts';
 import type { Manifest } from '../../contract/manifest.ts';
-import { findLookup, indexLookups, ManifestError, readManifest } from '../../proxy/manifestIndex.ts';
+import { findLookup, ManifestError, readManifest } from '../../proxy/manifestIndex.ts';
 import { createBodyCache, openLocalStore } from '../../proxy/store.ts';
 import { buildFixture } from '../support/service.ts';
 
@@ -45,33 +43,6 @@ describe('body cache', () => {
     await Promise.all(Array.from({ length: 5 }, () => cache.fetch('etag-shared', { context: load })));
     expect(cache.get('etag-shared')?.length).toBe(10);
     expect(loads).toBe(1);
-  });
-});
-
-describe('lookup index', () => {
-  it('finds every body file of a build by its route and keys, exactly where bodyPath puts it', async () => {
-    const store = await openLocalStore(await buildFixture());
-    const index = indexLookups(store.manifest);
-    const files = Object.entries(store.manifest.files);
-    expect(files.length).toBeGreaterThan(100);
-    for (const [file, entry] of files) {
-      const segments = file.replace(/\.json$/, '').split('/');
-      const route = findRoute(`/${segments.slice(0, 4).join('/')}`);
-      expect(route, file).toBeDefined();
-      if (!route) continue;
-      const keys = segments.slice(4);
-      expect(keys.length, file).toBe(route.params.length);
-      expect(bodyPath(route, keys)).toBe(file);
-      expect(findLookup(index, route.path, keys)).toEqual({ file, entry });
-      expect(store.find(route.path, keys)?.entry).toBe(store.manifest.files[file]);
-    }
-  });
-
-  it('finds nothing for a key or a route the build does not have', async () => {
-    const store = await openLocalStore(await buildFixture());
-    expect(store.find('/addressmanagement/api/country/getbyalpha2code', ['zz'])).toBeUndefined();
-    expect(store.find('/addressmanagement/api/country/nosuchoperation', ['tr'])).toBeUndefined();
-    expect(store.find('/addressmanagement/api/country/getbyalpha2code', ['tr'])?.file).toBe('addressmanagement/api/country/getbyalpha2code/tr.json');
   });
 });
 
