@@ -1,10 +1,10 @@
 /**
  * The one error root. Every failure the service or its tools name is a ServiceError with a stable
  * `code` (as jose names its errors: `ERR_JWT_EXPIRED`); code and tests match the code, never the
- * class or the message, which is for people. Each domain throws its own subclass: the request path
- * a RequestError, the body store a StoreError, the configuration a ConfigError, the tools an
- * ImportError or a BuildError. Where a failure reaches a client, proxy/http/failure.ts turns its
- * code into a status and the envelope: the one place that does.
+ * class or the message, which is for people. The request path throws ServiceErrors; each other
+ * domain its own subclass: the body store a StoreError, the configuration a ConfigError, the tools
+ * an ImportError, a BuildError or (deploy/nginx.ts) a RenderError. Where a failure reaches a client,
+ * proxy/http/failure.ts turns its code into a status and the envelope: the one place that does.
  */
 
 /** The codes, by where they arise. */
@@ -41,6 +41,8 @@ export type ErrorCode =
   | 'ERR_CONFIG'
   | 'ERR_IMPORT'
   | 'ERR_BUILD'
+  | 'ERR_RENDER'
+  | 'ERR_USAGE'
   // Anything else: not a client's doing, and not foreseen.
   | 'ERR_UNAVAILABLE';
 

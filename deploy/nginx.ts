@@ -16,6 +16,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { apiKeyPattern } from '../proxy/config.ts';
+import { ServiceError } from '../contract/errors.ts';
 
 export const templateFile = path.resolve(import.meta.dirname, '..', 'nginx.conf');
 export const secretFileName = 'origin-secret.conf';
@@ -35,8 +36,11 @@ export interface NginxOptions {
   readonly listenAnywhere?: boolean;
 }
 
-export class RenderError extends Error {
-  override name = 'RenderError';
+/** A value that would make a wrong or unsafe nginx.conf: refused, naming the value and what to give. */
+export class RenderError extends ServiceError {
+  constructor(message: string) {
+    super('ERR_RENDER', message);
+  }
 }
 
 /** Loopback, RFC 1918, shared address space (RFC 6598, e.g. a VPN), IPv6 unique local. */
@@ -142,8 +146,10 @@ export async function writeNginxConfig(outDir: string, options: NginxOptions): P
 }
 
 /** A command line this script cannot act on: one line saying why, then the usage, exit status 2. */
-class UsageError extends Error {
-  override name = 'UsageError';
+class UsageError extends ServiceError {
+  constructor(message: string) {
+    super('ERR_USAGE', message);
+  }
 }
 
 const defaults = { listen: '127.0.0.1:8081', user: 'www-data', accessLog: '/dev/stdout', errorLog: 'stderr' } as const;

@@ -44,6 +44,8 @@ const outcomes: Readonly<Record<ErrorCode, { readonly status: number; readonly s
   ERR_CONFIG: { status: 503, shown: false },
   ERR_IMPORT: { status: 503, shown: false },
   ERR_BUILD: { status: 503, shown: false },
+  ERR_RENDER: { status: 503, shown: false },
+  ERR_USAGE: { status: 503, shown: false },
   ERR_UNAVAILABLE: { status: 503, shown: false },
 };
 
