@@ -19,6 +19,18 @@ export const publicCacheControl = 'public, max-age=300';
 /** Failures, probes and /meta: never kept. */
 export const noStore = 'no-store';
 
+/**
+ * Vary (RFC 9110 §12.5.5): every request header that changes an answer, so that no cache (a
+ * browser's included) reuses one answer for another request. A lookup's answer depends on the
+ * token (a request without one, or with a wrong one, is refused), on the coding the client
+ * accepts, and, when CORS allows only some origins, on the Origin.
+ */
+export function varyOf(answer: 'lookup' | 'public', corsVariesByOrigin: boolean): string {
+  const headers = answer === 'lookup' ? ['Authorization', 'Accept-Encoding'] : ['Accept-Encoding'];
+  if (corsVariesByOrigin) headers.push('Origin');
+  return headers.join(', ');
+}
+
 /** The RFC 6750 realm of every Bearer challenge (WWW-Authenticate). */
 export const realm = 'reference-data';
 

@@ -90,7 +90,7 @@ function headers(): JsonObject {
     PublicETag: header('A strong validator of the file: send it in If-None-Match to get 304 while it is unchanged.', jsonSchemaOf(manifestEntrySchema.shape.etag)),
     CacheControlNoStore: header('Failures and service endpoints are never cached.', { const: noStore }),
     DataVersion: header('A hash of the data the answer was built from: it changes with every data import.', { type: 'string', minLength: 1 }),
-    RequestId: header('Equals header.globalId of the envelope: quote it when reporting a problem.', uuid),
+    RequestId: header('The X-Request-Id the client sent (a UUID one is also the globalId), or else header.globalId of the envelope: quote it when reporting a problem.', { type: 'string', minLength: 1, maxLength: 128 }),
     WWWAuthenticate: header(`The RFC 6750 challenge: Bearer realm="${realm}", with error and error_description when a token was given.`, { type: 'string', pattern: '^Bearer realm=' }),
     Allow: header('The methods the service answers.', { const: allowedMethods }),
     RetryAfter: header('Seconds to wait before retrying, when the cause is expected to pass.', { type: 'string', pattern: '^[0-9]+$' }, false),

@@ -43,8 +43,19 @@ export interface CorsPolicy {
   readonly origins: '*' | ReadonlySet<string>;
 }
 
-/** Headers a browser may read from a response, besides the CORS-safelisted ones. */
-const exposedHeaders = 'ETag, X-Request-Id, X-Data-Version';
+/**
+ * Headers a script may read from a response, besides the CORS-safelisted ones: the validator, the
+ * request id, the data version, the token challenge, when to retry, and the rate limit.
+ */
+export const exposedHeaders = 'ETag, X-Request-Id, X-Data-Version, WWW-Authenticate, Retry-After, RateLimit, RateLimit-Policy';
+
+/**
+ * The request headers a preflight allows when it names none (Access-Control-Request-Headers absent
+ * or unreadable): the token, revalidation, and what tracing and error-reporting libraries add.
+ */
+export const defaultAllowedHeaders = 'Authorization, If-None-Match, Cache-Control, Content-Type, X-Request-Id, traceparent, tracestate, baggage, sentry-trace';
+/** A comma-separated list of header names (RFC 9110 §5.6.2 tokens), at most 2 KB: what may be echoed. */
+const headerNameList = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+(?:[ \t]*,[ \t]*[!#$%&'*+.^_`|~0-9A-Za-z-]+)*$/;
 /** Preflights are cached by browsers for a day (Chromium caps it at two hours). */
 export const preflightMaxAgeSeconds = 86_400;
 
@@ -59,14 +70,22 @@ export function corsHeaders(policy: CorsPolicy, origin: string | undefined): Rea
   return { 'Access-Control-Allow-Origin': origin, 'Access-Control-Expose-Headers': exposedHeaders };
 }
 
-/** The answer to a preflight: no token needed; Authorization and If-None-Match allowed. */
-export function preflightHeaders(policy: CorsPolicy, origin: string | undefined): Record<string, string> {
+/**
+ * The answer to a preflight, no token needed, as the `cors` package gives it: the request headers
+ * the browser asks for are allowed as asked (a list of header names only; anything else gets the
+ * default list), so tracing and monitoring headers never make a request fail. The answer varies
+ * with what was asked, and with the Origin when only some are allowed.
+ */
+export function preflightHeaders(policy: CorsPolicy, origin: string | undefined, requestedHeaders: string | undefined): Record<string, string> {
   const allowed = corsHeaders(policy, origin);
-  if (!allowed['Access-Control-Allow-Origin']) return allowed;
+  const vary = policy.origins === '*' ? 'Access-Control-Request-Headers' : 'Origin, Access-Control-Request-Headers';
+  if (!allowed['Access-Control-Allow-Origin']) return { Vary: vary };
+  const requested = requestedHeaders?.trim();
   return {
     ...allowed,
     'Access-Control-Allow-Methods': allowedMethods,
-    'Access-Control-Allow-Headers': 'Authorization, If-None-Match',
+    'Access-Control-Allow-Headers': requested && requested.length <= 2048 && headerNameList.test(requested) ? requested : defaultAllowedHeaders,
     'Access-Control-Max-Age': String(preflightMaxAgeSeconds),
+    Vary: vary,
   };
 }

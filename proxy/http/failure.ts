@@ -9,6 +9,7 @@ import { newGlobalId, wrapFailure } from '../../contract/envelope.ts';
 import { jsonType, noStore } from '../../contract/http.ts';
 import type { Logger } from '../log.ts';
 import { send } from './respond.ts';
+import type { RequestIds } from './tracing.ts';
 
 /**
  * Each code's status, and whether its message may be shown to the client. A message not shown
@@ -76,7 +77,7 @@ export const statusOf = (code: ErrorCode): number => outcomes[code].status;
 export function sendFailure(
   request: http.IncomingMessage,
   response: http.ServerResponse,
-  globalId: string,
+  { globalId, requestId }: RequestIds,
   error: unknown,
   extraHeaders: Readonly<Record<string, string>>,
   log: Logger,
@@ -89,7 +90,7 @@ export function sendFailure(
     log.warn({ globalId, code: error.code, error: error.message, ...(cause === undefined ? {} : { cause }) }, 'request failed');
   }
   if (response.headersSent) return void response.destroy();
-  const headers = { 'Cache-Control': noStore, 'X-Request-Id': globalId, ...extraHeaders, ...answer.headers };
+  const headers = { 'Cache-Control': noStore, 'X-Request-Id': requestId, ...extraHeaders, ...answer.headers };
   send(response, request.method ?? 'GET', answer.status, headers, wrapFailure(globalId, answer.message));
 }
 

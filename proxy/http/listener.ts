@@ -4,9 +4,9 @@
  * one.
  */
 import type http from 'node:http';
-import { newGlobalId, successHead, successTail, wrapSuccess } from '../../contract/envelope.ts';
+import { successHead, successTail, wrapSuccess } from '../../contract/envelope.ts';
 import { ServiceError } from '../../contract/errors.ts';
-import { allowedMethods, cacheControl, jsonType, noStore } from '../../contract/http.ts';
+import { allowedMethods, cacheControl, jsonType, noStore, varyOf } from '../../contract/http.ts';
 import { findRoute, routeParts, routes, type Route } from '../../contract/routes.ts';
 import { authorize, type Authenticate } from '../auth/authenticate.ts';
 import type { Config } from '../config.ts';
@@ -21,6 +21,7 @@ import { answerPublicFile, publicFileOf } from './publicFiles.ts';
 import { echo, notFound, resolveKeys } from './query.ts';
 import { commonHeaders, send, sendEncoded, sendNotModified, whenReady } from './respond.ts';
 import { TargetMemo } from './targets.ts';
+import { requestIdsOf, traceOf, type RequestIds } from './tracing.ts';
 
 export interface ServerDependencies {
   /** The build to answer from: looked up per request, so a new build takes over at once. */
@@ -35,19 +36,26 @@ export interface ServerDependencies {
 const areas = new Map(routes.map((route) => [route, routeParts(route).area]));
 const areaOf = (route: Route): string => areas.get(route) ?? routeParts(route).area;
 
+/** What the listener works out once: the targets it has resolved, and the Vary of its answers. */
+interface ListenerState {
+  readonly targets: TargetMemo;
+  readonly lookupVary: string;
+  readonly publicVary: string;
+}
+
 function answer(
   request: http.IncomingMessage,
   response: http.ServerResponse,
-  globalId: string,
+  { globalId, requestId }: RequestIds,
   pathname: string,
   query: string,
   deps: ServerDependencies,
-  targets: TargetMemo,
+  { targets, lookupVary, publicVary }: ListenerState,
 ): void | Promise<void> {
   const method = request.method ?? 'GET';
   const cors = corsHeaders(deps.cors, request.headers.origin);
   if (method === 'OPTIONS') {
-    response.writeHead(204, { Allow: allowedMethods, ...commonHeaders(globalId, cors), ...preflightHeaders(deps.cors, request.headers.origin) });
+    response.writeHead(204, { Allow: allowedMethods, ...commonHeaders(requestId, cors), ...preflightHeaders(deps.cors, request.headers.origin, request.headers['access-control-request-headers']) });
     response.end();
     return;
   }
@@ -55,13 +63,13 @@ function answer(
     throw methodNotAllowed(method);
   }
   const probe = probeBody(pathname, deps.store);
-  if (probe) return send(response, method, 200, { 'Cache-Control': noStore, ...commonHeaders(globalId, cors) }, wrapSuccess(globalId, Buffer.from(JSON.stringify(probe))));
+  if (probe) return send(response, method, 200, { 'Cache-Control': noStore, ...commonHeaders(requestId, cors) }, wrapSuccess(globalId, Buffer.from(JSON.stringify(probe))));
   const publicFile = publicFileOf(pathname);
-  if (publicFile) return answerPublicFile(request, response, publicFile, commonHeaders(globalId, cors), deps.store());
+  if (publicFile) return answerPublicFile(request, response, publicFile, { ...commonHeaders(requestId, cors), Vary: publicVary }, deps.store());
   return whenReady(deps.authenticate(request.headers.authorization), (principal) => {
     const store = deps.store();
     if (pathname === '/meta') {
-      return send(response, method, 200, { 'Cache-Control': noStore, ...commonHeaders(globalId, cors) }, wrapSuccess(globalId, Buffer.from(JSON.stringify(describeBuild(store)))));
+      return send(response, method, 200, { 'Cache-Control': noStore, ...commonHeaders(requestId, cors) }, wrapSuccess(globalId, Buffer.from(JSON.stringify(describeBuild(store)))));
     }
     const target = request.url ?? pathname;
     let resolved = targets.get(store, target);
@@ -86,8 +94,8 @@ function answer(
       ETag: entry.etag,
       'Cache-Control': cacheControl,
       'X-Data-Version': store.manifest.dataVersion,
-      Vary: deps.cors.origins === '*' ? 'Accept-Encoding' : 'Accept-Encoding, Origin',
-      'X-Request-Id': globalId,
+      Vary: lookupVary,
+      'X-Request-Id': requestId,
     };
     if (cors !== noCorsHeaders) Object.assign(headers, cors);
     if (matchesIfNoneMatch(request.headers['if-none-match'], entry.etag)) return sendNotModified(response, headers);
@@ -101,9 +109,10 @@ function answer(
 export function createRequestListener(deps: ServerDependencies): http.RequestListener {
   // Decided once: with request lines off, no request pays for a listener or a clock read.
   const logRequests = deps.log.isLevelEnabled('info');
-  const targets = new TargetMemo();
+  const corsVariesByOrigin = deps.cors.origins !== '*';
+  const state: ListenerState = { targets: new TargetMemo(), lookupVary: varyOf('lookup', corsVariesByOrigin), publicVary: varyOf('public', corsVariesByOrigin) };
   return (request, response) => {
-    const globalId = newGlobalId();
+    const ids = requestIdsOf(request.headers['x-request-id']);
     // The target is split by hand: `new URL` would read `//host/x` as another host's `/x`.
     const target = request.url ?? '/';
     const queryStart = target.indexOf('?');
@@ -112,14 +121,16 @@ export function createRequestListener(deps: ServerDependencies): http.RequestLis
     if (logRequests) {
       const started = performance.now();
       response.once('close', () => {
-        deps.log.info({ method: request.method, path: target, status: response.statusCode, ms: Math.round((performance.now() - started) * 100) / 100, globalId });
+        const trace = traceOf(request.headers.traceparent);
+        const requestId = ids.requestId === ids.globalId ? {} : { requestId: ids.requestId };
+        deps.log.info({ method: request.method, path: target, status: response.statusCode, ms: Math.round((performance.now() - started) * 100) / 100, globalId: ids.globalId, ...requestId, ...trace });
       });
     }
     watchExchange(request, response);
-    const failed = (error: unknown): void => sendFailure(request, response, globalId, error, corsHeaders(deps.cors, request.headers.origin), deps.log);
+    const failed = (error: unknown): void => sendFailure(request, response, ids, error, corsHeaders(deps.cors, request.headers.origin), deps.log);
     try {
       refuseMalformed(request);
-      answer(request, response, globalId, pathname, query, deps, targets)?.catch(failed);
+      answer(request, response, ids, pathname, query, deps, state)?.catch(failed);
     } catch (error) {
       failed(error);
     }

@@ -28,7 +28,7 @@ export async function answerPublicFile(
   const method = request.method ?? 'GET';
   const entry = store.manifest.public[file];
   if (!entry) throw new ServiceError('ERR_NO_FILE', `No file at ${echo(`/${file}`)}: the documentation is at /docs and /openapi.json.`);
-  const headers: http.OutgoingHttpHeaders = { ETag: entry.etag, 'Cache-Control': publicCacheControl, Vary: 'Accept-Encoding', ...common };
+  const headers: http.OutgoingHttpHeaders = { ETag: entry.etag, 'Cache-Control': publicCacheControl, ...common };
   if (matchesIfNoneMatch(request.headers['if-none-match'], entry.etag)) return sendNotModified(response, headers);
   const wanted = method === 'GET' ? chooseEncoding(request.headers['accept-encoding']) : 'identity';
   sendEncoded(response, method, entry.contentType, headers, await encodeResponse('', await store.read(file, entry), '', entry.etag, wanted));

@@ -34,8 +34,8 @@ export function sendNotModified(response: http.ServerResponse, headers: http.Out
 }
 
 /** What every response carries besides its own headers: its request id, and CORS where allowed. */
-export function commonHeaders(globalId: string, cors: Readonly<Record<string, string>>): Record<string, string> {
-  return { 'X-Request-Id': globalId, ...cors };
+export function commonHeaders(requestId: string, cors: Readonly<Record<string, string>>): Record<string, string> {
+  return { 'X-Request-Id': requestId, ...cors };
 }
 
 /**

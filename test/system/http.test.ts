@@ -71,7 +71,7 @@ describe('validators and caching headers', () => {
     expect(response.headers.get('cache-control')).toBe('private, max-age=60');
     expect(response.headers.get('x-data-version')).toBe(manifest.dataVersion);
     expect(response.headers.get('x-request-id')).toBe(envelope.header.globalId);
-    expect(response.headers.get('vary')).toBe('Accept-Encoding');
+    expect(response.headers.get('vary')).toBe('Authorization, Accept-Encoding');
   });
 
   it('answers 304 without a body to If-None-Match with the current tag, weak or strong, or *', async () => {
@@ -91,20 +91,54 @@ describe('validators and caching headers', () => {
   });
 });
 
+describe('request ids and traces', () => {
+  it('echoes a client\'s X-Request-Id, success or failure; a UUID one is also the envelope\'s globalId', async () => {
+    const uuid = '0af7651e-916c-4d5c-8a4b-3f2e1d0c9b8a';
+    const adopted = await get(region, { 'X-Request-Id': uuid });
+    expect(adopted.headers.get('x-request-id')).toBe(uuid);
+    expect(((await adopted.json()) as { header: { globalId: string } }).header.globalId).toBe(uuid);
+    const nginxStyle = '3f2e1d0c9b8a7f6e5d4c3b2a19081726';
+    const refused = await fetch(`${service.running.url}${region}`, { headers: { 'X-Request-Id': nginxStyle } });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('x-request-id')).toBe(nginxStyle);
+    expect(((await refused.json()) as { header: { globalId: string } }).header.globalId).not.toBe(nginxStyle);
+  });
+
+  it('logs the client\'s request id and the W3C trace the request belongs to', async () => {
+    const response = await get(region, { 'X-Request-Id': 'client-42', traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' });
+    const { header } = (await response.json()) as { header: { globalId: string } };
+    expect(await logLineOf(header.globalId)).toMatchObject({ requestId: 'client-42', traceId: '4bf92f3577b34da6a3ce929d0e0e4736', parentId: '00f067aa0ba902b7' });
+  });
+});
+
 describe('CORS', () => {
-  it('answers a preflight without a token, allowing Authorization and If-None-Match, cacheable for a day', async () => {
-    const response = await fetch(`${service.running.url}${region}`, {
+  const preflight = (requestHeaders?: string, url = service.running.url) =>
+    fetch(`${url}${region}`, {
       method: 'OPTIONS',
-      headers: { Origin: 'https://forms.example.test', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'authorization, if-none-match' },
+      headers: { Origin: 'https://forms.example.test', 'Access-Control-Request-Method': 'GET', ...(requestHeaders === undefined ? {} : { 'Access-Control-Request-Headers': requestHeaders }) },
     });
+
+  it('answers a preflight without a token, allowing the headers asked for (tracing ones included), cacheable for a day', async () => {
+    const response = await preflight('authorization, if-none-match, traceparent, baggage, sentry-trace, x-request-id');
     expect(response.status).toBe(204);
     expect(Object.fromEntries([...response.headers].filter(([name]) => name.startsWith('access-control-')))).toEqual({
       'access-control-allow-origin': '*',
       'access-control-allow-methods': 'GET, HEAD, OPTIONS',
-      'access-control-allow-headers': 'Authorization, If-None-Match',
-      'access-control-expose-headers': 'ETag, X-Request-Id, X-Data-Version',
+      'access-control-allow-headers': 'authorization, if-none-match, traceparent, baggage, sentry-trace, x-request-id',
+      'access-control-expose-headers': 'ETag, X-Request-Id, X-Data-Version, WWW-Authenticate, Retry-After, RateLimit, RateLimit-Policy',
       'access-control-max-age': '86400',
     });
+    expect(response.headers.get('vary')).toBe('Access-Control-Request-Headers');
+  });
+
+  it('a preflight naming no headers, or something that is not a list of header names, gets the documented default list', async () => {
+    for (const asked of [undefined, 'x one', 'a'.repeat(3000), 'x-one;x-two', '"authorization"']) {
+      const response = await preflight(asked);
+      expect(response.status, String(asked)).toBe(204);
+      expect(response.headers.get('access-control-allow-headers'), String(asked)).toBe(
+        'Authorization, If-None-Match, Cache-Control, Content-Type, X-Request-Id, traceparent, tracestate, baggage, sentry-trace',
+      );
+    }
   });
 
   it('lets a browser read responses and failures, with the ETag exposed', async () => {
@@ -121,7 +155,8 @@ describe('CORS', () => {
     try {
       const allowed = await fetch(`${limited.running.url}${region}`, { headers: { ...auth, Origin: 'https://forms.example.test' } });
       expect(allowed.headers.get('access-control-allow-origin')).toBe('https://forms.example.test');
-      expect(allowed.headers.get('vary')).toBe('Accept-Encoding, Origin');
+      expect(allowed.headers.get('vary')).toBe('Authorization, Accept-Encoding, Origin');
+      expect((await preflight('authorization', limited.running.url)).headers.get('vary')).toBe('Origin, Access-Control-Request-Headers');
       const other = await fetch(`${limited.running.url}${region}`, { headers: { ...auth, Origin: 'https://evil.example.test' } });
       expect(other.status).toBe(200);
       expect(other.headers.get('access-control-allow-origin')).toBeNull();
