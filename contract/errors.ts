@@ -39,6 +39,7 @@ export type ErrorCode =
   | 'ERR_ORIGIN_SWITCHING'
   // Start-up and the tools.
   | 'ERR_CONFIG'
+  | 'ERR_LISTEN'
   | 'ERR_IMPORT'
   | 'ERR_BUILD'
   | 'ERR_RENDER'

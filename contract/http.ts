@@ -31,6 +31,19 @@ export function varyOf(answer: 'lookup' | 'public', corsVariesByOrigin: boolean)
   return headers.join(', ');
 }
 
+/**
+ * The public files' security headers: no content sniffing, and for the docs page a Content
+ * Security Policy that lets it load only its own files (Swagger UI's scripts and styles under
+ * /docs/, its data: icons) and call only this service.
+ */
+export const publicFileSecurityHeaders = { 'X-Content-Type-Options': 'nosniff' } as const;
+export const docsPageSecurityHeaders = {
+  'X-Content-Type-Options': 'nosniff',
+  'Content-Security-Policy':
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'Referrer-Policy': 'no-referrer',
+} as const;
+
 /** The RFC 6750 realm of every Bearer challenge (WWW-Authenticate). */
 export const realm = 'reference-data';
 

@@ -51,7 +51,11 @@ const indexHtml = `<!doctype html>
 <p style="font: 12px sans-serif; text-align: center; color: #666">
 Shown with Swagger UI (Apache-2.0: <a href="/docs/swagger-ui-LICENSE.txt">licence</a>,
 <a href="/docs/swagger-ui-NOTICE.txt">notice</a>, <a href="/docs/swagger-ui-bundle.js.LICENSE.txt">bundled libraries</a>).
-The document itself: <a href="/openapi.json">/openapi.json</a>.
+The document itself: <a href="/openapi.json">/openapi.json</a>.<br>
+The service's code is MIT-licensed; the data keeps its sources' licences: countries and regions
+ODbL 1.0 (world-countries), populations CC BY 4.0 (World Bank) and CC BY 3.0 IGO (UN), states and
+provinces LGPL-2.1-or-later (iso-codes), web domains MPL-2.0 (Public Suffix List), languages and
+currencies Unicode License v3 (CLDR), holidays MIT (python-holidays).
 </p>
 <script src="/docs/swagger-ui-bundle.js"></script>
 <script src="/docs/index.js"></script>

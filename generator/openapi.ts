@@ -13,6 +13,21 @@ export interface OpenApiOptions {
   readonly holidayYears: { readonly first: number; readonly last: number };
 }
 
+/**
+ * What the answers may be used under: the code is MIT, the data keeps its sources' licences
+ * (data/SOURCES.md), stated in the document and on the docs page so that a client knows.
+ */
+export const licenceText = `**Licences.** The service's code is MIT-licensed. The data keeps its sources' licences: country
+and region records (and the bodies built from them) are under the Open Database License 1.0
+(from world-countries); populations under CC BY 4.0 (World Bank) and CC BY 3.0 IGO (UN World
+Population Prospects); states and provinces under LGPL-2.1-or-later (Debian iso-codes); web domains
+under MPL-2.0 (the Public Suffix List); languages, currencies and some populations under the Unicode
+License v3 (CLDR); holidays under MIT (python-holidays). The project's data/SOURCES.md lists every
+source with its version and what was taken.`;
+
+/** The same, as an SPDX expression (OpenAPI info.license.identifier). */
+export const licenceExpression = 'MIT AND ODbL-1.0 AND CC-BY-4.0 AND CC-BY-3.0-IGO AND LGPL-2.1-or-later AND MPL-2.0 AND Unicode-3.0';
+
 const description = `Read-only lookups of finance reference data (banks, currencies) and address reference data
 (countries, regions, states and provinces, districts, neighbourhoods with postal codes, calling codes,
 languages, time zones, web domains, holidays and special days).
@@ -25,7 +40,9 @@ Every lookup is a \`GET\` (\`HEAD\` answers the same headers without a body) wit
 Paths and parameter names match in any letter case; one trailing slash is ignored; unknown
 parameters are ignored; every parameter an operation lists is required. Answers carry a strong
 \`ETag\`: send it back in \`If-None-Match\` to get \`304 Not Modified\`. Bodies are compressed (br,
-gzip) when the client accepts it. \`OPTIONS\` answers CORS preflights without a token.`;
+gzip) when the client accepts it. \`OPTIONS\` answers CORS preflights without a token.
+
+${licenceText}`;
 
 /** `country` from `/addressmanagement/api/country/getall`. */
 const resourceOf = (route: Route): string => routeParts(route).resource;
@@ -153,7 +170,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): JsonObject {
   paths['/docs'] = { get: publicFileOperation('This documentation as a page (Swagger UI); its assets are under /docs/', 'text/html') };
   return {
     openapi: '3.1.1',
-    info: { title: 'Reference data API', version: packageJson.version, description, license: { name: 'MIT', identifier: 'MIT' } },
+    info: { title: 'Reference data API', version: packageJson.version, description, license: { name: 'The code MIT; the data under its sources\' licences (see the description)', identifier: licenceExpression } },
     tags: [...[...tags].map(([name, text]) => ({ name, description: text.charAt(0).toUpperCase() + text.slice(1) })), { name: 'service', description: 'Probes, build information and this documentation.' }],
     security: [{ bearer: [] }],
     paths,

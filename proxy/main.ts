@@ -9,6 +9,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { ServiceError } from '../contract/errors.ts';
 import { ConfigError, hasAuthSetting, loadConfig, type Config } from './config.ts';
 import { createLogger, type Logger } from './log.ts';
+import { checkListenable } from './http/server.ts';
 import { startService } from './service.ts';
 import { supervise, type ListeningMessage } from './supervisor.ts';
 
@@ -68,6 +69,8 @@ async function main(): Promise<void> {
   if (cluster.isPrimary && config.workers > 1) {
     // The primary logs rarely, and its last line (giving up) must not be lost to process.exit.
     const log = createLogger(config.logLevel, { sync: true });
+    // A port another process holds is a one-line refusal here, not every worker failing in turn.
+    if (config.port !== 0) await checkListenable(config.port, config.host);
     return supervise({ workers: config.workers, log, onFirstListening: (message) => announce(message.listening, message.buildId, message.dataVersion, devKey) });
   }
   await serve(config, devKey, createLogger(config.logLevel));

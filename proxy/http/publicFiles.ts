@@ -4,7 +4,7 @@
  */
 import type http from 'node:http';
 import { ServiceError } from '../../contract/errors.ts';
-import { publicCacheControl } from '../../contract/http.ts';
+import { docsPageSecurityHeaders, publicCacheControl, publicFileSecurityHeaders } from '../../contract/http.ts';
 import { encodeResponse } from '../compression.ts';
 import { chooseEncoding, matchesIfNoneMatch } from '../negotiation.ts';
 import type { BodyStore } from '../store.ts';
@@ -28,7 +28,8 @@ export async function answerPublicFile(
   const method = request.method ?? 'GET';
   const entry = store.manifest.public[file];
   if (!entry) throw new ServiceError('ERR_NO_FILE', `No file at ${echo(`/${file}`)}: the documentation is at /docs and /openapi.json.`);
-  const headers: http.OutgoingHttpHeaders = { ETag: entry.etag, 'Cache-Control': publicCacheControl, ...common };
+  const security = entry.contentType.startsWith('text/html') ? docsPageSecurityHeaders : publicFileSecurityHeaders;
+  const headers: http.OutgoingHttpHeaders = { ETag: entry.etag, 'Cache-Control': publicCacheControl, ...security, ...common };
   if (matchesIfNoneMatch(request.headers['if-none-match'], entry.etag)) return sendNotModified(response, headers);
   const wanted = method === 'GET' ? chooseEncoding(request.headers['accept-encoding']) : 'identity';
   sendEncoded(response, method, entry.contentType, headers, await encodeResponse('', await store.read(file, entry), '', entry.etag, wanted));

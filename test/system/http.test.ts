@@ -167,6 +167,21 @@ describe('CORS', () => {
 });
 
 describe('service endpoints', () => {
+  it('GET / answers without a token with a short index: the service, its build, and where the documentation is', async () => {
+    const response = await fetch(`${service.running.url}/`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    expect(((await response.json()) as { body: unknown }).body).toEqual({
+      service: 'Reference data lookup service',
+      buildId: manifest.buildId,
+      dataVersion: manifest.dataVersion,
+      documentation: '/docs',
+      openapi: '/openapi.json',
+      health: '/healthz',
+      readiness: '/readyz',
+    });
+  });
+
   it('/healthz and /readyz answer without a token; /meta needs one and describes the build', async () => {
     for (const probe of ['/healthz', '/readyz']) {
       const response = await fetch(`${service.running.url}${probe}`);

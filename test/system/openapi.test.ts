@@ -265,6 +265,24 @@ describe('the documentation over HTTP, without a token', () => {
     }
   });
 
+  it('every documentation file forbids content sniffing; the page carries a Content Security Policy allowing only its own files', async () => {
+    for (const [target] of cases) expect((await fetch(`${proxy.url}${target}`)).headers.get('x-content-type-options'), target).toBe('nosniff');
+    const page = await fetch(`${proxy.url}/docs`);
+    const policy = page.headers.get('content-security-policy') ?? '';
+    expect(policy).toContain("default-src 'self'");
+    expect(policy).toContain("script-src 'self'");
+    expect(policy).toContain("frame-ancestors 'none'");
+    expect(policy).not.toMatch(/https?:|\*/);
+    expect((await fetch(`${proxy.url}/openapi.json`)).headers.get('content-security-policy')).toBeNull();
+  });
+
+  it('states the data licences beside the code\'s, in the document and on the page', async () => {
+    const document = (await (await fetch(`${proxy.url}/openapi.json`)).json()) as { info: { license: { identifier: string }; description: string } };
+    expect(document.info.license.identifier).toBe('MIT AND ODbL-1.0 AND CC-BY-4.0 AND CC-BY-3.0-IGO AND LGPL-2.1-or-later AND MPL-2.0 AND Unicode-3.0');
+    expect(document.info.description).toContain('Open Database License 1.0');
+    expect(await (await fetch(`${proxy.url}/docs`)).text()).toContain('ODbL 1.0 (world-countries)');
+  });
+
   it('the page loads only files of the build, and the document from /openapi.json', async () => {
     const page = await readFile(path.join(distDir, 'docs/index.html'), 'utf8');
     const script = await readFile(path.join(distDir, 'docs/index.js'), 'utf8');

@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
@@ -81,6 +83,21 @@ describe('npm start', () => {
     expect(((await reply.json()) as { body: { name: string } }).body.name).toBe('Türkiye');
     started.child.kill('SIGTERM');
     expect(await exitOf(started)).toBe(0);
+  });
+
+  it('a port another process holds is one line and exit status 1, with one worker or two', async () => {
+    const holder = http.createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const { port } = holder.address() as AddressInfo;
+    try {
+      for (const workers of ['1', '2']) {
+        const started = run('proxy/main.ts', [], await tempDir(), { PORT: String(port), HOST: '127.0.0.1', DIST_DIR: distDir, API_KEYS: 'test-key-0123456789abcdef', WORKERS: workers, LOG_LEVEL: 'warn' });
+        expect(await exitOf(started), workers).toBe(1);
+        expect(started.output(), workers).toBe(`cannot start: 127.0.0.1:${port} is already in use by another process: stop it, or set PORT (and HOST) to a free address\n`);
+      }
+    } finally {
+      await new Promise<void>((resolve) => holder.close(() => resolve()));
+    }
   });
 
   it('with API_KEYS accepts those keys and makes no development key', async () => {
