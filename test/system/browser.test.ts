@@ -1,0 +1,132 @@
+/**
+ * The service as a browser meets it: Debian's Chromium (no browser download), driven by
+ * playwright-core, on a page of another origin and on /docs. Without Chromium this file skips
+ * loudly, except under CI (process.env.CI), where it fails: .ci/run installs it.
+ */
+import { existsSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningService } from '../../proxy/service.ts';
+import { buildFixture, startTestService, testKey } from '../support/service.ts';
+
+const chromiumBinary = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((candidate) => existsSync(candidate));
+/** CI=true, CI=1 …, as CI services set it; CI=false or CI=0 is a developer's machine. */
+const inCi = process.env.CI !== undefined && !['', '0', 'false'].includes(process.env.CI.toLowerCase());
+
+if (!chromiumBinary) {
+  const why = 'Chromium is not installed (/usr/bin/chromium): apt-get install -y chromium';
+  if (inCi) {
+    it('Chromium is installed: CI must run test/system/browser.test.ts in a real browser (.ci/run installs it)', () => {
+      throw new Error(why);
+    });
+  } else {
+    console.warn(`\n**********\n* SKIPPING test/system/browser.test.ts: ${why}.\n* Caching, CORS and the docs page are NOT tested in a browser on this machine.\n**********\n`);
+  }
+}
+
+const region = '/addressmanagement/api/region/getall';
+
+/** A page on another origin than the service's, as a web application using the API would be. */
+async function startOtherOrigin(): Promise<{ url: string; close: () => Promise<void> }> {
+  const server = http.createServer((_request, response) => {
+    response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end('<!doctype html><title>An address form</title>');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}/`, close: () => new Promise((done) => server.close(() => done())) };
+}
+
+interface Fetched {
+  readonly status: number;
+  readonly globalId: string;
+  readonly requestId: string | null;
+}
+
+/** fetch() in the page, as a script would call it; the answer's status, globalId and X-Request-Id as the script can read them. */
+function fetchInPage(page: Page, url: string, headers: Record<string, string>): Promise<Fetched> {
+  return page.evaluate(
+    async ([target, sent]) => {
+      const response = await fetch(target, { headers: sent });
+      const envelope = (await response.json()) as { header: { globalId: string } };
+      return { status: response.status, globalId: envelope.header.globalId, requestId: response.headers.get('X-Request-Id') };
+    },
+    [url, headers] as const,
+  );
+}
+
+describe.skipIf(!chromiumBinary)('in Chromium', () => {
+  let service: RunningService;
+  let other: { url: string; close: () => Promise<void> };
+  let browser: Browser;
+
+  beforeAll(async () => {
+    service = await startTestService(await buildFixture(), { API_KEYS: testKey });
+    other = await startOtherOrigin();
+    // As root (CI) Chromium's sandbox cannot start; the pages here are our own.
+    browser = await chromium.launch({ executablePath: chromiumBinary as string, args: ['--no-sandbox'] });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await other?.close();
+    await service?.close();
+  });
+
+  it('a request without a token, after an authorised one to the same URL, gets 401, not the cached answer', async () => {
+    for (const from of ['another origin', 'the service\'s own origin']) {
+      const page = await browser.newPage();
+      try {
+        await page.goto(from === 'another origin' ? other.url : `${service.running.url}/docs`);
+        const url = `${service.running.url}${region}`;
+        const authorised = await fetchInPage(page, url, { Authorization: `Bearer ${testKey}` });
+        expect(authorised.status, from).toBe(200);
+        // The same again is the browser's to reuse for a minute (private, max-age=60) …
+        expect((await fetchInPage(page, url, { Authorization: `Bearer ${testKey}` })).globalId, from).toBe(authorised.globalId);
+        // … but never for a request without the token, or with another.
+        expect((await fetchInPage(page, url, {})).status, from).toBe(401);
+        expect((await fetchInPage(page, url, { Authorization: 'Bearer not-a-key-0123456789' })).status, from).toBe(401);
+      } finally {
+        await page.close();
+      }
+    }
+  });
+
+  it('a request from another origin carrying tracing headers passes its preflight, and the script reads X-Request-Id', async () => {
+    const page = await browser.newPage();
+    try {
+      await page.goto(other.url);
+      const sent = {
+        Authorization: `Bearer ${testKey}`,
+        traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+        baggage: 'userId=alice',
+        'sentry-trace': '4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-1',
+        'X-Request-Id': 'form-7',
+      };
+      const answer = await fetchInPage(page, `${service.running.url}/financemanagement/api/currency/getbycode?code=TRY`, sent);
+      expect(answer.status).toBe(200);
+      expect(answer.requestId).toBe('form-7');
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('/docs renders the API under its Content Security Policy, with no violation reported', async () => {
+    const page = await browser.newPage();
+    const problems: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(message.text());
+    });
+    page.on('pageerror', (error) => problems.push(error.message));
+    try {
+      await page.goto(`${service.running.url}/docs`);
+      await page.waitForSelector('.swagger-ui .info .title');
+      expect(await page.textContent('.swagger-ui .info .title')).toContain('Reference data API');
+      await page.waitForSelector('.opblock-summary-path');
+      expect(await page.locator('.opblock-summary-path').count()).toBeGreaterThan(40);
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+});
