@@ -98,7 +98,7 @@ function lookupOperation(route: Route, options: OpenApiOptions): JsonObject {
     summary: summaryOf(route),
     description: descriptionOf(route, options),
     ...(route.extension ? { 'x-extension': true } : {}),
-    ...(route.params.length > 0 ? { parameters: route.params.map((param) => ref('parameters', parameterKey(param))) } : {}),
+    parameters: [...route.params.map((param) => ref('parameters', parameterKey(param))), ...commonHeaderParameters, ref('parameters', 'IfNoneMatch')],
     responses: {
       200: ref('responses', foundResponseName(route)),
       304: ref('responses', 'NotModified'),
@@ -114,11 +114,17 @@ function responsesFor(...pairs: [number, string][]): JsonObject {
   return Object.fromEntries(pairs.map(([status, name]) => [status, ref('responses', name)]));
 }
 
-/** /healthz, /readyz (no token) and /meta (a token, for the key set's 503 too): the envelope, never cached. */
-function serviceOperation(summary: string, body: string, secured: boolean): JsonObject {
+/** The request headers every operation reads, beside its own parameters. */
+const commonHeaderParameters = [ref('parameters', 'XRequestId'), ref('parameters', 'Traceparent')];
+
+/** /, /healthz, /readyz (no token) and /meta (a token, for the key set's 503 too): the envelope, never cached. */
+function serviceOperation(operationId: string, summary: string, description: string, body: string, secured: boolean): JsonObject {
   return {
     tags: ['service'],
+    operationId,
     summary,
+    description,
+    parameters: commonHeaderParameters,
     ...(secured ? {} : { security: [] }),
     responses: {
       200: {
@@ -136,10 +142,13 @@ function serviceOperation(summary: string, body: string, secured: boolean): Json
 }
 
 /** /openapi.json and /docs: served as they are, without a token, cacheable by anyone. */
-function publicFileOperation(summary: string, mediaType: string): JsonObject {
+function publicFileOperation(operationId: string, summary: string, description: string, mediaType: string): JsonObject {
   return {
     tags: ['service'],
+    operationId,
     summary,
+    description,
+    parameters: [...commonHeaderParameters, ref('parameters', 'IfNoneMatch')],
     security: [],
     responses: {
       200: {
@@ -163,14 +172,22 @@ export function buildOpenApiDocument(options: OpenApiOptions): JsonObject {
     const resource = resourceOf(route);
     if (!tags.has(resource)) tags.set(resource, `${recordLabels[route.record]} records (${areaOf(route)})${route.extension ? ', an extension' : ''}`);
   }
-  paths['/meta'] = { get: serviceOperation('The build being served: id, time, data version, record counts, holiday years', 'BuildInfo', true) };
-  paths['/healthz'] = { get: serviceOperation('Liveness: the process answers', 'Liveness', false) };
-  paths['/readyz'] = { get: serviceOperation('Readiness: a build is loaded', 'Readiness', false) };
-  paths['/openapi.json'] = { get: publicFileOperation('This document', 'application/json') };
-  paths['/docs'] = { get: publicFileOperation('This documentation as a page (Swagger UI); its assets are under /docs/', 'text/html') };
+  paths['/'] = {
+    get: serviceOperation('service-index', 'Where to start', 'The service, the build it serves, and where the documentation and the probes are. No token needed.', 'Index', false),
+  };
+  paths['/meta'] = {
+    get: serviceOperation('service-meta', 'The build being served: id, time, data version, record counts, holiday years', 'What an authenticated client is talking to: compare `dataVersion` with the X-Data-Version of answers.', 'BuildInfo', true),
+  };
+  paths['/healthz'] = { get: serviceOperation('service-healthz', 'Liveness: the process answers', 'For orchestrators: 200 while the process runs. No token needed.', 'Liveness', false) };
+  paths['/readyz'] = { get: serviceOperation('service-readyz', 'Readiness: a build is loaded', 'For load balancers: 200 once a build is loaded, with its id. No token needed.', 'Readiness', false) };
+  paths['/openapi.json'] = { get: publicFileOperation('service-openapi', 'This document', 'The OpenAPI 3.1 document of this build, for client generators. No token needed.', 'application/json') };
+  paths['/docs'] = {
+    get: publicFileOperation('service-docs', 'This documentation as a page (Swagger UI); its assets are under /docs/', 'The documentation page, served with the build. No token needed.', 'text/html'),
+  };
   return {
     openapi: '3.1.1',
-    info: { title: 'Reference data API', version: packageJson.version, description, license: { name: 'The code MIT; the data under its sources\' licences (see the description)', identifier: licenceExpression } },
+    info: { title: 'Reference data API', version: packageJson.version, description, contact: { name: 'The operators of this service' }, license: { name: 'The code MIT; the data under its sources\' licences (see the description)', identifier: licenceExpression } },
+    servers: [{ url: '/', description: 'The service that serves this document.' }],
     tags: [...[...tags].map(([name, text]) => ({ name, description: text.charAt(0).toUpperCase() + text.slice(1) })), { name: 'service', description: 'Probes, build information and this documentation.' }],
     security: [{ bearer: [] }],
     paths,

@@ -76,6 +76,20 @@ function schemas(): JsonObject {
       additionalProperties: false,
       properties: { status: { const: 'ready' }, buildId: { type: 'string', minLength: 1 } },
     },
+    Index: {
+      type: 'object',
+      required: ['service', 'buildId', 'dataVersion', 'documentation', 'openapi', 'health', 'readiness'],
+      additionalProperties: false,
+      properties: {
+        service: { type: 'string', minLength: 1 },
+        buildId: { type: 'string', minLength: 1 },
+        dataVersion: { type: 'string', minLength: 1 },
+        documentation: { const: '/docs' },
+        openapi: { const: '/openapi.json' },
+        health: { const: '/healthz' },
+        readiness: { const: '/readyz' },
+      },
+    },
     ...records,
   };
 }
@@ -203,9 +217,58 @@ function parameters(holidayYears: { first: number; last: number }): JsonObject {
     const name = `The name matches in any letter case (\`${param.name.toLowerCase()}\`, \`${param.name.toUpperCase()}\` …); give it once.`;
     return [`${form.charAt(0).toUpperCase()}${form.slice(1)}.`, kindNotes[param.kind], window, name].filter(Boolean).join(' ');
   };
-  return Object.fromEntries(
-    [...all].map(([key, param]) => [key, { name: param.name, in: 'query', required: true, description: describe(param), schema: { type: 'string', minLength: 1 } }]),
-  );
+  const schemaOf = (kind: ParamKind): JsonObject => {
+    switch (kind) {
+      case 'uuid':
+        return { type: 'string', format: 'uuid' };
+      case 'integer':
+        return { type: 'integer', minimum: 0 };
+      case 'boolean':
+        return { type: 'boolean' };
+      case 'year':
+        return { type: 'integer', minimum: 1000, maximum: 9999 };
+      case 'code':
+        return { type: 'string', minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9._-]+$' };
+      case 'domain':
+        return { type: 'string', minLength: 1, maxLength: 253 };
+      case 'name':
+        return { type: 'string', minLength: 1, maxLength: 200 };
+    }
+  };
+  const queryParameters = [...all].map(([key, param]) => [key, { name: param.name, in: 'query', required: true, description: describe(param), schema: schemaOf(param.kind) }]);
+  return Object.fromEntries([
+    ...queryParameters,
+    [
+      'IfNoneMatch',
+      {
+        name: 'If-None-Match',
+        in: 'header',
+        required: false,
+        description: 'The ETag of an answer the client holds: `304 Not Modified`, without a body, while it is current.',
+        schema: { type: 'string', minLength: 1 },
+      },
+    ],
+    [
+      'XRequestId',
+      {
+        name: 'X-Request-Id',
+        in: 'header',
+        required: false,
+        description: 'The client\'s id for this request (up to 128 of letters, digits and `._:/+=@-`): echoed in the answer\'s X-Request-Id and logged; a UUID also becomes the envelope\'s globalId.',
+        schema: { type: 'string', maxLength: 128, pattern: '^[A-Za-z0-9._:/+=@-]+$' },
+      },
+    ],
+    [
+      'Traceparent',
+      {
+        name: 'traceparent',
+        in: 'header',
+        required: false,
+        description: 'W3C Trace Context: the trace this request belongs to; its trace and parent ids are logged with the request.',
+        schema: { type: 'string', pattern: '^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}' },
+      },
+    ],
+  ]);
 }
 
 export function components(holidayYears: { first: number; last: number }): JsonObject {

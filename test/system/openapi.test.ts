@@ -176,10 +176,26 @@ describe('the OpenAPI document', () => {
     for (const route of routes) {
       const operation = at(`/paths/${escape(route.path)}/get`) as Json;
       const parameters = ((operation.parameters as Json[] | undefined) ?? []).map((parameter) => at(follow(String(parameter.$ref).slice(1))) as Json);
-      expect(parameters.map((parameter) => [parameter.name, parameter.in, parameter.required]), route.path).toEqual(route.params.map((param) => [param.name, 'query', true]));
+      expect(parameters.filter((parameter) => parameter.in === 'query').map((parameter) => [parameter.name, parameter.required]), route.path).toEqual(route.params.map((param) => [param.name, true]));
+      expect(parameters.filter((parameter) => parameter.in === 'header').map((parameter) => [parameter.name, parameter.required]), route.path).toEqual([
+        ['X-Request-Id', false],
+        ['traceparent', false],
+        ['If-None-Match', false],
+      ]);
       expect(operation['x-extension'], route.path).toBe(route.extension);
       if (route.extension) expect(operation.description, route.path).toMatch(/Extension/);
     }
+  });
+
+  it('types each parameter by kind, for generated clients: UUIDs with their format, integers, booleans, years', () => {
+    const parameters = at('/components/parameters') as Record<string, { schema: Json }>;
+    expect(parameters.id?.schema).toEqual({ type: 'string', format: 'uuid' });
+    expect(parameters.Year?.schema).toMatchObject({ type: 'integer' });
+    expect(Object.values(parameters).filter((parameter) => (parameter.schema as Json).type === 'boolean').length).toBeGreaterThan(0);
+    const operations = Object.values(document.paths as Record<string, { get: Json }>).map((path) => path.get);
+    expect(operations.filter((operation) => typeof operation.operationId !== 'string').length).toBe(0);
+    expect(new Set(operations.map((operation) => operation.operationId)).size).toBe(operations.length);
+    expect(document.servers).toEqual([{ url: '/', description: 'The service that serves this document.' }]);
   });
 
   it('shows records without hidden fields, and country getall without flag', () => {
