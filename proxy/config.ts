@@ -35,6 +35,8 @@ export const defaultBodyCacheMb = 64;
 const environmentSchema = z.object({
   PORT: port.default(8080),
   HOST: nonEmpty.default('127.0.0.1'),
+  METRICS_PORT: port.optional(),
+  METRICS_HOST: nonEmpty.default('127.0.0.1'),
   DIST_DIR: nonEmpty.default('dist'),
   API_KEYS: apiKeys.optional(),
   API_KEYS_FILE: nonEmpty.optional(),
@@ -122,6 +124,8 @@ export interface Config {
         readonly cacheDir: string | undefined;
       }
     | undefined;
+  /** Prometheus metrics on their own listener (loopback by default); undefined when METRICS_PORT is unset. */
+  readonly metrics: { readonly port: number; readonly host: string } | undefined;
   /** Processes serving requests (node:cluster); 1 runs without a cluster. */
   readonly workers: number;
   readonly bodyCacheBytes: number;
@@ -204,6 +208,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
             header: settings.ORIGIN_HEADER === undefined ? undefined : splitHeader(settings.ORIGIN_HEADER),
             cacheDir: settings.ORIGIN_CACHE_DIR === 'off' ? undefined : settings.ORIGIN_CACHE_DIR,
           },
+    metrics: settings.METRICS_PORT === undefined ? undefined : { port: settings.METRICS_PORT, host: settings.METRICS_HOST },
     workers: settings.WORKERS ?? availableParallelism(),
     bodyCacheBytes: settings.BODY_CACHE_MB * 1024 * 1024,
     logLevel: settings.LOG_LEVEL,

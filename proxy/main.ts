@@ -10,6 +10,7 @@ import { ServiceError } from '../contract/errors.ts';
 import { ConfigError, hasAuthSetting, loadConfig, type Config } from './config.ts';
 import { createLogger, type Logger } from './log.ts';
 import { checkListenable } from './http/server.ts';
+import { startMetricsServer } from './metrics.ts';
 import { startService } from './service.ts';
 import { supervise, type ListeningMessage } from './supervisor.ts';
 
@@ -71,6 +72,7 @@ async function main(): Promise<void> {
     const log = createLogger(config.logLevel, { sync: true });
     // A port another process holds is a one-line refusal here, not every worker failing in turn.
     if (config.port !== 0) await checkListenable(config.port, config.host);
+    if (config.metrics) await startMetricsServer(config.metrics.port, config.metrics.host, 'cluster');
     return supervise({ workers: config.workers, log, onFirstListening: (message) => announce(message.listening, message.buildId, message.dataVersion, devKey) });
   }
   await serve(config, devKey, createLogger(config.logLevel));

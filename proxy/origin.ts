@@ -12,6 +12,7 @@ import { computeEtag, manifestFileName, type Manifest } from '../contract/manife
 import { findLookup, readManifest } from './manifestIndex.ts';
 import type { OriginCopy } from './originCopy.ts';
 import { StoreError, type BodyCache, type BodyStore } from './store.ts';
+import { noMetrics, type Metrics } from './metrics.ts';
 
 export interface OriginSettings {
   readonly url: URL;
@@ -47,7 +48,7 @@ function isReset(error: unknown): boolean {
 }
 
 /** One origin: a keep-alive agent, the request wrapper, and the mapping of failures to statuses. */
-export function createOriginClient(settings: OriginSettings, timeouts: OriginTimeouts = originTimeouts) {
+export function createOriginClient(settings: OriginSettings, timeouts: OriginTimeouts = originTimeouts, metrics: Metrics = noMetrics) {
   const agent = new Agent({
     connect: { timeout: timeouts.connect },
     headersTimeout: timeouts.headers,
@@ -67,17 +68,21 @@ export function createOriginClient(settings: OriginSettings, timeouts: OriginTim
   const fetchFile = async (file: string, extra: Record<string, string> = {}): Promise<OriginResponse> => {
     const headers = settings.header ? { [settings.header[0]]: settings.header[1], ...extra } : extra;
     try {
+      let answered: OriginResponse;
       try {
-        return await once(file, headers);
+        answered = await once(file, headers);
       } catch (error) {
         if (!isReset(error)) throw error;
-        return await once(file, headers); // a kept-alive connection the origin had closed: once more
+        answered = await once(file, headers); // a kept-alive connection the origin had closed: once more
       }
+      metrics.originFetch(answered.status === 200 || answered.status === 304 ? 'ok' : `status-${answered.status}`);
+      return answered;
     } catch (error) {
-      if (timeoutErrors.some((type) => error instanceof type)) {
-        throw new StoreError('ERR_ORIGIN_TIMEOUT', `The data origin did not answer in time (${(error as Error).message}); retry shortly.`);
-      }
-      throw new StoreError('ERR_ORIGIN_UNREACHABLE', `The data origin is unreachable (${(error as { code?: string }).code ?? (error as Error).message}); retry shortly.`);
+      const failure = timeoutErrors.some((type) => error instanceof type)
+        ? new StoreError('ERR_ORIGIN_TIMEOUT', `The data origin did not answer in time (${(error as Error).message}); retry shortly.`)
+        : new StoreError('ERR_ORIGIN_UNREACHABLE', `The data origin is unreachable (${(error as { code?: string }).code ?? (error as Error).message}); retry shortly.`);
+      metrics.originFetch(failure.code);
+      throw failure;
     }
   };
 

@@ -9,7 +9,9 @@ import type { Logger } from './log.ts';
 import { createOriginClient, originTimeouts, type OriginTimeouts } from './origin.ts';
 import { noOriginCopy, openOriginCopy } from './originCopy.ts';
 import { startServer, type RunningServer } from './http/server.ts';
-import { createBodyCache } from './store.ts';
+import cluster from 'node:cluster';
+import { createMetrics, noMetrics, startMetricsServer, type Metrics, type RunningMetricsServer } from './metrics.ts';
+import { createBodyCache, type BodyCache, type BodyStore } from './store.ts';
 
 export interface ServiceOptions {
   /** Extra accepted keys (the development key). */
@@ -24,22 +26,27 @@ export interface ServiceOptions {
 export interface RunningService {
   readonly running: RunningServer;
   readonly build: LiveStore;
+  /** The metrics listener, when METRICS_PORT is set and this process serves them (no cluster). */
+  readonly metrics: RunningMetricsServer | undefined;
   /** Stops watching for builds and closes the server gracefully. */
   close(): Promise<void>;
 }
 
-export async function openBuild(config: Config, log: Logger, timeouts: OriginTimeouts = originTimeouts): Promise<LiveStore> {
-  const cache = createBodyCache(config.bodyCacheBytes);
+export async function openBuild(config: Config, log: Logger, timeouts: OriginTimeouts = originTimeouts, cache: BodyCache = createBodyCache(config.bodyCacheBytes), metrics: Metrics = noMetrics): Promise<LiveStore> {
   if (config.origin) {
     const copy = config.origin.cacheDir === undefined ? noOriginCopy : await openOriginCopy(config.origin.cacheDir, log);
-    return openOriginLiveStore(createOriginClient(config.origin, timeouts), cache, copy, log);
+    return openOriginLiveStore(createOriginClient(config.origin, timeouts, metrics), cache, copy, log);
   }
   return openLocalLiveStore(config.distDir, cache, log);
 }
 
 export async function startService(config: Config, { extraKeys = [], log, now, originTimeouts: timeouts }: ServiceOptions): Promise<RunningService> {
   const authenticate = await createAuthenticator({ auth: config.auth, extraKeys, ...(now ? { now } : {}) });
-  const build = await openBuild(config, log, timeouts);
+  const cache = createBodyCache(config.bodyCacheBytes);
+  let current: (() => BodyStore) | undefined;
+  const metrics = config.metrics ? createMetrics({ store: () => (current as () => BodyStore)(), cache }) : noMetrics;
+  const build = await openBuild(config, log, timeouts, cache, metrics);
+  current = build.current;
   const running = await startServer(
     {
       store: build.current,
@@ -47,16 +54,20 @@ export async function startService(config: Config, { extraKeys = [], log, now, o
       scopes: config.auth.scopes,
       cors: { origins: config.corsOrigins },
       log,
+      metrics,
     },
     config.port,
     config.host,
   );
+  // In a cluster the primary serves the workers' metrics added up (main.ts); alone, this process does.
+  const metricsServer = config.metrics && !cluster.isWorker ? await startMetricsServer(config.metrics.port, config.metrics.host, 'process') : undefined;
   return {
     running,
     build,
+    metrics: metricsServer,
     close: async () => {
       build.close();
-      await running.close();
+      await Promise.all([running.close(), metricsServer?.close()]);
     },
   };
 }

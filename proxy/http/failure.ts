@@ -8,6 +8,7 @@ import { ServiceError, type ErrorCode } from '../../contract/errors.ts';
 import { newGlobalId, wrapFailure } from '../../contract/envelope.ts';
 import { jsonType, noStore } from '../../contract/http.ts';
 import type { Logger } from '../log.ts';
+import { noMetrics, type Metrics } from '../metrics.ts';
 import { send } from './respond.ts';
 import type { RequestIds } from './tracing.ts';
 
@@ -53,6 +54,9 @@ const outcomes: Readonly<Record<ErrorCode, { readonly status: number; readonly s
 
 const unavailable = 'The data is temporarily unavailable: retry shortly.';
 
+/** The failures counted as refused tokens (refdata_auth_failures_total). */
+const authFailureCodes: ReadonlySet<ErrorCode> = new Set(['ERR_AUTH_REQUIRED', 'ERR_AUTH_MALFORMED', 'ERR_TOKEN_INVALID', 'ERR_TOKEN_UNVERIFIABLE', 'ERR_SCOPE_MISSING']);
+
 export interface Answer {
   readonly status: number;
   readonly message: string;
@@ -82,8 +86,10 @@ export function sendFailure(
   error: unknown,
   extraHeaders: Readonly<Record<string, string>>,
   log: Logger,
+  metrics: Metrics = noMetrics,
 ): void {
   const answer = answerFor(error);
+  if (error instanceof ServiceError && authFailureCodes.has(error.code)) metrics.authFailure(error.code);
   if (!(error instanceof ServiceError)) {
     log.error({ globalId, error: (error as Error)?.message, stack: (error as Error)?.stack }, 'request failed');
   } else if (answer.status >= 500) {

@@ -12,6 +12,7 @@ import { authorize, type Authenticate } from '../auth/authenticate.ts';
 import type { Config } from '../config.ts';
 import { encodeResponse } from '../compression.ts';
 import type { Logger } from '../log.ts';
+import { noMetrics, type Metrics } from '../metrics.ts';
 import { chooseEncoding, corsHeaders, matchesIfNoneMatch, noCorsHeaders, preflightHeaders, type CorsPolicy } from '../negotiation.ts';
 import type { BodyStore } from '../store.ts';
 import { methodNotAllowed, refuseMalformed, watchExchange } from './edge.ts';
@@ -30,6 +31,8 @@ export interface ServerDependencies {
   readonly scopes: Config['auth']['scopes'];
   readonly cors: CorsPolicy;
   readonly log: Logger;
+  /** Counted per request when METRICS_PORT is set; noMetrics otherwise. */
+  readonly metrics: Metrics;
 }
 
 /** `addressmanagement` or `financemanagement`, what a scope guards: worked out once per route. */
@@ -100,7 +103,9 @@ function answer(
     if (cors !== noCorsHeaders) Object.assign(headers, cors);
     if (matchesIfNoneMatch(request.headers['if-none-match'], entry.etag)) return sendNotModified(response, headers);
     const encoding = method === 'GET' ? chooseEncoding(request.headers['accept-encoding']) : 'identity';
-    return whenReady(store.cached(entry) ?? store.read(file, entry), (body) =>
+    const cached = store.cached(entry);
+    deps.metrics.bodyCache(cached !== undefined);
+    return whenReady(cached ?? store.read(file, entry), (body) =>
       whenReady(encodeResponse(successHead(globalId), body, successTail, entry.etag, encoding), (encoded) => sendEncoded(response, method, jsonType, headers, encoded)),
     );
   });
@@ -109,6 +114,7 @@ function answer(
 export function createRequestListener(deps: ServerDependencies): http.RequestListener {
   // Decided once: with request lines off, no request pays for a listener or a clock read.
   const logRequests = deps.log.isLevelEnabled('info');
+  const countRequests = deps.metrics !== noMetrics;
   const corsVariesByOrigin = deps.cors.origins !== '*';
   const state: ListenerState = { targets: new TargetMemo(), lookupVary: varyOf('lookup', corsVariesByOrigin), publicVary: varyOf('public', corsVariesByOrigin) };
   return (request, response) => {
@@ -118,6 +124,10 @@ export function createRequestListener(deps: ServerDependencies): http.RequestLis
     const queryStart = target.indexOf('?');
     const pathname = queryStart === -1 ? target : target.slice(0, queryStart);
     const query = queryStart === -1 ? '' : target.slice(queryStart + 1);
+    if (countRequests) {
+      const started = performance.now();
+      response.once('finish', () => deps.metrics.request(pathname, response.statusCode, (performance.now() - started) / 1000));
+    }
     if (logRequests) {
       const started = performance.now();
       response.once('close', () => {
@@ -127,7 +137,7 @@ export function createRequestListener(deps: ServerDependencies): http.RequestLis
       });
     }
     watchExchange(request, response);
-    const failed = (error: unknown): void => sendFailure(request, response, ids, error, corsHeaders(deps.cors, request.headers.origin), deps.log);
+    const failed = (error: unknown): void => sendFailure(request, response, ids, error, corsHeaders(deps.cors, request.headers.origin), deps.log, deps.metrics);
     try {
       refuseMalformed(request);
       answer(request, response, ids, pathname, query, deps, state)?.catch(failed);

@@ -6,13 +6,14 @@
 import type { BuildFigures } from './build.ts';
 import type { WrkResult } from './wrk.ts';
 
-export const configurationIds = ['nginx', 'node-floor', 'local-apikey', 'local-apikey-log-info', 'local-jwt', 'origin-warm', 'origin-cold'] as const;
+export const configurationIds = ['nginx', 'node-floor', 'local-apikey', 'local-apikey-metrics', 'local-apikey-log-info', 'local-jwt', 'origin-warm', 'origin-cold'] as const;
 export type ConfigurationId = (typeof configurationIds)[number];
 
 export const configurationLabels: Record<ConfigurationId, string> = {
   nginx: 'nginx, the files directly (no auth)',
   'node-floor': 'node:http floor: bodies from memory by URL (no auth, no envelope)',
   'local-apikey': 'proxy, local, API key',
+  'local-apikey-metrics': 'proxy, local, API key, METRICS_PORT set',
   'local-apikey-log-info': 'proxy, local, API key, LOG_LEVEL=info',
   'local-jwt': 'proxy, local, JWT HS256',
   'origin-warm': 'proxy, origin, warm cache',
@@ -112,6 +113,10 @@ export function evaluateTargets(results: Record<string, readonly ResultRow[]>, b
       targets.push(target(`${configurationLabels[id]}, c=${concurrency}: req/s vs nginx`, found.requestsPerSecondRatio, '>=', 0.7));
       targets.push(target(`${configurationLabels[id]}, c=${concurrency}: p99 vs nginx`, found.p99Ratio, '<=', 2));
     }
+    // Issue 13: counting every request for /metrics costs under 5 % of throughput.
+    const plain = row('local-apikey');
+    const counted = row('local-apikey-metrics');
+    if (plain && counted) targets.push(target(`metrics: ${configurationLabels['local-apikey-metrics']} vs without, c=${concurrency}: req/s`, counted.requestsPerSecond / plain.requestsPerSecond, '>=', 0.95));
     const warm = row('origin-warm');
     if (warm) targets.push(target(`${configurationLabels['origin-warm']}, c=${concurrency}: req/s vs nginx`, warm.requestsPerSecondRatio, '>=', 0.5));
   }

@@ -35,7 +35,7 @@ import {
   type RunRecord,
   type ServerFigures,
 } from './report.ts';
-import { bundleProxy, cpuSeconds, findProgram, repoRoot, residentKb, startFloor, startNginx, startProxy, treePids, type RunningServer } from './servers.ts';
+import { bundleProxy, cpuSeconds, findProgram, freePort, repoRoot, residentKb, startFloor, startNginx, startProxy, treePids, type RunningServer } from './servers.ts';
 import { sampleUrlMix, type Lookup } from './urls.ts';
 import { runWrk, writeWrkScript, type WrkResult } from './wrk.ts';
 
@@ -248,6 +248,7 @@ async function main(): Promise<void> {
     const originSettings = { ORIGIN_URL: `${nginx.url}/`, ORIGIN_HEADER: originHeader, ORIGIN_CACHE_DIR: 'off', API_KEYS: apiKey, LOG_LEVEL: 'warn' };
     const proxySettings: Record<Exclude<ConfigurationId, 'nginx' | 'node-floor'>, Record<string, string>> = {
       'local-apikey': { DIST_DIR: served, API_KEYS: apiKey, LOG_LEVEL: 'warn' },
+      'local-apikey-metrics': { DIST_DIR: served, API_KEYS: apiKey, LOG_LEVEL: 'warn', METRICS_PORT: String(await freePort()) },
       'local-apikey-log-info': { DIST_DIR: served, API_KEYS: apiKey, LOG_LEVEL: 'info' },
       'local-jwt': { DIST_DIR: served, JWT_SECRET: jwtSecret, LOG_LEVEL: 'warn' },
       'origin-warm': originSettings,

@@ -20,7 +20,7 @@ const missing = [
 ].filter((name) => name !== undefined);
 const inCi = process.env.CI !== undefined && !['', '0', 'false'].includes(process.env.CI.toLowerCase());
 
-const configurations = ['nginx', 'node-floor', 'local-apikey', 'local-apikey-log-info', 'local-jwt', 'origin-warm', 'origin-cold'];
+const configurations = ['nginx', 'node-floor', 'local-apikey', 'local-apikey-metrics', 'local-apikey-log-info', 'local-jwt', 'origin-warm', 'origin-cold'];
 
 interface BenchJson {
   readonly results: Record<string, { configuration: string; requestsPerSecond: number; errors: number; p50Ms: number; p99Ms: number }[]>;

@@ -12,6 +12,7 @@ import { loadConfig } from '../../proxy/config.ts';
 import { silentLogger } from '../../proxy/log.ts';
 import { startServer, type RunningServer } from '../../proxy/http/server.ts';
 import { openLocalStore } from '../../proxy/store.ts';
+import { noMetrics } from '../../proxy/metrics.ts';
 import { buildFixture, startProxy, testKey } from '../support/service.ts';
 
 let distDir: string;
@@ -189,7 +190,7 @@ describe('a refused client that keeps its side open', () => {
     const { auth } = loadConfig({ API_KEYS: testKey });
     const store = await openLocalStore(distDir);
     const quick = await startServer(
-      { store: () => store, authenticate: await createAuthenticator({ auth }), scopes: auth.scopes, cors: { origins: '*' }, log: silentLogger },
+      { store: () => store, authenticate: await createAuthenticator({ auth }), scopes: auth.scopes, cors: { origins: '*' }, log: silentLogger, metrics: noMetrics },
       0,
       '127.0.0.1',
       { headersMs: 60_000, requestMs: 120_000, keepAliveMs: 60_000, checkEveryMs: 1_000, lingerMs: 100 },

@@ -16,6 +16,7 @@ import { createAuthenticator } from '../../proxy/auth/authenticate.ts';
 import { silentLogger } from '../../proxy/log.ts';
 import { startServer } from '../../proxy/http/server.ts';
 import { openLocalStore } from '../../proxy/store.ts';
+import { noMetrics } from '../../proxy/metrics.ts';
 import type { RunningService } from '../../proxy/service.ts';
 import { buildFixture, copyFixture, startTestService, tempDir, testKey } from '../support/service.ts';
 
@@ -216,7 +217,7 @@ describe('slow clients', () => {
     const { auth: authConfig } = loadConfig({ API_KEYS: testKey });
     const store = await openLocalStore(distDir);
     const quick = await startServer(
-      { store: () => store, authenticate: await createAuthenticator({ auth: authConfig }), scopes: authConfig.scopes, cors: { origins: '*' }, log: silentLogger },
+      { store: () => store, authenticate: await createAuthenticator({ auth: authConfig }), scopes: authConfig.scopes, cors: { origins: '*' }, log: silentLogger, metrics: noMetrics },
       0,
       '127.0.0.1',
       { headersMs: 300, requestMs: 1_000, keepAliveMs: 5_000, checkEveryMs: 100 },

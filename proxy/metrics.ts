@@ -1,0 +1,143 @@
+/**
+ * Prometheus metrics (prom-client): what operators watch. Each worker counts in prom-client's
+ * global registry; /metrics is served on its own listener (METRICS_PORT, loopback by default, so
+ * it needs no token and is reachable only from the host), by the primary with the counts of every
+ * worker added up (AggregatorRegistry), or by the process itself without a cluster.
+ *
+ *   refdata_requests_total{area,route,status}        answers, by operation (or service path) and status
+ *   refdata_request_duration_seconds{area}           time to the last byte, by area
+ *   refdata_auth_failures_total{reason}              refused tokens, by failure code
+ *   refdata_body_cache_lookups_total{result}         hit (answered from memory) or miss
+ *   refdata_body_cache_bytes                         bytes of bodies in memory
+ *   refdata_origin_fetches_total{outcome}            origin mode: ok, or the failure code
+ *   refdata_build_info{build_id,data_version}        1, for the build being served
+ *
+ * Labels are bounded: a route is one of the route table's paths, a service path, or `other`.
+ * Counters' label sets are resolved once and kept, so a request costs a map lookup and an add.
+ */
+import cluster from 'node:cluster';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { AggregatorRegistry, Counter, Gauge, Histogram, register } from 'prom-client';
+import { findRoute, routeParts } from '../contract/routes.ts';
+import type { BodyCache, BodyStore } from './store.ts';
+
+export interface Metrics {
+  /** A request answered: its path, status and seconds from arrival to the last byte. */
+  request(pathname: string, status: number, seconds: number): void;
+  /** A token refused, by the failure's code. */
+  authFailure(code: string): void;
+  /** A body looked up in memory. */
+  bodyCache(hit: boolean): void;
+  /** A file fetched from the origin: `ok` or the failure's code. */
+  originFetch(outcome: string): void;
+}
+
+/** Metrics off (no METRICS_PORT): every call does nothing. */
+export const noMetrics: Metrics = { request() {}, authFailure() {}, bodyCache() {}, originFetch() {} };
+
+const servicePaths = new Set(['/', '/healthz', '/readyz', '/meta', '/openapi.json', '/docs']);
+
+/** The bounded route label of a request path, and its area. */
+function labelsOf(pathname: string): { route: string; area: string } {
+  const route = findRoute(pathname);
+  if (route) return { route: route.path, area: routeParts(route).area };
+  if (servicePaths.has(pathname)) return { route: pathname, area: 'service' };
+  if (pathname.startsWith('/docs/')) return { route: '/docs', area: 'service' };
+  return { route: 'other', area: 'other' };
+}
+
+/** The metrics of this process, registered once in prom-client's global registry. */
+export function createMetrics(sources: { store: () => BodyStore; cache: BodyCache }): Metrics {
+  register.clear();
+  // prom-client answers the primary's requests for a worker's counts only once an
+  // AggregatorRegistry exists in that worker: made here, for its listener.
+  if (cluster.isWorker) new AggregatorRegistry();
+  const requests = new Counter({ name: 'refdata_requests_total', help: 'Requests answered, by area, operation (route) and status.', labelNames: ['area', 'route', 'status'] });
+  const durations = new Histogram({
+    name: 'refdata_request_duration_seconds',
+    help: 'Time from a request\'s arrival to its last byte, by area.',
+    labelNames: ['area'],
+    buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+  });
+  const authFailures = new Counter({ name: 'refdata_auth_failures_total', help: 'Tokens refused, by reason (the failure code).', labelNames: ['reason'] });
+  const cacheLookups = new Counter({ name: 'refdata_body_cache_lookups_total', help: 'Bodies looked up in memory: hit or miss.', labelNames: ['result'] });
+  new Gauge({
+    name: 'refdata_body_cache_bytes',
+    help: 'Bytes of bodies held in memory.',
+    collect() {
+      this.set(sources.cache.calculatedSize);
+    },
+  });
+  const originFetches = new Counter({ name: 'refdata_origin_fetches_total', help: 'Files fetched from the origin: ok, or the failure code.', labelNames: ['outcome'] });
+  new Gauge({
+    name: 'refdata_build_info',
+    help: 'The build being served (value 1).',
+    labelNames: ['build_id', 'data_version'],
+    collect() {
+      const { buildId, dataVersion } = sources.store().manifest;
+      this.reset();
+      this.set({ build_id: buildId, data_version: dataVersion }, 1);
+    },
+  });
+
+  /** By status and path as sent: the counter and histogram children of its labels, resolved once. */
+  const children = new Map<string, { readonly count: Counter.Internal; readonly duration: Histogram.Internal<string> }>();
+  const hits = cacheLookups.labels('hit');
+  const misses = cacheLookups.labels('miss');
+  return {
+    request(pathname, status, seconds) {
+      const key = `${status} ${pathname}`;
+      let child = children.get(key);
+      if (child === undefined) {
+        const { route, area } = labelsOf(pathname);
+        child = { count: requests.labels(area, route, String(status)), duration: durations.labels(area) };
+        // Paths outside the table are not kept beyond a bound: a scanner cannot grow the map.
+        if (route !== 'other' || children.size < 10_000) children.set(key, child);
+      }
+      child.count.inc();
+      child.duration.observe(seconds);
+    },
+    authFailure(code) {
+      authFailures.labels(code).inc();
+    },
+    bodyCache(hit) {
+      (hit ? hits : misses).inc();
+    },
+    originFetch(outcome) {
+      originFetches.labels(outcome).inc();
+    },
+  };
+}
+
+export interface RunningMetricsServer {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * GET /metrics in Prometheus' text format on its own listener: this process's counts, or, in a
+ * cluster's primary, every worker's added up. Anything else is 404.
+ */
+export function startMetricsServer(port: number, host: string, scope: 'process' | 'cluster'): Promise<RunningMetricsServer> {
+  const aggregator = scope === 'cluster' ? new AggregatorRegistry() : undefined;
+  const server = http.createServer((request, response) => {
+    if (request.url !== '/metrics' || (request.method !== 'GET' && request.method !== 'HEAD')) {
+      response.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' }).end('GET /metrics\n');
+      return;
+    }
+    const text = aggregator ? aggregator.clusterMetrics() : register.metrics();
+    text.then(
+      (body) => response.writeHead(200, { 'Content-Type': (aggregator ?? register).contentType, 'Cache-Control': 'no-store' }).end(request.method === 'HEAD' ? undefined : body),
+      (error: Error) => response.writeHead(503, { 'Content-Type': 'text/plain; charset=utf-8' }).end(`metrics unavailable: ${error.message}\n`),
+    );
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      const address = server.address() as AddressInfo;
+      const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+      resolve({ url: `http://${shownHost}:${address.port}`, close: () => new Promise((done) => server.close(() => done())) });
+    });
+  });
+}
