@@ -5,15 +5,17 @@
  * worker added up (AggregatorRegistry), or by the process itself without a cluster.
  *
  *   refdata_requests_total{area,route,status}        answers, by operation (or service path) and status
- *   refdata_request_duration_seconds{area}           time to the last byte, by area
+ *   refdata_request_duration_seconds                 time to the last byte
  *   refdata_auth_failures_total{reason}              refused tokens, by failure code
  *   refdata_body_cache_lookups_total{result}         hit (answered from memory) or miss
  *   refdata_body_cache_bytes                         bytes of bodies in memory
  *   refdata_origin_fetches_total{outcome}            origin mode: ok, or the failure code
  *   refdata_build_info{build_id,data_version}        1, for the build being served
  *
- * Labels are bounded: a route is one of the route table's paths, a service path, or `other`.
- * Counters' label sets are resolved once and kept, so a request costs a map lookup and an add.
+ * Labels are bounded: a route is one of the route table's paths, a service path, or `other`. The
+ * request path only adds to plain numbers (a map lookup and an add, and one unlabelled histogram
+ * observation); prom-client's counters read them when scraped (`collect`), so no label set is
+ * validated or hashed per request.
  */
 import cluster from 'node:cluster';
 import http from 'node:http';
@@ -53,15 +55,34 @@ export function createMetrics(sources: { store: () => BodyStore; cache: BodyCach
   // prom-client answers the primary's requests for a worker's counts only once an
   // AggregatorRegistry exists in that worker: made here, for its listener.
   if (cluster.isWorker) new AggregatorRegistry();
-  const requests = new Counter({ name: 'refdata_requests_total', help: 'Requests answered, by area, operation (route) and status.', labelNames: ['area', 'route', 'status'] });
+  /** By status and path as sent: the labels it counts under, and how many answers so far. */
+  const answered = new Map<string, { readonly labels: { area: string; route: string; status: string }; count: number }>();
+  new Counter({
+    name: 'refdata_requests_total',
+    help: 'Requests answered, by area, operation (route) and status.',
+    labelNames: ['area', 'route', 'status'],
+    collect() {
+      this.reset();
+      for (const { labels, count } of answered.values()) this.inc(labels, count);
+    },
+  });
   const durations = new Histogram({
     name: 'refdata_request_duration_seconds',
-    help: 'Time from a request\'s arrival to its last byte, by area.',
-    labelNames: ['area'],
+    help: 'Time from a request\'s arrival to its last byte.',
     buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
   });
   const authFailures = new Counter({ name: 'refdata_auth_failures_total', help: 'Tokens refused, by reason (the failure code).', labelNames: ['reason'] });
-  const cacheLookups = new Counter({ name: 'refdata_body_cache_lookups_total', help: 'Bodies looked up in memory: hit or miss.', labelNames: ['result'] });
+  const lookups = { hit: 0, miss: 0 };
+  new Counter({
+    name: 'refdata_body_cache_lookups_total',
+    help: 'Bodies looked up in memory: hit or miss.',
+    labelNames: ['result'],
+    collect() {
+      this.reset();
+      this.inc({ result: 'hit' }, lookups.hit);
+      this.inc({ result: 'miss' }, lookups.miss);
+    },
+  });
   new Gauge({
     name: 'refdata_body_cache_bytes',
     help: 'Bytes of bodies held in memory.',
@@ -81,28 +102,26 @@ export function createMetrics(sources: { store: () => BodyStore; cache: BodyCach
     },
   });
 
-  /** By status and path as sent: the counter and histogram children of its labels, resolved once. */
-  const children = new Map<string, { readonly count: Counter.Internal; readonly duration: Histogram.Internal<string> }>();
-  const hits = cacheLookups.labels('hit');
-  const misses = cacheLookups.labels('miss');
   return {
     request(pathname, status, seconds) {
       const key = `${status} ${pathname}`;
-      let child = children.get(key);
-      if (child === undefined) {
+      const counted = answered.get(key);
+      if (counted !== undefined) counted.count++;
+      else {
         const { route, area } = labelsOf(pathname);
-        child = { count: requests.labels(area, route, String(status)), duration: durations.labels(area) };
-        // Paths outside the table are not kept beyond a bound: a scanner cannot grow the map.
-        if (route !== 'other' || children.size < 10_000) children.set(key, child);
+        const fresh = { labels: { area, route, status: String(status) }, count: 1 };
+        // Paths outside the table are kept apart only up to a bound: a scanner cannot grow the map.
+        if (route !== 'other' || answered.size < 10_000) answered.set(key, fresh);
+        else answered.set(`${status} other`, { ...fresh, count: (answered.get(`${status} other`)?.count ?? 0) + 1 });
       }
-      child.count.inc();
-      child.duration.observe(seconds);
+      durations.observe(seconds);
     },
     authFailure(code) {
       authFailures.labels(code).inc();
     },
     bodyCache(hit) {
-      (hit ? hits : misses).inc();
+      if (hit) lookups.hit++;
+      else lookups.miss++;
     },
     originFetch(outcome) {
       originFetches.labels(outcome).inc();

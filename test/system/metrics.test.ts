@@ -52,7 +52,7 @@ describe('one process', () => {
     expect(sample(text, 'refdata_requests_total{area="service",route="/healthz",status="200"}')).toBe(1);
     expect(sample(text, 'refdata_requests_total{area="other",route="other",status="404"}')).toBe(1);
     expect(sample(text, 'refdata_auth_failures_total{reason="ERR_AUTH_REQUIRED"}')).toBe(1);
-    expect(sample(text, 'refdata_request_duration_seconds_count{area="addressmanagement"}')).toBe(4);
+    expect(sample(text, 'refdata_request_duration_seconds_count')).toBe(6);
     const hits = sample(text, 'refdata_body_cache_lookups_total{result="hit"}') ?? 0;
     const misses = sample(text, 'refdata_body_cache_lookups_total{result="miss"}') ?? 0;
     expect(hits + misses).toBe(2);
