@@ -20,7 +20,7 @@
 import cluster from 'node:cluster';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AggregatorRegistry, Counter, Gauge, Histogram, register } from 'prom-client';
+import { AggregatorRegistry, Counter, Gauge, register } from 'prom-client';
 import { findRoute, routeParts } from '../contract/routes.ts';
 import type { BodyCache, BodyStore } from './store.ts';
 
@@ -49,6 +49,43 @@ function labelsOf(pathname: string): { route: string; area: string } {
   return { route: 'other', area: 'other' };
 }
 
+/**
+ * A histogram without labels whose observations are three additions, exported in the shape
+ * prom-client's own Histogram gives its registry (cumulative `_bucket{le}`, `_sum`, `_count`,
+ * summed across workers): prom-client's observe() validates and hashes labels on every call.
+ */
+function registerPlainHistogram(name: string, help: string, bounds: readonly number[]): (value: number) => void {
+  const counts = bounds.map(() => 0);
+  let sum = 0;
+  let total = 0;
+  const metric = {
+    name,
+    help,
+    type: 'histogram',
+    aggregator: 'sum',
+    async get() {
+      let cumulative = 0;
+      const values: { labels: Record<string, string | number>; value: number; metricName: string }[] = bounds.map((bound, index) => {
+        cumulative += counts[index] ?? 0;
+        return { labels: { le: bound }, value: cumulative, metricName: `${name}_bucket` };
+      });
+      values.push({ labels: { le: '+Inf' }, value: total, metricName: `${name}_bucket` }, { labels: {}, value: sum, metricName: `${name}_sum` }, { labels: {}, value: total, metricName: `${name}_count` });
+      return { name, help, type: 'histogram', values, aggregator: 'sum' };
+    },
+  };
+  register.registerMetric(metric as unknown as Parameters<typeof register.registerMetric>[0]);
+  return (value) => {
+    total++;
+    sum += value;
+    for (let index = 0; index < bounds.length; index++) {
+      if (value <= (bounds[index] as number)) {
+        counts[index] = (counts[index] ?? 0) + 1;
+        return;
+      }
+    }
+  };
+}
+
 /** The metrics of this process, registered once in prom-client's global registry. */
 export function createMetrics(sources: { store: () => BodyStore; cache: BodyCache }): Metrics {
   register.clear();
@@ -66,11 +103,7 @@ export function createMetrics(sources: { store: () => BodyStore; cache: BodyCach
       for (const { labels, count } of answered.values()) this.inc(labels, count);
     },
   });
-  const durations = new Histogram({
-    name: 'refdata_request_duration_seconds',
-    help: 'Time from a request\'s arrival to its last byte.',
-    buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
-  });
+  const observeDuration = registerPlainHistogram('refdata_request_duration_seconds', 'Time from a request\'s arrival to its last byte.', [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1]);
   const authFailures = new Counter({ name: 'refdata_auth_failures_total', help: 'Tokens refused, by reason (the failure code).', labelNames: ['reason'] });
   const lookups = { hit: 0, miss: 0 };
   new Counter({
@@ -114,7 +147,7 @@ export function createMetrics(sources: { store: () => BodyStore; cache: BodyCach
         if (route !== 'other' || answered.size < 10_000) answered.set(key, fresh);
         else answered.set(`${status} other`, { ...fresh, count: (answered.get(`${status} other`)?.count ?? 0) + 1 });
       }
-      durations.observe(seconds);
+      observeDuration(seconds);
     },
     authFailure(code) {
       authFailures.labels(code).inc();

@@ -111,10 +111,18 @@ function answer(
   });
 }
 
+const arrival = Symbol('arrival');
+const countedPath = Symbol('countedPath');
+/** A response whose answer is counted for /metrics when it finishes. */
+type CountedResponse = http.ServerResponse & { [arrival]: number; [countedPath]: string };
+
 export function createRequestListener(deps: ServerDependencies): http.RequestListener {
   // Decided once: with request lines off, no request pays for a listener or a clock read.
   const logRequests = deps.log.isLevelEnabled('info');
   const countRequests = deps.metrics !== noMetrics;
+  function countAnswer(this: CountedResponse): void {
+    deps.metrics.request(this[countedPath], this.statusCode, (performance.now() - this[arrival]) / 1000);
+  }
   const corsVariesByOrigin = deps.cors.origins !== '*';
   const state: ListenerState = { targets: new TargetMemo(), lookupVary: varyOf('lookup', corsVariesByOrigin), publicVary: varyOf('public', corsVariesByOrigin) };
   return (request, response) => {
@@ -125,8 +133,10 @@ export function createRequestListener(deps: ServerDependencies): http.RequestLis
     const pathname = queryStart === -1 ? target : target.slice(0, queryStart);
     const query = queryStart === -1 ? '' : target.slice(queryStart + 1);
     if (countRequests) {
-      const started = performance.now();
-      response.once('finish', () => deps.metrics.request(pathname, response.statusCode, (performance.now() - started) / 1000));
+      // One shared listener reading what is kept on the response: no closure per request.
+      (response as CountedResponse)[arrival] = performance.now();
+      (response as CountedResponse)[countedPath] = pathname;
+      response.on('finish', countAnswer);
     }
     if (logRequests) {
       const started = performance.now();
