@@ -13,12 +13,12 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findProgram } from './servers.ts';
 import { repoRoot, tempDir } from '../support/service.ts';
+import { reportMissing } from '../support/tools.ts';
 
 const missing = [
   findProgram('wrk') ? undefined : 'wrk',
   findProgram('nginx', ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/local/nginx/sbin/nginx']) ? undefined : 'nginx',
 ].filter((name) => name !== undefined);
-const inCi = process.env.CI !== undefined && !['', '0', 'false'].includes(process.env.CI.toLowerCase());
 
 const configurations = ['nginx', 'node-floor', 'local-apikey', 'local-apikey-metrics', 'local-apikey-log-info', 'local-jwt', 'origin-warm', 'origin-cold'];
 
@@ -41,14 +41,7 @@ function runBench(args: readonly string[]): Promise<{ code: number | null; outpu
 }
 
 if (missing.length > 0) {
-  const why = `${missing.join(' and ')} not installed: apt-get install -y ${missing.join(' ')}`;
-  if (inCi) {
-    it('wrk and nginx are installed: CI must run the bench smoke test (.ci/run installs them)', () => {
-      throw new Error(why);
-    });
-  } else {
-    console.warn(`\n**********\n* SKIPPING test/bench.test.ts: ${why}.\n* npm run bench is NOT tested on this machine.\n**********\n`);
-  }
+  reportMissing('test/bench/smoke.test.ts', missing.join(' and '), `${missing.join(' and ')} not installed: apt-get install -y ${missing.join(' ')}`, 'npm run bench is');
 }
 
 describe.skipIf(missing.length > 0)('npm run bench -- --smoke', () => {

@@ -10,20 +10,12 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningService } from '../../proxy/service.ts';
 import { buildFixture, startTestService, testKey } from '../support/service.ts';
+import { reportMissing } from '../support/tools.ts';
 
 const chromiumBinary = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((candidate) => existsSync(candidate));
-/** CI=true, CI=1 …, as CI services set it; CI=false or CI=0 is a developer's machine. */
-const inCi = process.env.CI !== undefined && !['', '0', 'false'].includes(process.env.CI.toLowerCase());
 
 if (!chromiumBinary) {
-  const why = 'Chromium is not installed (/usr/bin/chromium): apt-get install -y chromium';
-  if (inCi) {
-    it('Chromium is installed: CI must run test/system/browser.test.ts in a real browser (.ci/run installs it)', () => {
-      throw new Error(why);
-    });
-  } else {
-    console.warn(`\n**********\n* SKIPPING test/system/browser.test.ts: ${why}.\n* Caching, CORS and the docs page are NOT tested in a browser on this machine.\n**********\n`);
-  }
+  reportMissing('test/system/browser.test.ts', 'Chromium', 'Chromium is not installed (/usr/bin/chromium): apt-get install -y chromium', 'Caching, CORS and the docs page in a browser are');
 }
 
 const region = '/addressmanagement/api/region/getall';

@@ -22,6 +22,7 @@ import { startService, type RunningService } from '../../proxy/service.ts';
 import { freePort } from '../bench/servers.ts';
 import { startFaultRelay, type FaultRelay } from '../support/faultRelay.ts';
 import { buildFixture, copyFixture, repoRoot, startTestService, tempDir, testKey } from '../support/service.ts';
+import { reportMissing } from '../support/tools.ts';
 
 const secretHeader = ['X-Origin-Secret', 'nginx-test-secret-0123456789abcdef0123456789'] as const;
 const originHeader = `${secretHeader[0]}: ${secretHeader[1]}`;
@@ -47,8 +48,6 @@ function findNginx(): string | undefined {
 }
 
 const nginxBinary = findNginx();
-/** CI=true, CI=1 …, as CI services set it; CI=false or CI=0 is a developer's machine. */
-const inCi = process.env.CI !== undefined && !['', '0', 'false'].includes(process.env.CI.toLowerCase());
 
 interface RunningNginx {
   /** `http://127.0.0.1:<port>/`, for ORIGIN_URL. */
@@ -186,14 +185,7 @@ const tryCurrency = '/financemanagement/api/currency/getbycode?code=try';
 const turkeyId = '6779bb12-6111-49e2-8cc6-ce79429f310c';
 
 if (!nginxBinary) {
-  const why = 'nginx is not installed (neither `command -v nginx` nor /usr/sbin/nginx): apt-get install -y nginx';
-  if (inCi) {
-    it('nginx is installed: CI must run test/nginx.test.ts against a real nginx (.ci/run installs it)', () => {
-      throw new Error(why);
-    });
-  } else {
-    console.warn(`\n**********\n* SKIPPING test/nginx.test.ts: ${why}.\n* The origin configuration (nginx.conf) is NOT tested on this machine.\n**********\n`);
-  }
+  reportMissing('test/system/nginx.test.ts', 'nginx', 'nginx is not installed (neither `command -v nginx` nor /usr/sbin/nginx): apt-get install -y nginx', 'The origin configuration (nginx.conf) is');
 }
 
 describe('deploy/nginx.ts renders nginx.conf (no nginx needed)', () => {
