@@ -83,6 +83,9 @@ const environmentSchema = z.object({
   NODE_ENV: z.string().optional(),
 });
 
+/** Every environment variable the service reads (the README's configuration table lists each). */
+export const settingNames: readonly string[] = Object.keys(environmentSchema.shape);
+
 /** Values never echoed in a message, not even wrong ones: a typo'd secret is still mostly a secret. */
 const secretSettings = new Set(['API_KEYS', 'JWT_SECRET', 'ORIGIN_HEADER']);
 

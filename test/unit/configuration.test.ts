@@ -1,0 +1,20 @@
+/** The README's one configuration table against the variables the code reads. */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { settingNames } from '../../proxy/config.ts';
+
+const readme = readFileSync(path.resolve(import.meta.dirname, '../../README.md'), 'utf8');
+
+describe('the configuration table of the README', () => {
+  it('is one table, listing every variable the service reads and the one npm run token reads, and no other', () => {
+    const tables = readme.split('\n').filter((line) => line.startsWith('| Variable | Default | Meaning |'));
+    expect(tables).toHaveLength(1);
+    const start = readme.indexOf('| Variable | Default | Meaning |');
+    const rows = readme.slice(start).split('\n').slice(2);
+    const listed = rows
+      .slice(0, rows.findIndex((line) => !line.startsWith('|')))
+      .flatMap((line) => [...(line.split('|')[1] ?? '').matchAll(/`([A-Z_]+)`/g)].map((match) => match[1]));
+    expect([...listed].sort()).toEqual([...settingNames, 'JWT_PRIVATE_KEY'].sort());
+  });
+});
