@@ -48,7 +48,7 @@ const repoRoot = path.resolve(import.meta.dirname, '..');
  * on (package.json, the docs page's swagger-ui-dist). Folders, not a list of files: a new module
  * counts without anyone remembering to add it. The data is fingerprinted apart (dataVersion).
  */
-export const buildCodeGlobs = ['contract/**', 'generator/**', 'package.json', 'node_modules/swagger-ui-dist/package.json'];
+const buildCodeGlobs = ['contract/**', 'generator/**', 'package.json', 'node_modules/swagger-ui-dist/package.json'];
 
 export async function buildCodeFiles(root = repoRoot): Promise<string[]> {
   return (await fg(buildCodeGlobs, { cwd: root, onlyFiles: true, dot: false })).sort();

@@ -17,7 +17,7 @@ export interface OpenApiOptions {
  * What the answers may be used under: the code is MIT, the data keeps its sources' licences
  * (data/SOURCES.md), stated in the document and on the docs page so that a client knows.
  */
-export const licenceText = `**Licences.** The service's code is MIT-licensed. The data keeps its sources' licences: country
+const licenceText = `**Licences.** The service's code is MIT-licensed. The data keeps its sources' licences: country
 and region records (and the bodies built from them) are under the Open Database License 1.0
 (from world-countries); populations under CC BY 4.0 (World Bank) and CC BY 3.0 IGO (UN World
 Population Prospects); states and provinces under LGPL-2.1-or-later (Debian iso-codes); web domains
@@ -26,7 +26,7 @@ License v3 (CLDR); holidays under MIT (python-holidays). The project's data/SOUR
 source with its version and what was taken.`;
 
 /** The same, as an SPDX expression (OpenAPI info.license.identifier). */
-export const licenceExpression = 'MIT AND ODbL-1.0 AND CC-BY-4.0 AND CC-BY-3.0-IGO AND LGPL-2.1-or-later AND MPL-2.0 AND Unicode-3.0';
+const licenceExpression = 'MIT AND ODbL-1.0 AND CC-BY-4.0 AND CC-BY-3.0-IGO AND LGPL-2.1-or-later AND MPL-2.0 AND Unicode-3.0';
 
 const description = `Read-only lookups of finance reference data (banks, currencies) and address reference data
 (countries, regions, states and provinces, districts, neighbourhoods with postal codes, calling codes,

@@ -57,21 +57,19 @@ const unavailable = 'The data is temporarily unavailable: retry shortly.';
 /** The failures counted as refused tokens (refdata_auth_failures_total). */
 const authFailureCodes: ReadonlySet<ErrorCode> = new Set(['ERR_AUTH_REQUIRED', 'ERR_AUTH_MALFORMED', 'ERR_TOKEN_INVALID', 'ERR_TOKEN_UNVERIFIABLE', 'ERR_SCOPE_MISSING']);
 
-export interface Answer {
+interface Answer {
   readonly status: number;
   readonly message: string;
   readonly headers: Readonly<Record<string, string>>;
 }
 
 /** What a client is told about `error`: a ServiceError as its code says, anything else 503. */
-export function answerFor(error: unknown): Answer {
+function answerFor(error: unknown): Answer {
   if (!(error instanceof ServiceError)) return { status: 503, message: unavailable, headers: {} };
   const { status, shown } = outcomes[error.code];
   return { status, message: shown ? error.message : unavailable, headers: error.headers };
 }
 
-/** The status of a failure with this code. */
-export const statusOf = (code: ErrorCode): number => outcomes[code].status;
 
 /**
  * Any failure of a request, answered in the envelope with `no-store`. A server-side failure (5xx)

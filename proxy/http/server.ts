@@ -14,7 +14,7 @@ export interface RunningServer {
 }
 
 /** Why the server cannot listen at host:port, in one line that says what to do. */
-export function listenError(error: NodeJS.ErrnoException, host: string, port: number): ServiceError {
+function listenError(error: NodeJS.ErrnoException, host: string, port: number): ServiceError {
   const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
   switch (error.code) {
     case 'EADDRINUSE':
