@@ -4,6 +4,7 @@
  * Files named by the settings (API_KEYS_FILE, JWT_PUBLIC_KEY) are read by the modules that use
  * them, also at start.
  */
+import { BlockList, isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { ProblemsError } from '../contract/errors.ts';
@@ -24,6 +25,55 @@ const apiKeys = z
   .refine((keys) => keys.every((key) => apiKeyPattern.test(key)), "must hold keys of letters, digits and - . _ ~ + / only");
 
 const nonEmpty = z.string().trim().min(1, 'must not be empty');
+
+/** A budget: at most `points` requests (or failures) per `seconds`. */
+export interface Budget {
+  readonly points: number;
+  readonly seconds: number;
+}
+
+const windowUnits: Readonly<Record<string, number>> = { '': 1, s: 1, m: 60, h: 3600 };
+/** `<requests>/<window>`, the window in seconds or with a unit (`600/60`, `600/1m`, `20000/1h`), or `off`. */
+const budget = z
+  .string()
+  .trim()
+  .regex(/^(?:off|\d{1,9}\/\d{1,6}[smh]?)$/i, 'must be <requests>/<window>, the window in seconds or with s, m or h (e.g. 600/60 or 20000/1h), or off')
+  .transform((text): Budget | undefined => {
+    if (text.toLowerCase() === 'off') return undefined;
+    const [, points = '', window = '', unit = ''] = /^(\d+)\/(\d+)([smh]?)$/i.exec(text) ?? [];
+    return { points: Number(points), seconds: Number(window) * (windowUnits[unit.toLowerCase()] ?? 1) };
+  })
+  .refine((value) => value === undefined || (value.points >= 1 && value.seconds >= 1 && value.seconds <= 86_400), 'must allow at least 1 request in a window of 1 s to 24 h');
+
+/** Addresses and CIDR blocks of the proxies in front (`10.0.0.0/8, ::1`): their X-Forwarded-For is believed. */
+const addressList = z
+  .string()
+  .transform((text) => text.split(',').map((item) => item.trim()).filter((item) => item.length > 0))
+  .refine((items) => items.every((item) => parseAddressBlock(item) !== undefined), 'must be IP addresses or CIDR blocks separated by commas, e.g. 10.0.0.0/8, 192.168.1.10, ::1');
+
+/** `10.0.0.0/8` or `::1` as a BlockList entry; undefined when it is neither. */
+function parseAddressBlock(text: string): { address: string; prefix: number; family: 'ipv4' | 'ipv6' } | undefined {
+  const [address = '', prefixText] = text.split('/');
+  const version = isIP(address);
+  if (version === 0) return undefined;
+  const bits = version === 4 ? 32 : 128;
+  const prefix = prefixText === undefined ? bits : /^\d{1,3}$/.test(prefixText) ? Number(prefixText) : NaN;
+  if (!(prefix >= 0 && prefix <= bits)) return undefined;
+  return { address, prefix, family: version === 4 ? 'ipv4' : 'ipv6' };
+}
+
+/** The proxies whose X-Forwarded-For is believed, as a BlockList; empty when none is trusted. */
+function trustedProxyList(items: readonly string[]): BlockList {
+  const list = new BlockList();
+  for (const item of items) {
+    const block = parseAddressBlock(item);
+    if (block) list.addSubnet(block.address, block.prefix, block.family);
+  }
+  return list;
+}
+
+/** Failed token checks allowed per client address by default: far more than a client with a stale token makes, far too few to guess one. */
+export const defaultAuthFailureLimit = '100/60';
 const commaList = z.string().transform((text) => text.split(',').map((item) => item.trim()).filter((item) => item.length > 0));
 
 /** 24 hours: the longest default access-token lifetime among common identity providers (Auth0). */
@@ -79,6 +129,9 @@ const environmentSchema = z.object({
     .transform(Number)
     .refine((value) => value >= 1, 'must be a whole number of megabytes from 1 to 99999')
     .default(defaultBodyCacheMb),
+  RATE_LIMIT: budget.optional(),
+  AUTH_FAILURE_LIMIT: budget.prefault(defaultAuthFailureLimit),
+  TRUSTED_PROXIES: addressList.optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   NODE_ENV: z.string().optional(),
 });
@@ -132,6 +185,14 @@ export interface Config {
   /** Processes serving requests (node:cluster); 1 runs without a cluster. */
   readonly workers: number;
   readonly bodyCacheBytes: number;
+  readonly limits: {
+    /** Requests per token (RATE_LIMIT); undefined when off. */
+    readonly perToken: Budget | undefined;
+    /** Invalid tokens per client address (AUTH_FAILURE_LIMIT); undefined when off. */
+    readonly authFailures: Budget | undefined;
+    /** Proxies whose X-Forwarded-For names the client (TRUSTED_PROXIES); undefined when none. */
+    readonly trustedProxies: BlockList | undefined;
+  };
   readonly logLevel: string;
   readonly production: boolean;
 }
@@ -214,6 +275,11 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     metrics: settings.METRICS_PORT === undefined ? undefined : { port: settings.METRICS_PORT, host: settings.METRICS_HOST },
     workers: settings.WORKERS ?? availableParallelism(),
     bodyCacheBytes: settings.BODY_CACHE_MB * 1024 * 1024,
+    limits: {
+      perToken: settings.RATE_LIMIT,
+      authFailures: settings.AUTH_FAILURE_LIMIT,
+      trustedProxies: settings.TRUSTED_PROXIES === undefined || settings.TRUSTED_PROXIES.length === 0 ? undefined : trustedProxyList(settings.TRUSTED_PROXIES),
+    },
     logLevel: settings.LOG_LEVEL,
     production: settings.NODE_ENV === 'production',
   };

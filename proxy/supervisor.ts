@@ -10,6 +10,7 @@
  */
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from './log.ts';
+import { isShareMessage } from './rateLimits.ts';
 
 export interface RestartPolicy {
   /** The delay before the first replacement; it doubles with each further exit in the window. */
@@ -85,6 +86,11 @@ export function supervise({ workers, log, onFirstListening, policy = restartPoli
     const worker = cluster.fork();
     log.info({ event: 'worker-started', pid: worker.process.pid });
     worker.on('message', (message: unknown) => {
+      if (isShareMessage(message)) {
+        // One worker's rate-limit counts, for every other worker that serves (rateLimits.ts).
+        for (const other of serving) if (other !== worker && other.isConnected()) other.send(message);
+        return;
+      }
       if (!isListeningMessage(message)) return;
       serving.add(worker);
       if (announced) return;

@@ -17,7 +17,11 @@ import { challenge, type Principal } from './principal.ts';
 
 
 /** Checks the Authorization header: the principal, or a ServiceError with the RFC 6750 challenge. */
-export type Authenticate = (authorization: string | undefined) => Principal | Promise<Principal>;
+export interface Authenticate {
+  (authorization: string | undefined): Principal | Promise<Principal>;
+  /** The principal of a header accepted before and still trusted, checking nothing; undefined otherwise. */
+  remembered(authorization: string | undefined): Principal | undefined;
+}
 
 export interface AuthOptions {
   readonly auth: Config['auth'];
@@ -52,11 +56,15 @@ export async function createAuthenticator({ auth, extraKeys = [], now = Date.now
       return principal;
     });
 
-  return (authorization) => {
-    if (authorization !== undefined) {
-      const known = accepted.get(authorization);
-      if (known && (known.until === Infinity || known.until > now())) return known.principal;
-    }
+  const remembered = (authorization: string | undefined): Principal | undefined => {
+    if (authorization === undefined) return undefined;
+    const known = accepted.get(authorization);
+    return known && (known.until === Infinity || known.until > now()) ? known.principal : undefined;
+  };
+
+  const authenticate = (authorization: string | undefined): Principal | Promise<Principal> => {
+    const known = remembered(authorization);
+    if (known) return known;
     if (authorization === undefined || authorization.trim() === '') {
       // RFC 6750 §3.1: a request without credentials gets the challenge and no error code.
       throw new ServiceError('ERR_AUTH_REQUIRED', 'Authorization required: send the header "Authorization: Bearer <token>".', challenge());
@@ -81,6 +89,7 @@ export async function createAuthenticator({ auth, extraKeys = [], now = Date.now
       challenge('invalid_token', 'the token is not valid'),
     );
   };
+  return Object.assign(authenticate, { remembered });
 }
 
 /** The scope the route's area requires, if any: a token without it gets 403 (RFC 6750 §3.1). */

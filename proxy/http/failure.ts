@@ -28,6 +28,7 @@ const outcomes: Readonly<Record<ErrorCode, { readonly status: number; readonly s
   ERR_TOKEN_INVALID: { status: 401, shown: true },
   ERR_TOKEN_UNVERIFIABLE: { status: 503, shown: true },
   ERR_SCOPE_MISSING: { status: 403, shown: true },
+  ERR_RATE_LIMITED: { status: 429, shown: true },
   ERR_NO_OPERATION: { status: 404, shown: true },
   ERR_NO_FILE: { status: 404, shown: true },
   ERR_PARAM_MISSING: { status: 400, shown: true },

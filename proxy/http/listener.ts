@@ -8,12 +8,14 @@ import { successHead, successTail, wrapSuccess } from '../../contract/envelope.t
 import { ServiceError } from '../../contract/errors.ts';
 import { allowedMethods, cacheControl, jsonType, noStore, varyOf } from '../../contract/http.ts';
 import { findRoute, routeParts, routes, type Route } from '../../contract/routes.ts';
-import { authorize, type Authenticate } from '../auth/authenticate.ts';
+import type { Admission } from '../auth/admission.ts';
+import { authorize } from '../auth/authenticate.ts';
 import type { Config } from '../config.ts';
 import { encodeResponse } from '../compression.ts';
 import type { Logger } from '../log.ts';
 import { noMetrics, type Metrics } from '../metrics.ts';
 import { chooseEncoding, corsHeaders, matchesIfNoneMatch, noCorsHeaders, preflightHeaders, type CorsPolicy } from '../negotiation.ts';
+import type { Lookup } from '../manifestIndex.ts';
 import type { BodyStore } from '../store.ts';
 import { methodNotAllowed, refuseMalformed, watchExchange } from './edge.ts';
 import { sendFailure } from './failure.ts';
@@ -27,7 +29,8 @@ import { requestIdsOf, traceOf, type RequestIds } from './tracing.ts';
 export interface ServerDependencies {
   /** The build to answer from: looked up per request, so a new build takes over at once. */
   readonly store: () => BodyStore;
-  readonly authenticate: Authenticate;
+  /** The token check and the rate limits. */
+  readonly admission: Admission;
   readonly scopes: Config['auth']['scopes'];
   readonly cors: CorsPolicy;
   readonly log: Logger;
@@ -49,12 +52,14 @@ interface ListenerState {
 function answer(
   request: http.IncomingMessage,
   response: http.ServerResponse,
-  { globalId, requestId }: RequestIds,
+  ids: RequestIds,
   pathname: string,
   query: string,
   deps: ServerDependencies,
-  { targets, lookupVary, publicVary }: ListenerState,
+  state: ListenerState,
 ): void | Promise<void> {
+  const { globalId, requestId } = ids;
+  const { targets, publicVary } = state;
   const method = request.method ?? 'GET';
   const cors = corsHeaders(deps.cors, request.headers.origin);
   if (method === 'OPTIONS') {
@@ -69,10 +74,12 @@ function answer(
   if (probe) return send(response, method, 200, { 'Cache-Control': noStore, ...commonHeaders(requestId, cors) }, wrapSuccess(globalId, Buffer.from(JSON.stringify(probe))));
   const publicFile = publicFileOf(pathname);
   if (publicFile) return answerPublicFile(request, response, publicFile, { ...commonHeaders(requestId, cors), Vary: publicVary }, deps.store());
-  return whenReady(deps.authenticate(request.headers.authorization), (principal) => {
+  return whenReady(deps.admission.authenticate(request), (principal) => {
     const store = deps.store();
     if (pathname === '/meta') {
-      return send(response, method, 200, { 'Cache-Control': noStore, ...commonHeaders(requestId, cors) }, wrapSuccess(globalId, Buffer.from(JSON.stringify(describeBuild(store)))));
+      return whenReady(deps.admission.admit(principal), (limits) =>
+        send(response, method, 200, { 'Cache-Control': noStore, ...commonHeaders(requestId, cors), ...limits }, wrapSuccess(globalId, Buffer.from(JSON.stringify(describeBuild(store))))),
+      );
     }
     const target = request.url ?? pathname;
     let resolved = targets.get(store, target);
@@ -90,8 +97,24 @@ function answer(
       if (!found) throw notFound(route, given);
       resolved = targets.remember(target, { route, found });
     }
-    const { file, entry } = resolved.found;
+    const { found } = resolved;
+    return whenReady(deps.admission.admit(principal), (limits) => answerLookup(request, response, ids, cors, store, found, limits, state, deps));
+  });
+}
 
+/** A lookup's answer once it is let in: 304, or the body in the envelope, encoded as asked. */
+function answerLookup(
+  request: http.IncomingMessage,
+  response: http.ServerResponse,
+  { globalId, requestId }: RequestIds,
+  cors: Readonly<Record<string, string>>,
+  store: BodyStore,
+  { file, entry }: Lookup,
+  limits: Readonly<Record<string, string>> | undefined,
+  { lookupVary }: ListenerState,
+  deps: ServerDependencies,
+): void | Promise<void> {
+    const method = request.method ?? 'GET';
     // Built in one literal (this is every lookup's path); the CORS headers added only when there are any.
     const headers: http.OutgoingHttpHeaders = {
       ETag: entry.etag,
@@ -101,6 +124,7 @@ function answer(
       'X-Request-Id': requestId,
     };
     if (cors !== noCorsHeaders) Object.assign(headers, cors);
+    if (limits !== undefined) Object.assign(headers, limits);
     if (matchesIfNoneMatch(request.headers['if-none-match'], entry.etag)) return sendNotModified(response, headers);
     const encoding = method === 'GET' ? chooseEncoding(request.headers['accept-encoding']) : 'identity';
     const cached = store.cached(entry);
@@ -108,7 +132,6 @@ function answer(
     return whenReady(cached ?? store.read(file, entry), (body) =>
       whenReady(encodeResponse(successHead(globalId), body, successTail, entry.etag, encoding), (encoded) => sendEncoded(response, method, jsonType, headers, encoded)),
     );
-  });
 }
 
 const arrival = Symbol('arrival');

@@ -6,7 +6,7 @@
 import type { BuildFigures } from './build.ts';
 import type { WrkResult } from './wrk.ts';
 
-export const configurationIds = ['nginx', 'node-floor', 'local-apikey', 'local-apikey-metrics', 'local-apikey-log-info', 'local-jwt', 'origin-warm', 'origin-cold'] as const;
+export const configurationIds = ['nginx', 'node-floor', 'local-apikey', 'local-apikey-metrics', 'local-apikey-ratelimit', 'local-apikey-log-info', 'local-jwt', 'origin-warm', 'origin-cold'] as const;
 export type ConfigurationId = (typeof configurationIds)[number];
 
 export const configurationLabels: Record<ConfigurationId, string> = {
@@ -14,6 +14,7 @@ export const configurationLabels: Record<ConfigurationId, string> = {
   'node-floor': 'node:http floor: bodies from memory by URL (no auth, no envelope)',
   'local-apikey': 'proxy, local, API key',
   'local-apikey-metrics': 'proxy, local, API key, METRICS_PORT set',
+  'local-apikey-ratelimit': 'proxy, local, API key, RATE_LIMIT set (never reached)',
   'local-apikey-log-info': 'proxy, local, API key, LOG_LEVEL=info',
   'local-jwt': 'proxy, local, JWT HS256',
   'origin-warm': 'proxy, origin, warm cache',
@@ -117,6 +118,9 @@ export function evaluateTargets(results: Record<string, readonly ResultRow[]>, b
     const plain = row('local-apikey');
     const counted = row('local-apikey-metrics');
     if (plain && counted) targets.push(target(`metrics: ${configurationLabels['local-apikey-metrics']} vs without, c=${concurrency}: req/s`, counted.requestsPerSecond / plain.requestsPerSecond, '>=', 0.95));
+    // Counting every request against its token's budget, shared across workers: the same bound.
+    const limited = row('local-apikey-ratelimit');
+    if (plain && limited) targets.push(target(`rate limit: ${configurationLabels['local-apikey-ratelimit']} vs without, c=${concurrency}: req/s`, limited.requestsPerSecond / plain.requestsPerSecond, '>=', 0.95));
     const warm = row('origin-warm');
     if (warm) targets.push(target(`${configurationLabels['origin-warm']}, c=${concurrency}: req/s vs nginx`, warm.requestsPerSecondRatio, '>=', 0.5));
   }

@@ -249,6 +249,8 @@ async function main(): Promise<void> {
     const proxySettings: Record<Exclude<ConfigurationId, 'nginx' | 'node-floor'>, Record<string, string>> = {
       'local-apikey': { DIST_DIR: served, API_KEYS: apiKey, LOG_LEVEL: 'warn' },
       'local-apikey-metrics': { DIST_DIR: served, API_KEYS: apiKey, LOG_LEVEL: 'warn', METRICS_PORT: String(await freePort()) },
+      // A budget no run can spend: every request is counted and shared, none refused.
+      'local-apikey-ratelimit': { DIST_DIR: served, API_KEYS: apiKey, LOG_LEVEL: 'warn', RATE_LIMIT: '999999999/60' },
       'local-apikey-log-info': { DIST_DIR: served, API_KEYS: apiKey, LOG_LEVEL: 'info' },
       'local-jwt': { DIST_DIR: served, JWT_SECRET: jwtSecret, LOG_LEVEL: 'warn' },
       'origin-warm': originSettings,

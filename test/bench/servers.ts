@@ -11,6 +11,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { userInfo } from 'node:os';
 import path from 'node:path';
 import { writeNginxConfig } from '../../deploy/nginx.ts';
+import { settingNames } from '../../proxy/config.ts';
 
 export const repoRoot = path.resolve(import.meta.dirname, '..', '..');
 
@@ -216,13 +217,6 @@ export async function startNginx(options: NginxOptions): Promise<RunningServer> 
   return { name: 'nginx', url, pid: child.pid as number, startupMs, workerPids: () => workers, stderr, stop: () => stopChild(child, exited, 'SIGTERM') };
 }
 
-/** Settings a proxy reads from the environment; any the caller's shell has are removed first. */
-const proxySettings = [
-  'PORT', 'HOST', 'DIST_DIR', 'API_KEYS', 'API_KEYS_FILE', 'JWT_SECRET', 'JWT_PUBLIC_KEY', 'JWKS_URL', 'JWT_ISSUER', 'JWT_AUDIENCE',
-  'JWT_CLOCK_TOLERANCE', 'JWT_MAX_LIFETIME', 'FINANCE_SCOPE', 'ADDRESS_SCOPE', 'CORS_ORIGINS', 'ORIGIN_URL', 'ORIGIN_HEADER', 'ORIGIN_CACHE_DIR',
-  'WORKERS', 'BODY_CACHE_MB', 'LOG_LEVEL', 'NODE_ENV',
-];
-
 export interface ProxyOptions {
   readonly name: string;
   /** The proxy's settings (README, Configuration); HOST and PORT are set here. */
@@ -245,7 +239,8 @@ export function bundleProxy(): string {
 export async function startProxy(options: ProxyOptions): Promise<RunningServer> {
   const port = await freePort();
   const environment: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of proxySettings) delete environment[name];
+  // Settings the caller's shell has are removed first: a run is configured by its settings alone.
+  for (const name of settingNames) delete environment[name];
   Object.assign(environment, { NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(port), WORKERS: String(options.workers) }, options.settings);
   return startNodeServer(options.name, [options.bundle], environment, port, options.workers);
 }

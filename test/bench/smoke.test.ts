@@ -20,7 +20,7 @@ const missing = [
   findProgram('nginx', ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/local/nginx/sbin/nginx']) ? undefined : 'nginx',
 ].filter((name) => name !== undefined);
 
-const configurations = ['nginx', 'node-floor', 'local-apikey', 'local-apikey-metrics', 'local-apikey-log-info', 'local-jwt', 'origin-warm', 'origin-cold'];
+const configurations = ['nginx', 'node-floor', 'local-apikey', 'local-apikey-metrics', 'local-apikey-ratelimit', 'local-apikey-log-info', 'local-jwt', 'origin-warm', 'origin-cold'];
 
 interface BenchJson {
   readonly results: Record<string, { configuration: string; requestsPerSecond: number; errors: number; p50Ms: number; p99Ms: number }[]>;

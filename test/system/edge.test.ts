@@ -7,6 +7,7 @@
 import { once } from 'node:events';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAdmission, noLimits } from '../../proxy/auth/admission.ts';
 import { createAuthenticator } from '../../proxy/auth/authenticate.ts';
 import { loadConfig } from '../../proxy/config.ts';
 import { silentLogger } from '../../proxy/log.ts';
@@ -190,7 +191,7 @@ describe('a refused client that keeps its side open', () => {
     const { auth } = loadConfig({ API_KEYS: testKey });
     const store = await openLocalStore(distDir);
     const quick = await startServer(
-      { store: () => store, authenticate: await createAuthenticator({ auth }), scopes: auth.scopes, cors: { origins: '*' }, log: silentLogger, metrics: noMetrics },
+      { store: () => store, admission: createAdmission(await createAuthenticator({ auth }), noLimits, undefined), scopes: auth.scopes, cors: { origins: '*' }, log: silentLogger, metrics: noMetrics },
       0,
       '127.0.0.1',
       { headersMs: 60_000, requestMs: 120_000, keepAliveMs: 60_000, checkEveryMs: 1_000, lingerMs: 100 },

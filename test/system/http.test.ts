@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDist } from '../../generator/build.ts';
 import { loadConfig } from '../../proxy/config.ts';
 import type { Manifest } from '../../contract/manifest.ts';
+import { createAdmission, noLimits } from '../../proxy/auth/admission.ts';
 import { createAuthenticator } from '../../proxy/auth/authenticate.ts';
 import { silentLogger } from '../../proxy/log.ts';
 import { startServer } from '../../proxy/http/server.ts';
@@ -217,7 +218,7 @@ describe('slow clients', () => {
     const { auth: authConfig } = loadConfig({ API_KEYS: testKey });
     const store = await openLocalStore(distDir);
     const quick = await startServer(
-      { store: () => store, authenticate: await createAuthenticator({ auth: authConfig }), scopes: authConfig.scopes, cors: { origins: '*' }, log: silentLogger, metrics: noMetrics },
+      { store: () => store, admission: createAdmission(await createAuthenticator({ auth: authConfig }), noLimits, undefined), scopes: authConfig.scopes, cors: { origins: '*' }, log: silentLogger, metrics: noMetrics },
       0,
       '127.0.0.1',
       { headersMs: 300, requestMs: 1_000, keepAliveMs: 5_000, checkEveryMs: 100 },
