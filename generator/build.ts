@@ -104,7 +104,7 @@ export async function buildDist({ dataDir, distDir, force = false }: BuildOption
   const now = new Date();
   const buildId = newBuildId(now);
   const counts = countRecords(dataset);
-  const publicFiles = await buildPublicFiles(buildOpenApiDocument({ holidayYears: settings.holidayYears }));
+  const publicFiles = await buildPublicFiles(buildOpenApiDocument({ holidayYears: settings.holidayYears, dataset, currentYear: now.getUTCFullYear() }));
   const written = await writeDist(
     distDir,
     bodies,

@@ -1,16 +1,29 @@
 /**
  * The OpenAPI 3.1 document, generated at build from the route table (contract/routes.ts) and the zod
  * record schemas, and written to dist/openapi.json beside the bodies; /docs shows it. Every row of
- * the route table is an operation with its exact parameter names, and every status the proxy
- * really gives for it is a documented response (test/openapi.test.ts holds the proxy to it).
+ * the route table is an operation with its exact parameter names, each with an example that is a
+ * real key of this build (openapiExamples.ts), and every status the proxy really gives for it is a
+ * documented response (test/openapi.test.ts holds the proxy to it).
  */
 import packageJson from '../package.json' with { type: 'json' };
 import { recordLabels, routes, type Route, routeParts } from '../contract/routes.ts';
-import { components, envelope, failure, foundResponseName, headerRefs, parameterKey, ref, type JsonObject } from './openapiComponents.ts';
+import { components, envelope, failure, foundResponseName, headerRefs, queryParameter, ref, type JsonObject } from './openapiComponents.ts';
+import { pickExamples, type ParameterExamples } from './openapiExamples.ts';
+import type { Dataset } from './validate.ts';
 
 export interface OpenApiOptions {
   /** The years holiday and special-day operations answer (data/build.json). */
   readonly holidayYears: { readonly first: number; readonly last: number };
+  /** The build's validated records, which the parameters' examples are taken from. */
+  readonly dataset: Dataset;
+  /** The year the build runs in, for the example year (moved into holidayYears when outside it). */
+  readonly currentYear: number;
+}
+
+/** What the operations are written from: the options, and the examples picked from the dataset. */
+interface OperationContext {
+  readonly holidayYears: OpenApiOptions['holidayYears'];
+  readonly examples: ParameterExamples;
 }
 
 /**
@@ -60,7 +73,7 @@ function summaryOf(route: Route): string {
   return route.shape === 'single' ? `The ${label} with this ${names}` : `The ${label} records with this ${names}${without}`;
 }
 
-function descriptionOf(route: Route, { holidayYears }: OpenApiOptions): string {
+function descriptionOf(route: Route, { holidayYears }: OperationContext): string {
   const label = recordLabels[route.record];
   const lines = [route.shape === 'single' ? `The body is one ${label} record.` : `The body is an array of ${label} records, in data order.`];
   if (route.parent) {
@@ -78,7 +91,7 @@ function descriptionOf(route: Route, { holidayYears }: OpenApiOptions): string {
   return lines.join(' ');
 }
 
-function notFoundOf(route: Route, { holidayYears }: OpenApiOptions): JsonObject {
+function notFoundOf(route: Route, { holidayYears }: OperationContext): JsonObject {
   const origin = 'in origin mode, the origin has no body for this lookup while it switches builds';
   if (alwaysAnswered(route)) return failure(`Only ${origin}.`);
   const [first] = route.params;
@@ -91,21 +104,29 @@ function notFoundOf(route: Route, { holidayYears }: OpenApiOptions): JsonObject 
   return failure(`${causes.join('; ')}; or, ${origin}.`);
 }
 
-function lookupOperation(route: Route, options: OpenApiOptions): JsonObject {
+/** A lookup's query parameters, each with its example: a key this build answers 200 for. */
+function queryParameters(route: Route, { holidayYears, examples }: OperationContext): JsonObject[] {
+  return route.params.map((param, position) => {
+    const example = examples(route, position);
+    return { ...queryParameter(param, holidayYears), ...(example === undefined ? {} : { example }) };
+  });
+}
+
+function lookupOperation(route: Route, context: OperationContext): JsonObject {
   return {
     tags: [resourceOf(route)],
     operationId: `${resourceOf(route)}-${operationOf(route)}`,
     summary: summaryOf(route),
-    description: descriptionOf(route, options),
+    description: descriptionOf(route, context),
     ...(route.extension ? { 'x-extension': true } : {}),
-    parameters: [...route.params.map((param) => ref('parameters', parameterKey(param))), ...commonHeaderParameters, ref('parameters', 'IfNoneMatch')],
+    parameters: [...queryParameters(route, context), ...commonHeaderParameters, ref('parameters', 'IfNoneMatch')],
     responses: {
       200: ref('responses', foundResponseName(route)),
       304: ref('responses', 'NotModified'),
       400: ref('responses', route.params.length > 0 ? 'BadParameter' : 'BadAuthorization'),
       ...responsesFor([401, 'Unauthorized'], [403, 'Forbidden']),
-      404: notFoundOf(route, options),
-      ...responsesFor([405, 'MethodNotAllowed'], [408, 'RequestTimeout'], [417, 'ExpectationFailed'], [431, 'HeadersTooLarge'], [502, 'BadGateway'], [503, 'Unavailable'], [504, 'GatewayTimeout'], [505, 'VersionNotSupported']),
+      404: notFoundOf(route, context),
+      ...responsesFor([405, 'MethodNotAllowed'], [408, 'RequestTimeout'], [417, 'ExpectationFailed'], [429, 'TooManyRequests'], [431, 'HeadersTooLarge'], [502, 'BadGateway'], [503, 'Unavailable'], [504, 'GatewayTimeout'], [505, 'VersionNotSupported']),
     },
   };
 }
@@ -129,12 +150,14 @@ function serviceOperation(operationId: string, summary: string, description: str
     responses: {
       200: {
         description: 'OK.',
-        headers: headerRefs({ 'Cache-Control': 'CacheControlNoStore', 'X-Request-Id': 'RequestId' }),
+        headers: headerRefs({ 'Cache-Control': 'CacheControlNoStore', 'X-Request-Id': 'RequestId', ...(secured ? { 'RateLimit-Policy': 'RateLimitPolicy', RateLimit: 'RateLimit' } : {}) }),
         content: { 'application/json': { schema: envelope(ref('schemas', body)) } },
       },
       400: ref('responses', secured ? 'BadAuthorization' : 'Unparsable'),
       ...(secured ? responsesFor([401, 'Unauthorized']) : {}),
-      ...responsesFor([405, 'MethodNotAllowed'], [408, 'RequestTimeout'], [417, 'ExpectationFailed'], [431, 'HeadersTooLarge']),
+      ...responsesFor([405, 'MethodNotAllowed'], [408, 'RequestTimeout'], [417, 'ExpectationFailed']),
+      ...(secured ? responsesFor([429, 'TooManyRequests']) : {}),
+      ...responsesFor([431, 'HeadersTooLarge']),
       ...(secured ? responsesFor([503, 'Unavailable']) : {}),
       ...responsesFor([505, 'VersionNotSupported']),
     },
@@ -164,11 +187,12 @@ function publicFileOperation(operationId: string, summary: string, description: 
   };
 }
 
-export function buildOpenApiDocument(options: OpenApiOptions): JsonObject {
+export function buildOpenApiDocument({ holidayYears, dataset, currentYear }: OpenApiOptions): JsonObject {
+  const context: OperationContext = { holidayYears, examples: pickExamples(dataset, { holidayYears, currentYear }) };
   const paths: JsonObject = {};
   const tags = new Map<string, string>();
   for (const route of routes) {
-    paths[route.path] = { get: lookupOperation(route, options) };
+    paths[route.path] = { get: lookupOperation(route, context) };
     const resource = resourceOf(route);
     if (!tags.has(resource)) tags.set(resource, `${recordLabels[route.record]} records (${areaOf(route)})${route.extension ? ', an extension' : ''}`);
   }
@@ -191,6 +215,6 @@ export function buildOpenApiDocument(options: OpenApiOptions): JsonObject {
     tags: [...[...tags].map(([name, text]) => ({ name, description: text.charAt(0).toUpperCase() + text.slice(1) })), { name: 'service', description: 'Probes, build information and this documentation.' }],
     security: [{ bearer: [] }],
     paths,
-    components: components(options.holidayYears),
+    components: components(),
   };
 }

@@ -1,6 +1,7 @@
 /**
  * The reusable parts of the OpenAPI document (see openapi.ts): record schemas from the zod schemas,
- * the envelope, response headers, the responses every operation shares, and the query parameters.
+ * the envelope, response headers, the responses every operation shares, and the request headers;
+ * the query parameters are written in each operation (queryParameter), with its own example.
  * Values the proxy sends (Cache-Control, the challenge's realm, the ETag form) come from the
  * proxy's own modules, so the document cannot drift from what it answers.
  */
@@ -108,6 +109,14 @@ function headers(): JsonObject {
     WWWAuthenticate: header(`The RFC 6750 challenge: Bearer realm="${realm}", with error and error_description when a token was given.`, { type: 'string', pattern: '^Bearer realm=' }),
     Allow: header('The methods the service answers.', { const: allowedMethods }),
     RetryAfter: header('Seconds to wait before retrying, when the cause is expected to pass.', { type: 'string', pattern: '^[0-9]+$' }, false),
+    RetryAfterLimited: header('Seconds until the spent budget has room again.', { type: 'string', pattern: '^[1-9][0-9]*$' }),
+    // draft-ietf-httpapi-ratelimit-headers-10 §3 and §4.
+    RateLimitPolicy: header(
+      'When a budget applies (RATE_LIMIT per token; AUTH_FAILURE_LIMIT per address, on a 401 or 429): the policy ("token" or "failedauth"), its quota q and its window w in seconds (draft-ietf-httpapi-ratelimit-headers).',
+      { type: 'string', pattern: '^"(token|failedauth)";q=[0-9]+;w=[0-9]+$' },
+      false,
+    ),
+    RateLimit: header('When a budget applies: the policy, the requests remaining r and the seconds t until the window ends.', { type: 'string', pattern: '^"(token|failedauth)";r=[0-9]+;t=[0-9]+$' }, false),
     // Absent when Node's HTTP parser refused the request (400), or the origin answered (documentation in origin mode).
     WWWAuthenticateOptional: header('When the Authorization header is malformed: error="invalid_request".', { type: 'string', pattern: '^Bearer realm=' }, false),
   };
@@ -144,6 +153,9 @@ export function envelope(body: JsonObject): JsonObject {
 /** The name of a lookup's 200 response: `Bank`, `BankList`, `CountryWithoutFlagList`. */
 export const foundResponseName = (route: Route): string => recordSchemaName(route) + (route.shape === 'list' ? 'List' : '');
 
+/** What a lookup's 200 and 304 carry. */
+const lookupHeaders = { ETag: 'ETag', 'Cache-Control': 'CacheControl', 'X-Data-Version': 'DataVersion', 'X-Request-Id': 'RequestId', 'RateLimit-Policy': 'RateLimitPolicy', RateLimit: 'RateLimit' };
+
 /** One 200 response per record schema and shape the route table uses. */
 function foundResponses(): JsonObject {
   const found = routes.map((route): [string, JsonObject] => {
@@ -152,7 +164,7 @@ function foundResponses(): JsonObject {
       foundResponseName(route),
       {
         description: route.shape === 'list' ? `Found: an array of ${recordLabels[route.record]} records.` : `Found: one ${recordLabels[route.record]} record.`,
-        headers: headerRefs({ ETag: 'ETag', 'Cache-Control': 'CacheControl', 'X-Data-Version': 'DataVersion', 'X-Request-Id': 'RequestId' }),
+        headers: headerRefs(lookupHeaders),
         content: { 'application/json': { schema: envelope(route.shape === 'list' ? { type: 'array', items: record } : record) } },
       },
     ];
@@ -170,11 +182,17 @@ function responses(): JsonObject {
     Unparsable: badRequest('Never for this endpoint itself'),
     NotModified: {
       description: 'The body named in If-None-Match is still current: no body.',
-      headers: headerRefs({ ETag: 'ETag', 'Cache-Control': 'CacheControl', 'X-Data-Version': 'DataVersion', 'X-Request-Id': 'RequestId' }),
+      headers: headerRefs(lookupHeaders),
     },
-    Unauthorized: failure('No token (the challenge carries no error), or a token that is not accepted: not an API key, a JWT with a bad signature, expired, not yet valid, of another issuer or audience (error="invalid_token").', {
+    Unauthorized: failure('No token (the challenge carries no error), or a token that is not accepted: not an API key, a JWT with a bad signature, expired, not yet valid, of another issuer or audience (error="invalid_token"). An invalid token counts against the address\'s budget (AUTH_FAILURE_LIMIT), shown in the "failedauth" RateLimit fields.', {
       'WWW-Authenticate': 'WWWAuthenticate',
+      'RateLimit-Policy': 'RateLimitPolicy',
+      RateLimit: 'RateLimit',
     }),
+    TooManyRequests: failure(
+      "A budget is spent: the token's requests (RATE_LIMIT, policy \"token\"), or the invalid tokens from this address (AUTH_FAILURE_LIMIT, policy \"failedauth\"; then no token is checked, except one accepted before). Retry after Retry-After seconds.",
+      { 'Retry-After': 'RetryAfterLimited', 'RateLimit-Policy': 'RateLimitPolicy', RateLimit: 'RateLimit' },
+    ),
     Forbidden: failure('The token lacks the scope this area requires (FINANCE_SCOPE, ADDRESS_SCOPE): error="insufficient_scope".', { 'WWW-Authenticate': 'WWWAuthenticate' }),
     MethodNotAllowed: failure('A method other than GET, HEAD and OPTIONS (CONNECT and unknown methods included): the service only reads.', { Allow: 'Allow' }),
     RequestTimeout: failure('The request was not completed in time (headers within 10 s, the whole request within 30 s).'),
@@ -200,83 +218,70 @@ const kindNotes: Record<ParamKind, string> = {
   year: '',
 };
 
+function querySchemaOf(kind: ParamKind): JsonObject {
+  switch (kind) {
+    case 'uuid':
+      return { type: 'string', format: 'uuid' };
+    case 'integer':
+      return { type: 'integer', minimum: 0 };
+    case 'boolean':
+      return { type: 'boolean' };
+    case 'year':
+      return { type: 'integer', minimum: 1000, maximum: 9999 };
+    case 'code':
+      return { type: 'string', minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9._-]+$' };
+    case 'domain':
+      return { type: 'string', minLength: 1, maxLength: 253 };
+    case 'name':
+      return { type: 'string', minLength: 1, maxLength: 200 };
+  }
+}
+
 /**
- * The component key of a parameter: its name, unless the name has several kinds in the route
- * table, where the ones other than the name's own kind get it added (`code`, `code-integer`).
+ * A lookup's query parameter, written in its operation rather than as a shared component: each
+ * operation gives its own example (openapiExamples.ts), and a $ref cannot carry one.
  */
-export function parameterKey(param: RouteParam): string {
-  const kinds = new Set(routes.flatMap((route) => route.params.filter((other) => other.name === param.name).map((other) => other.kind)));
-  return kinds.size > 1 && param.kind !== param.name ? `${param.name}-${param.kind}` : param.name;
+export function queryParameter(param: RouteParam, holidayYears: { first: number; last: number }): JsonObject {
+  const form = expectedForms[param.kind];
+  const window = param.kind === 'year' ? `This build holds ${holidayYears.first} to ${holidayYears.last}; another year answers 404.` : '';
+  const name = `The name matches in any letter case (\`${param.name.toLowerCase()}\`, \`${param.name.toUpperCase()}\` …); give it once.`;
+  const description = [`${form.charAt(0).toUpperCase()}${form.slice(1)}.`, kindNotes[param.kind], window, name].filter(Boolean).join(' ');
+  return { name: param.name, in: 'query', required: true, description, schema: querySchemaOf(param.kind) };
 }
 
-function parameters(holidayYears: { first: number; last: number }): JsonObject {
-  const all = new Map(routes.flatMap((route) => route.params.map((param) => [parameterKey(param), param] as const)));
-  const describe = (param: RouteParam): string => {
-    const form = expectedForms[param.kind];
-    const window = param.kind === 'year' ? `This build holds ${holidayYears.first} to ${holidayYears.last}; another year answers 404.` : '';
-    const name = `The name matches in any letter case (\`${param.name.toLowerCase()}\`, \`${param.name.toUpperCase()}\` …); give it once.`;
-    return [`${form.charAt(0).toUpperCase()}${form.slice(1)}.`, kindNotes[param.kind], window, name].filter(Boolean).join(' ');
+/** The request headers every operation reads (openapi.ts adds If-None-Match where answers carry an ETag). */
+function headerParameters(): JsonObject {
+  return {
+    IfNoneMatch: {
+      name: 'If-None-Match',
+      in: 'header',
+      required: false,
+      description: 'The ETag of an answer the client holds: `304 Not Modified`, without a body, while it is current.',
+      schema: { type: 'string', minLength: 1 },
+    },
+    XRequestId: {
+      name: 'X-Request-Id',
+      in: 'header',
+      required: false,
+      description: 'The client\'s id for this request (up to 128 of letters, digits and `._:/+=@-`): echoed in the answer\'s X-Request-Id and logged; a UUID also becomes the envelope\'s globalId.',
+      schema: { type: 'string', maxLength: 128, pattern: '^[A-Za-z0-9._:/+=@-]+$' },
+    },
+    Traceparent: {
+      name: 'traceparent',
+      in: 'header',
+      required: false,
+      description: 'W3C Trace Context: the trace this request belongs to; its trace and parent ids are logged with the request.',
+      schema: { type: 'string', pattern: '^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}' },
+    },
   };
-  const schemaOf = (kind: ParamKind): JsonObject => {
-    switch (kind) {
-      case 'uuid':
-        return { type: 'string', format: 'uuid' };
-      case 'integer':
-        return { type: 'integer', minimum: 0 };
-      case 'boolean':
-        return { type: 'boolean' };
-      case 'year':
-        return { type: 'integer', minimum: 1000, maximum: 9999 };
-      case 'code':
-        return { type: 'string', minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9._-]+$' };
-      case 'domain':
-        return { type: 'string', minLength: 1, maxLength: 253 };
-      case 'name':
-        return { type: 'string', minLength: 1, maxLength: 200 };
-    }
-  };
-  const queryParameters = [...all].map(([key, param]) => [key, { name: param.name, in: 'query', required: true, description: describe(param), schema: schemaOf(param.kind) }]);
-  return Object.fromEntries([
-    ...queryParameters,
-    [
-      'IfNoneMatch',
-      {
-        name: 'If-None-Match',
-        in: 'header',
-        required: false,
-        description: 'The ETag of an answer the client holds: `304 Not Modified`, without a body, while it is current.',
-        schema: { type: 'string', minLength: 1 },
-      },
-    ],
-    [
-      'XRequestId',
-      {
-        name: 'X-Request-Id',
-        in: 'header',
-        required: false,
-        description: 'The client\'s id for this request (up to 128 of letters, digits and `._:/+=@-`): echoed in the answer\'s X-Request-Id and logged; a UUID also becomes the envelope\'s globalId.',
-        schema: { type: 'string', maxLength: 128, pattern: '^[A-Za-z0-9._:/+=@-]+$' },
-      },
-    ],
-    [
-      'Traceparent',
-      {
-        name: 'traceparent',
-        in: 'header',
-        required: false,
-        description: 'W3C Trace Context: the trace this request belongs to; its trace and parent ids are logged with the request.',
-        schema: { type: 'string', pattern: '^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}' },
-      },
-    ],
-  ]);
 }
 
-export function components(holidayYears: { first: number; last: number }): JsonObject {
+export function components(): JsonObject {
   return {
     schemas: schemas(),
     headers: headers(),
     responses: responses(),
-    parameters: parameters(holidayYears),
+    parameters: headerParameters(),
     securitySchemes: {
       bearer: {
         type: 'http',

@@ -12,7 +12,7 @@ import { createLogger, type Logger } from './log.ts';
 import { checkListenable } from './http/server.ts';
 import { startMetricsServer } from './metrics.ts';
 import { startService } from './service.ts';
-import { supervise, type ListeningMessage } from './supervisor.ts';
+import { supervise, type ListeningMessage, type Supervision } from './supervisor.ts';
 
 const devTokenFile = '.dev-token';
 
@@ -43,7 +43,10 @@ async function developmentKeyFor(config: Config): Promise<string | undefined> {
 async function serve(config: Config, devKey: string | undefined, log: Logger): Promise<void> {
   const { running, build } = await startService(config, { extraKeys: devKey ? [devKey] : [], log });
   const { buildId, dataVersion } = build.current().manifest;
-  if (cluster.isWorker) process.send?.({ listening: running.url, buildId, dataVersion } satisfies ListeningMessage);
+  if (cluster.isWorker) {
+    process.send?.({ listening: running.url, buildId, dataVersion } satisfies ListeningMessage);
+    log.info({ event: 'worker-listening', buildId }, 'worker listening');
+  }
   else announce(running.url, buildId, dataVersion, devKey);
   process.on('SIGHUP', () => void build.reload('SIGHUP'));
   const stop = (signal: string): void => {
@@ -72,8 +75,11 @@ async function main(): Promise<void> {
     const log = createLogger(config.logLevel, { sync: true });
     // A port another process holds is a one-line refusal here, not every worker failing in turn.
     if (config.port !== 0) await checkListenable(config.port, config.host);
-    if (config.metrics) await startMetricsServer(config.metrics.port, config.metrics.host, 'cluster');
-    return supervise({ workers: config.workers, log, onFirstListening: (message) => announce(message.listening, message.buildId, message.dataVersion, devKey) });
+    // Listening before any fork: a metrics port in use stops the start before a worker exists.
+    let supervision: Supervision | undefined;
+    if (config.metrics) await startMetricsServer(config.metrics.port, config.metrics.host, () => supervision?.serving() ?? []);
+    supervision = supervise({ workers: config.workers, log, onFirstListening: (message) => announce(message.listening, message.buildId, message.dataVersion, devKey) });
+    return;
   }
   await serve(config, devKey, createLogger(config.logLevel));
 }

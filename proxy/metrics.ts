@@ -2,7 +2,9 @@
  * Prometheus metrics (prom-client): what operators watch. Each worker counts in prom-client's
  * global registry; /metrics is served on its own listener (METRICS_PORT, loopback by default, so
  * it needs no token and is reachable only from the host), by the primary with the counts of every
- * worker added up (AggregatorRegistry), or by the process itself without a cluster.
+ * serving worker added up (AggregatorRegistry.aggregate), or by the process itself without a
+ * cluster. The primary asks only the workers that listen: one still starting, or gone, is not
+ * waited for, so a scrape while a worker is replaced still answers.
  *
  *   refdata_requests_total{area,route,status}        answers, by operation (or service path) and status
  *   refdata_request_duration_seconds                 time to the last byte
@@ -17,7 +19,7 @@
  * observation); prom-client's counters read them when scraped (`collect`), so no label set is
  * validated or hashed per request.
  */
-import cluster from 'node:cluster';
+import cluster, { type Worker } from 'node:cluster';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AggregatorRegistry, Counter, Gauge, register } from 'prom-client';
@@ -89,9 +91,7 @@ function registerPlainHistogram(name: string, help: string, bounds: readonly num
 /** The metrics of this process, registered once in prom-client's global registry. */
 export function createMetrics(sources: { store: () => BodyStore; cache: BodyCache }): Metrics {
   register.clear();
-  // prom-client answers the primary's requests for a worker's counts only once an
-  // AggregatorRegistry exists in that worker: made here, for its listener.
-  if (cluster.isWorker) new AggregatorRegistry();
+  if (cluster.isWorker) answerScrapes();
   /** By status and path as sent: the labels it counts under, and how many answers so far. */
   const answered = new Map<string, { readonly labels: { area: string; route: string; status: string }; count: number }>();
   new Counter({
@@ -162,6 +162,63 @@ export function createMetrics(sources: { store: () => BodyStore; cache: BodyCach
   };
 }
 
+/** The primary asks a worker for its counts, and the worker answers with them (getMetricsAsJSON). */
+interface ScrapeRequest {
+  readonly metricsScrape: number;
+}
+interface ScrapeReply {
+  readonly metricsScraped: number;
+  readonly metrics: Awaited<ReturnType<typeof register.getMetricsAsJSON>>;
+}
+
+function isScrapeRequest(message: unknown): message is ScrapeRequest {
+  return typeof (message as Partial<ScrapeRequest> | null)?.metricsScrape === 'number';
+}
+
+function isScrapeReply(message: unknown): message is ScrapeReply {
+  return typeof (message as Partial<ScrapeReply> | null)?.metricsScraped === 'number' && Array.isArray((message as ScrapeReply).metrics);
+}
+
+/** In a worker: answers the primary's requests for this worker's counts. */
+function answerScrapes(): void {
+  process.on('message', (message: unknown) => {
+    if (!isScrapeRequest(message)) return;
+    void register.getMetricsAsJSON().then((metrics) => {
+      if (process.connected) process.send?.({ metricsScraped: message.metricsScrape, metrics } satisfies ScrapeReply);
+    });
+  });
+}
+
+/** How long the primary waits for a serving worker's counts before the scrape fails. */
+const scrapeTimeoutMs = 5_000;
+let scrapes = 0;
+
+/** In the primary: the counts of every worker that serves, added up; a worker that exits meanwhile is left out. */
+function scrapeWorkers(workers: readonly Worker[]): Promise<string> {
+  const id = ++scrapes;
+  const replies = workers.map(
+    (worker) =>
+      new Promise<ScrapeReply['metrics'] | undefined>((resolve, reject) => {
+        const timer = setTimeout(() => finish(() => reject(new Error(`worker ${worker.process.pid} did not answer within ${scrapeTimeoutMs / 1000} s`))), scrapeTimeoutMs);
+        const onMessage = (message: unknown): void => {
+          if (isScrapeReply(message) && message.metricsScraped === id) finish(() => resolve(message.metrics));
+        };
+        const onExit = (): void => finish(() => resolve(undefined));
+        const finish = (settle: () => void): void => {
+          clearTimeout(timer);
+          worker.off('message', onMessage);
+          worker.off('exit', onExit);
+          settle();
+        };
+        worker.on('message', onMessage);
+        worker.once('exit', onExit);
+        if (worker.isConnected()) worker.send({ metricsScrape: id } satisfies ScrapeRequest);
+        else finish(() => resolve(undefined));
+      }),
+  );
+  return Promise.all(replies).then((all) => AggregatorRegistry.aggregate(all.filter((metrics) => metrics !== undefined)).metrics());
+}
+
 export interface RunningMetricsServer {
   readonly url: string;
   close(): Promise<void>;
@@ -169,18 +226,17 @@ export interface RunningMetricsServer {
 
 /**
  * GET /metrics in Prometheus' text format on its own listener: this process's counts, or, in a
- * cluster's primary, every worker's added up. Anything else is 404.
+ * cluster's primary, those of the workers `serving` lists, added up. Anything else is 404.
  */
-export function startMetricsServer(port: number, host: string, scope: 'process' | 'cluster'): Promise<RunningMetricsServer> {
-  const aggregator = scope === 'cluster' ? new AggregatorRegistry() : undefined;
+export function startMetricsServer(port: number, host: string, serving?: () => readonly Worker[]): Promise<RunningMetricsServer> {
   const server = http.createServer((request, response) => {
     if (request.url !== '/metrics' || (request.method !== 'GET' && request.method !== 'HEAD')) {
       response.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' }).end('GET /metrics\n');
       return;
     }
-    const text = aggregator ? aggregator.clusterMetrics() : register.metrics();
+    const text = serving ? scrapeWorkers(serving()) : register.metrics();
     text.then(
-      (body) => response.writeHead(200, { 'Content-Type': (aggregator ?? register).contentType, 'Cache-Control': 'no-store' }).end(request.method === 'HEAD' ? undefined : body),
+      (body) => response.writeHead(200, { 'Content-Type': register.contentType, 'Cache-Control': 'no-store' }).end(request.method === 'HEAD' ? undefined : body),
       (error: Error) => response.writeHead(503, { 'Content-Type': 'text/plain; charset=utf-8' }).end(`metrics unavailable: ${error.message}\n`),
     );
   });

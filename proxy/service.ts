@@ -76,7 +76,7 @@ export async function startService(config: Config, { extraKeys = [], log, now, o
     config.host,
   );
   // In a cluster the primary serves the workers' metrics added up (main.ts); alone, this process does.
-  const metricsServer = config.metrics && !cluster.isWorker ? await startMetricsServer(config.metrics.port, config.metrics.host, 'process') : undefined;
+  const metricsServer = config.metrics && !cluster.isWorker ? await startMetricsServer(config.metrics.port, config.metrics.host) : undefined;
   return {
     running,
     build,

@@ -66,7 +66,13 @@ export interface SupervisorOptions {
   readonly policy?: RestartPolicy;
 }
 
-export function supervise({ workers, log, onFirstListening, policy = restartPolicy }: SupervisorOptions): void {
+/** What the primary can ask of its cluster once it runs. */
+export interface Supervision {
+  /** The workers that listen now: started, announced, not exited. */
+  serving(): readonly Worker[];
+}
+
+export function supervise({ workers, log, onFirstListening, policy = restartPolicy }: SupervisorOptions): Supervision {
   const budget = new RestartBudget(policy);
   const serving = new Set<Worker>();
   const pendingStarts = new Set<NodeJS.Timeout>();
@@ -87,8 +93,9 @@ export function supervise({ workers, log, onFirstListening, policy = restartPoli
     log.info({ event: 'worker-started', pid: worker.process.pid });
     worker.on('message', (message: unknown) => {
       if (isShareMessage(message)) {
-        // One worker's rate-limit counts, for every other worker that serves (rateLimits.ts).
-        for (const other of serving) if (other !== worker && other.isConnected()) other.send(message);
+        // One worker's rate-limit counts, for every other worker (rateLimits.ts), those still
+        // starting included: each listens for them before it listens for requests.
+        for (const other of living()) if (other !== worker && other.isConnected()) other.send(message);
         return;
       }
       if (!isListeningMessage(message)) return;
@@ -140,4 +147,5 @@ export function supervise({ workers, log, onFirstListening, policy = restartPoli
   });
   process.once('SIGTERM', () => stopAll('SIGTERM'));
   process.once('SIGINT', () => stopAll('SIGTERM'));
+  return { serving: () => [...serving] };
 }

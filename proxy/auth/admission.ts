@@ -64,9 +64,8 @@ export function createAdmission(authenticate: Authenticate, limits: Config['limi
     },
     admit(principal) {
       if (perToken === undefined) return undefined;
-      return perToken.consume(principal.subject).then((standing) => {
-        if (!standing.allowed) throw tokenBudgetSpent(standing, perToken.budget);
-        return standing.headers;
+      return perToken.admit(principal.subject, (standing) => {
+        throw tokenBudgetSpent(standing, perToken.budget);
       });
     },
     absorb({ rateLimitShare: { policy, counts } }) {

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningService } from '../../proxy/service.ts';
-import { buildFixture, startTestService, testKey } from '../support/service.ts';
+import { buildFixture, fixtureRecords, pick, startTestService, testKey } from '../support/service.ts';
 import { reportMissing } from '../support/tools.ts';
 
 const chromiumBinary = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((candidate) => existsSync(candidate));
@@ -117,6 +117,24 @@ describe.skipIf(!chromiumBinary)('in Chromium', () => {
       await page.waitForSelector('.opblock-summary-path');
       expect(await page.locator('.opblock-summary-path').count()).toBeGreaterThan(40);
       expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('/docs "Try it out" is prefilled with the build\'s examples: TR for alpha2code, Türkiye\'s id for a country id', async () => {
+    const turkey = pick(await fixtureRecords('country'), 'alpha2Code', 'TR');
+    const page = await browser.newPage();
+    try {
+      await page.goto(`${service.running.url}/docs`);
+      const prefilled = async (operationId: string, parameter: string): Promise<string> => {
+        const operation = page.locator(`[id$="-${operationId}"]`);
+        await operation.locator('.opblock-summary').click();
+        await operation.locator('.try-out__btn').click();
+        return operation.locator(`tr[data-param-name="${parameter}"] input`).inputValue();
+      };
+      expect(await prefilled('country-getbyalpha2code', 'alpha2code')).toBe('TR');
+      expect(await prefilled('stateprovince-getbycountryid', 'countryid')).toBe(turkey.id);
     } finally {
       await page.close();
     }

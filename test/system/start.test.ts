@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { BlockList, type AddressInfo } from 'node:net';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
@@ -151,6 +151,7 @@ describe('configuration', () => {
       origin: undefined,
       workers: availableParallelism(),
       bodyCacheBytes: 64 * 1024 * 1024,
+      limits: { perToken: undefined, authFailures: { points: 100, seconds: 60 }, trustedProxies: undefined },
       logLevel: 'info',
       production: false,
     });
@@ -177,6 +178,9 @@ describe('configuration', () => {
         ORIGIN_CACHE_DIR: '/var/cache/refdata',
         WORKERS: '4',
         BODY_CACHE_MB: '128',
+        RATE_LIMIT: '600/1m',
+        AUTH_FAILURE_LIMIT: '50/30',
+        TRUSTED_PROXIES: '10.0.0.0/8, 2001:db8::1',
         LOG_LEVEL: 'warn',
         NODE_ENV: 'production',
       }),
@@ -202,9 +206,11 @@ describe('configuration', () => {
       origin: { url: new URL('http://10.0.0.5:8081/dist/'), header: ['X-Origin-Secret', 's3cr3t value'], cacheDir: '/var/cache/refdata' },
       workers: 4,
       bodyCacheBytes: 128 * 1024 * 1024,
+      limits: { perToken: { points: 600, seconds: 60 }, authFailures: { points: 50, seconds: 30 }, trustedProxies: expect.any(BlockList) },
       logLevel: 'warn',
       production: true,
     });
+    expect(loadConfig({ TRUSTED_PROXIES: '10.0.0.0/8, 2001:db8::1' }).limits.trustedProxies?.rules).toEqual(['Subnet: IPv6 2001:db8::1/128', 'Subnet: IPv4 10.0.0.0/8']);
     expect(loadConfig({ PORT: '', API_KEYS: '' }).port).toBe(8080);
   });
 

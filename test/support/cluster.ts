@@ -1,0 +1,53 @@
+/** The service as `npm start` runs it with WORKERS > 1: a primary and its workers, in a child process. */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import path from 'node:path';
+import { freePort } from '../bench/servers.ts';
+import { repoRoot } from './service.ts';
+
+export interface RunningCluster {
+  readonly url: string;
+  /** Everything the processes wrote so far, stdout and stderr. */
+  output(): string;
+  /** Resolves once what the processes wrote satisfies `condition` (checked as output arrives). */
+  waitFor(condition: (output: string) => boolean): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Starts proxy/main.ts with these settings on a free port; resolves once it says it listens. */
+export async function startCluster(settings: NodeJS.ProcessEnv): Promise<RunningCluster> {
+  const port = await freePort();
+  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'proxy/main.ts')], {
+    cwd: repoRoot,
+    env: { ...process.env, LOG_LEVEL: 'warn', ...settings, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: 'pipe',
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async (): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await exited;
+  };
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', () => output.includes('listening on') && resolve());
+    child.once('exit', (code) => reject(new Error(`exited with ${code}:\n${output}`)));
+  }).catch(async (error: unknown) => {
+    await stop();
+    throw error;
+  });
+  const waitFor = (condition: (text: string) => boolean): Promise<void> =>
+    new Promise((resolve, reject) => {
+      if (condition(output)) return resolve();
+      const check = (): void => {
+        if (!condition(output)) return;
+        child.stdout.off('data', check);
+        child.stderr.off('data', check);
+        resolve();
+      };
+      child.stdout.on('data', check);
+      child.stderr.on('data', check);
+      child.once('exit', (code) => reject(new Error(`exited with ${code} while waiting:\n${output}`)));
+    });
+  return { url: `http://127.0.0.1:${port}`, output: () => output, waitFor, stop };
+}

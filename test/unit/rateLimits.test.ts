@@ -1,0 +1,98 @@
+/**
+ * rateLimits.ts: a budget counted per key in fixed windows, shown in the IETF RateLimit fields, and
+ * shared between workers by the counts each sends the others (here, two limiters wired directly).
+ */
+import { describe, expect, it } from 'vitest';
+import { SharedLimiter, isShareMessage, type ShareMessage } from '../../proxy/rateLimits.ts';
+
+describe('one limiter', () => {
+  it('allows the budget, then refuses, with the policy, the remaining count and the reset in the RateLimit fields', async () => {
+    const limiter = new SharedLimiter('token', { points: 3, seconds: 60 }, undefined);
+    const standings = [];
+    for (let count = 0; count < 5; count++) standings.push(await limiter.consume('client-a'));
+    expect(standings.map((standing) => standing.allowed)).toEqual([true, true, true, false, false]);
+    expect(standings.map((standing) => standing.remaining)).toEqual([2, 1, 0, 0, 0]);
+    expect(standings[0]?.headers['RateLimit-Policy']).toBe('"token";q=3;w=60');
+    expect(standings[0]?.headers.RateLimit).toMatch(/^"token";r=2;t=(60|59)$/);
+    expect(standings[4]?.resetSeconds).toBeGreaterThanOrEqual(1);
+    expect(standings[4]?.resetSeconds).toBeLessThanOrEqual(60);
+  });
+
+  it('counts each key apart, and peek counts nothing', async () => {
+    const limiter = new SharedLimiter('failedauth', { points: 2, seconds: 60 }, undefined);
+    await limiter.consume('a');
+    await limiter.consume('a');
+    expect((await limiter.peek('a')).allowed).toBe(false);
+    expect((await limiter.peek('b')).allowed).toBe(true);
+    expect((await limiter.peek('b')).remaining).toBe(2);
+    expect((await limiter.consume('b')).remaining).toBe(1);
+  });
+});
+
+describe('limiters of two workers', () => {
+  /** Two limiters of one budget, each one's counts delivered to the other, as the primary relays them. */
+  function pair(points: number): { a: SharedLimiter; b: SharedLimiter; sent: ShareMessage[] } {
+    const sent: ShareMessage[] = [];
+    const budget = { points, seconds: 60 };
+    const limiters: SharedLimiter[] = [];
+    const relay = (from: number) => (message: ShareMessage) => {
+      sent.push(message);
+      limiters[1 - from]?.absorb(message.rateLimitShare.counts);
+    };
+    limiters.push(new SharedLimiter('token', budget, relay(0)), new SharedLimiter('token', budget, relay(1)));
+    const [a, b] = limiters as [SharedLimiter, SharedLimiter];
+    return { a, b, sent };
+  }
+
+  it('share one budget: what one worker allowed, the other counts before its next answer', async () => {
+    const { a, b } = pair(4);
+    const answers = [];
+    for (const worker of [a, b, a, b, a, b]) answers.push((await worker.consume('shared-key')).allowed);
+    expect(answers).toEqual([true, true, true, true, false, false]);
+    expect((await a.peek('shared-key')).remaining).toBe(0);
+    expect((await b.peek('shared-key')).remaining).toBe(0);
+  });
+
+  it('tells the other at once, up to 100 messages a second, then in batches', async () => {
+    const { a, b, sent } = pair(1000);
+    await a.consume('k1');
+    // Sent before the answer could be written.
+    expect(sent).toHaveLength(1);
+    // 150 more in one turn of the event loop: 99 messages at once, then the rest in a batch when it is due.
+    await Promise.all(Array.from({ length: 150 }, (_, index) => a.consume(index % 2 === 0 ? 'k1' : 'k2')));
+    expect(sent).toHaveLength(100);
+    await new Promise<void>((resolve) => {
+      const check = setInterval(() => {
+        const delivered = sent.flatMap((message) => message.rateLimitShare.counts).reduce((sum, [, points]) => sum + points, 0);
+        if (delivered === 151) resolve(clearInterval(check));
+      }, 1);
+    });
+    expect(sent).toHaveLength(101);
+    // The batch holds requests 100 to 150: 26 of k2 (the first of them), 25 of k1.
+    expect(sent[100]?.rateLimitShare.counts).toEqual([
+      ['k2', 26],
+      ['k1', 25],
+    ]);
+    expect((await b.peek('k1')).remaining).toBe(1000 - 76);
+    expect((await b.peek('k2')).remaining).toBe(1000 - 75);
+  });
+
+  it('ignores counts that are not positive whole numbers', async () => {
+    const limiter = new SharedLimiter('token', { points: 5, seconds: 60 }, undefined);
+    limiter.absorb([
+      ['k', -3],
+      ['k', 1.5],
+      ['k', Number.NaN],
+    ]);
+    expect((await limiter.peek('k')).remaining).toBe(5);
+  });
+});
+
+describe('the share message', () => {
+  it('is recognised by its shape only', () => {
+    expect(isShareMessage({ rateLimitShare: { policy: 'token', counts: [] } })).toBe(true);
+    expect(isShareMessage({ rateLimitShare: { policy: 'other', counts: [] } })).toBe(false);
+    expect(isShareMessage({ listening: 'http://x' })).toBe(false);
+    expect(isShareMessage(null)).toBe(false);
+  });
+});
