@@ -3,6 +3,7 @@
  *
  *   npm run bench -- [--smoke] [--rounds 3] [--duration 10] [--concurrency 8,64] [--samples 4000]
  *     [--warmup 3] [--workers 2] [--threads 2] [--seed 1] [--data data] [--dist DIR] [--out FILE] [--keep]
+ *     [--only local-apikey,local-apikey-ratelimit]
  *
  * Builds a copy of data/ into a temporary dist (the build figures), then serves that build with
  * nginx (the files as they are, no auth: the ceiling) and with proxies in local and origin mode, and
@@ -47,6 +48,14 @@ function positive(name: string, text: string): number {
   return value;
 }
 
+/** --only's list, checked: nginx added first, in the table's order. */
+function chosenConfigurations(list: string): ConfigurationId[] {
+  const named = new Set(list.split(',').map((id) => id.trim()).filter((id) => id !== ''));
+  const unknown = [...named].filter((id) => !(configurationIds as readonly string[]).includes(id));
+  if (unknown.length > 0) throw new UsageError(`--only takes configurations among ${configurationIds.join(', ')} (got ${unknown.join(', ')})`);
+  return configurationIds.filter((id) => id === 'nginx' || named.has(id));
+}
+
 interface Options {
   readonly smoke: boolean;
   readonly rounds: number;
@@ -61,6 +70,8 @@ interface Options {
   readonly dist: string | undefined;
   readonly out: string;
   readonly keep: boolean;
+  /** The configurations to run; nginx always runs, as the ceiling every ratio is taken against. */
+  readonly only: readonly ConfigurationId[];
 }
 
 function readOptions(): Options {
@@ -79,6 +90,7 @@ function readOptions(): Options {
       dist: { type: 'string' },
       out: { type: 'string' },
       keep: { type: 'boolean', default: false },
+      only: { type: 'string' },
     },
   });
   // --smoke: a few seconds in all, to show that the bench works (CI); any option given still wins.
@@ -101,6 +113,7 @@ function readOptions(): Options {
     dist: values.dist === undefined ? undefined : path.resolve(values.dist),
     out: path.resolve(values.out ?? path.join(repoRoot, 'bench-results', `${stamp}.json`)),
     keep: values.keep,
+    only: values.only === undefined ? configurationIds : chosenConfigurations(values.only),
   };
 }
 
@@ -265,7 +278,7 @@ async function main(): Promise<void> {
     const floorTargets = path.join(workDir, 'floor.targets');
     await writeFile(floorTargets, `${[...new Set(mix.lookups.map((lookup) => `${lookup.proxyPath}\t${lookup.file}`))].join('\n')}\n`);
     const configurations: Configuration[] = [];
-    for (const id of configurationIds) {
+    for (const id of options.only) {
       // One at a time, so that each start-up is timed on an otherwise idle machine.
       const server =
         id === 'nginx'
@@ -352,7 +365,7 @@ async function main(): Promise<void> {
       git: git ?? 'not a git checkout',
       options,
       urlMix: { ...mix, lookups: undefined, sample: mix.lookups.slice(0, 20).map((lookup) => ({ nginx: lookup.nginxPath, proxy: lookup.proxyPath })) },
-      configurations: Object.fromEntries(configurationIds.map((id) => [id, configurationLabels[id]])),
+      configurations: Object.fromEntries(options.only.map((id) => [id, configurationLabels[id]])),
       notes: {
         cold: 'emulated: the proxy runs with BODY_CACHE_MB=1, so nearly every body is fetched from nginx',
         logInfo: 'LOG_LEVEL=info measured in the first round only; request log written to /dev/null',
