@@ -33,6 +33,12 @@ export function isShareMessage(message: unknown): message is ShareMessage {
 /** Where a worker's counts go: process.send in a cluster worker, nowhere in a lone process. */
 export type Share = (message: ShareMessage) => void;
 
+/** The IETF fields of a standing, always in this shape (one hidden class for every response's headers). */
+export interface RateLimitFields {
+  readonly 'RateLimit-Policy': string;
+  readonly RateLimit: string;
+}
+
 /** The state of a key's budget after a request. */
 export interface Standing {
   readonly allowed: boolean;
@@ -41,7 +47,7 @@ export interface Standing {
   /** Whole seconds until the window ends (at least 1 while it is running). */
   readonly resetSeconds: number;
   /** The RateLimit and RateLimit-Policy fields of this standing. */
-  readonly headers: Readonly<Record<string, string>>;
+  readonly headers: RateLimitFields;
 }
 
 /**
@@ -84,7 +90,7 @@ export class SharedLimiter {
    * consume() for every request of a token, in one step fewer: the RateLimit fields when allowed;
    * when not, whatever `refuse` throws with the standing.
    */
-  admit(key: string, refuse: (standing: Standing) => never): Promise<Readonly<Record<string, string>>> {
+  admit(key: string, refuse: (standing: Standing) => never): Promise<RateLimitFields> {
     this.#note(key, 1);
     return this.#limiter.consume(key, 1).then(
       (result) => this.#fields(result),
@@ -114,7 +120,7 @@ export class SharedLimiter {
     return { allowed, remaining, resetSeconds, headers: this.#fields(result) };
   }
 
-  #fields(result: RateLimiterRes): Readonly<Record<string, string>> {
+  #fields(result: RateLimiterRes): RateLimitFields {
     const remaining = Math.max(0, this.budget.points - result.consumedPoints);
     return { 'RateLimit-Policy': this.#policyField, RateLimit: `"${this.policy}";r=${remaining};t=${Math.max(1, Math.ceil(result.msBeforeNext / 1000))}` };
   }

@@ -13,7 +13,7 @@ import type { BlockList } from 'node:net';
 import { ServiceError } from '../../contract/errors.ts';
 import type { Config } from '../config.ts';
 import { addressBucketOf, clientAddressOf } from '../http/clientAddress.ts';
-import { addressBlocked, SharedLimiter, tokenBudgetSpent, type Share, type ShareMessage, type Standing } from '../rateLimits.ts';
+import { addressBlocked, SharedLimiter, tokenBudgetSpent, type RateLimitFields, type Share, type ShareMessage, type Standing } from '../rateLimits.ts';
 import type { Authenticate } from './authenticate.ts';
 import type { Principal } from './principal.ts';
 
@@ -27,7 +27,7 @@ export interface Admission {
    * Counts a request against the principal's budget: nothing to add when there is no budget (no
    * promise either), the RateLimit fields to send, or a 429 ServiceError.
    */
-  admit(principal: Principal): undefined | Promise<Readonly<Record<string, string>>>;
+  admit(principal: Principal): undefined | Promise<RateLimitFields>;
   /** Counts another worker counted (relayed by the primary). */
   absorb(message: ShareMessage): void;
 }
@@ -41,6 +41,9 @@ export function createAdmission(authenticate: Authenticate, limits: Config['limi
   const perToken = limits.perToken && new SharedLimiter('token', limits.perToken, share);
   const failures = limits.authFailures && new SharedLimiter('failedauth', limits.authFailures, share);
   const trusted: BlockList | undefined = limits.trustedProxies;
+  const refuseToken = (standing: Standing): never => {
+    throw tokenBudgetSpent(standing, (perToken as SharedLimiter).budget);
+  };
 
   const checkCounted = (failed: SharedLimiter, authorization: string | undefined, address: string): Promise<Principal> =>
     failed.peek(address).then((standing) => {
@@ -64,9 +67,7 @@ export function createAdmission(authenticate: Authenticate, limits: Config['limi
     },
     admit(principal) {
       if (perToken === undefined) return undefined;
-      return perToken.admit(principal.subject, (standing) => {
-        throw tokenBudgetSpent(standing, perToken.budget);
-      });
+      return perToken.admit(principal.subject, refuseToken);
     },
     absorb({ rateLimitShare: { policy, counts } }) {
       (policy === 'token' ? perToken : failures)?.absorb(counts);

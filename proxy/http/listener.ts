@@ -16,6 +16,7 @@ import type { Logger } from '../log.ts';
 import { noMetrics, type Metrics } from '../metrics.ts';
 import { chooseEncoding, corsHeaders, matchesIfNoneMatch, noCorsHeaders, preflightHeaders, type CorsPolicy } from '../negotiation.ts';
 import type { Lookup } from '../manifestIndex.ts';
+import type { RateLimitFields } from '../rateLimits.ts';
 import type { BodyStore } from '../store.ts';
 import { methodNotAllowed, refuseMalformed, watchExchange } from './edge.ts';
 import { sendFailure } from './failure.ts';
@@ -110,21 +111,26 @@ function answerLookup(
   cors: Readonly<Record<string, string>>,
   store: BodyStore,
   { file, entry }: Lookup,
-  limits: Readonly<Record<string, string>> | undefined,
+  limits: RateLimitFields | undefined,
   { lookupVary }: ListenerState,
   deps: ServerDependencies,
 ): void | Promise<void> {
     const method = request.method ?? 'GET';
-    // Built in one literal (this is every lookup's path); the CORS headers added only when there are any.
-    const headers: http.OutgoingHttpHeaders = {
-      ETag: entry.etag,
-      'Cache-Control': cacheControl,
-      'X-Data-Version': store.manifest.dataVersion,
-      Vary: lookupVary,
-      'X-Request-Id': requestId,
-    };
+    // Built in one literal (this is every lookup's path), one shape with a budget and one without;
+    // the CORS headers added only when there are any.
+    const headers: http.OutgoingHttpHeaders =
+      limits === undefined
+        ? { ETag: entry.etag, 'Cache-Control': cacheControl, 'X-Data-Version': store.manifest.dataVersion, Vary: lookupVary, 'X-Request-Id': requestId }
+        : {
+            ETag: entry.etag,
+            'Cache-Control': cacheControl,
+            'X-Data-Version': store.manifest.dataVersion,
+            Vary: lookupVary,
+            'X-Request-Id': requestId,
+            'RateLimit-Policy': limits['RateLimit-Policy'],
+            RateLimit: limits.RateLimit,
+          };
     if (cors !== noCorsHeaders) Object.assign(headers, cors);
-    if (limits !== undefined) Object.assign(headers, limits);
     if (matchesIfNoneMatch(request.headers['if-none-match'], entry.etag)) return sendNotModified(response, headers);
     const encoding = method === 'GET' ? chooseEncoding(request.headers['accept-encoding']) : 'identity';
     const cached = store.cached(entry);
