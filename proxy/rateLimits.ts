@@ -63,6 +63,8 @@ export class SharedLimiter {
   readonly #limiter: RateLimiterMemory;
   readonly #policyField: string;
   readonly #pending = new Map<string, number>();
+  /** Each key's standing as the library last gave it, counted along since (admit). */
+  readonly #known = new Map<string, { remaining: number; endsAt: number }>();
   #flushScheduled = false;
   /** Messages that may still go out at once in the second that began at #creditSince. */
   #credit = 0;
@@ -87,13 +89,33 @@ export class SharedLimiter {
   }
 
   /**
-   * consume() for every request of a token, in one step fewer: the RateLimit fields when allowed;
-   * when not, whatever `refuse` throws with the standing.
+   * consume() for every request of a token: the RateLimit fields when allowed; when not, whatever
+   * `refuse` throws with the standing.
+   *
+   * Far from the limit the answer is synchronous. The library counts inside consume() at once and
+   * only hands its result over through a promise; this limiter keeps each key's standing from the
+   * library's last answer and counts along with it (each request here, each count absorbed from the
+   * other workers), so while more than one request is left in the window it answers from that
+   * standing and the response never waits for a microtask. Near the limit, at a new window, or for
+   * a key not seen, it waits for the library's own answer, which also sets the standing again.
    */
-  admit(key: string, refuse: (standing: Standing) => never): Promise<RateLimitFields> {
+  admit(key: string, refuse: (standing: Standing) => never): RateLimitFields | Promise<RateLimitFields> {
     this.#note(key, 1);
-    return this.#limiter.consume(key, 1).then(
-      (result) => this.#fields(result),
+    const counted = this.#limiter.consume(key, 1);
+    const known = this.#known.get(key);
+    const now = Date.now();
+    if (known !== undefined && known.remaining > 1 && known.endsAt > now) {
+      known.remaining--;
+      // Refused only if the counts drifted apart (they do not); the next answer near the limit is the library's.
+      counted.catch(ignore);
+      return { 'RateLimit-Policy': this.#policyField, RateLimit: `"${this.policy}";r=${known.remaining};t=${Math.max(1, Math.ceil((known.endsAt - now) / 1000))}` };
+    }
+    return counted.then(
+      (result) => {
+        if (this.#known.size >= knownKeysLimit) this.#known.clear();
+        this.#known.set(key, { remaining: Math.max(0, this.budget.points - result.consumedPoints), endsAt: now + result.msBeforeNext });
+        return this.#fields(result);
+      },
       (result: unknown) => refuse(this.#standing(false, refusal(result))),
     );
   }
@@ -106,7 +128,10 @@ export class SharedLimiter {
   /** What the other workers counted, added to this worker's counters. */
   absorb(counts: readonly (readonly [string, number])[]): void {
     for (const [key, points] of counts) {
-      if (typeof key === 'string' && Number.isSafeInteger(points) && points > 0) void this.#limiter.penalty(key, points);
+      if (typeof key !== 'string' || !Number.isSafeInteger(points) || points <= 0) continue;
+      void this.#limiter.penalty(key, points);
+      const known = this.#known.get(key);
+      if (known !== undefined) known.remaining = Math.max(0, known.remaining - points);
     }
   }
 
@@ -151,6 +176,11 @@ export class SharedLimiter {
     this.share?.({ rateLimitShare: { policy: this.policy, counts } });
   }
 }
+
+/** Standings kept at most: past it they are dropped, and each key's next answer is the library's again. */
+const knownKeysLimit = 100_000;
+
+const ignore = (): void => {};
 
 /** The library rejects with the key's state when the budget is spent; anything else is a fault. */
 function refusal(result: unknown): RateLimiterRes {
