@@ -3,7 +3,7 @@
  * shared between workers by the counts each sends the others (here, two limiters wired directly).
  */
 import { describe, expect, it } from 'vitest';
-import { SharedLimiter, isShareMessage, type ShareMessage } from '../../proxy/rateLimits.ts';
+import { SharedLimiter, isShareMessage, type RateLimitFields, type ShareMessage } from '../../proxy/rateLimits.ts';
 
 describe('one limiter', () => {
   it('allows the budget, then refuses, with the policy, the remaining count and the reset in the RateLimit fields', async () => {
@@ -26,6 +26,40 @@ describe('one limiter', () => {
     expect((await limiter.peek('b')).allowed).toBe(true);
     expect((await limiter.peek('b')).remaining).toBe(2);
     expect((await limiter.consume('b')).remaining).toBe(1);
+  });
+});
+
+describe('admitting a token', () => {
+  const refuse = (): never => {
+    throw new Error('refused');
+  };
+
+  it('answers at once while the budget is far from spent, with the same fields as the library gives, and waits for the library near the limit', async () => {
+    const limiter = new SharedLimiter('token', { points: 5, seconds: 60 }, undefined);
+    const waited: boolean[] = [];
+    const fields: RateLimitFields[] = [];
+    for (let count = 0; count < 5; count++) {
+      const answer = limiter.admit('k', refuse);
+      waited.push(answer instanceof Promise);
+      fields.push(await answer);
+    }
+    // A new key waits for the library; then at once while more than one request is left; the last waits again.
+    expect(waited).toEqual([true, false, false, false, true]);
+    expect(fields.map((field) => field.RateLimit.replace(/;t=\d+$/, ''))).toEqual(['"token";r=4', '"token";r=3', '"token";r=2', '"token";r=1', '"token";r=0']);
+    expect(fields[1]?.['RateLimit-Policy']).toBe('"token";q=5;w=60');
+    await expect(limiter.admit('k', refuse)).rejects.toThrow('refused');
+  });
+
+  it('counts what other workers counted into the standing it answers from', async () => {
+    const limiter = new SharedLimiter('token', { points: 10, seconds: 60 }, undefined);
+    await limiter.admit('k', refuse);
+    limiter.absorb([['k', 7]]);
+    // 2 left: still at once; then 1 left, so the library answers, and then refuses.
+    const next = limiter.admit('k', refuse);
+    expect(next).not.toBeInstanceOf(Promise);
+    expect((next as { RateLimit: string }).RateLimit).toMatch(/^"token";r=1;/);
+    await expect(Promise.resolve(limiter.admit('k', refuse))).resolves.toMatchObject({ RateLimit: expect.stringMatching(/^"token";r=0;/) });
+    await expect(Promise.resolve().then(() => limiter.admit('k', refuse))).rejects.toThrow('refused');
   });
 });
 
@@ -53,25 +87,25 @@ describe('limiters of two workers', () => {
     expect((await b.peek('shared-key')).remaining).toBe(0);
   });
 
-  it('tells the other at once, up to 100 messages a second, then in batches', async () => {
+  it('tells the other at once, up to 20 messages a second, then in batches', async () => {
     const { a, b, sent } = pair(1000);
     await a.consume('k1');
     // Sent before the answer could be written.
     expect(sent).toHaveLength(1);
-    // 150 more in one turn of the event loop: 99 messages at once, then the rest in a batch when it is due.
+    // 150 more in one turn of the event loop: 19 messages at once, then the rest in a batch when it is due.
     await Promise.all(Array.from({ length: 150 }, (_, index) => a.consume(index % 2 === 0 ? 'k1' : 'k2')));
-    expect(sent).toHaveLength(100);
+    expect(sent).toHaveLength(20);
     await new Promise<void>((resolve) => {
       const check = setInterval(() => {
         const delivered = sent.flatMap((message) => message.rateLimitShare.counts).reduce((sum, [, points]) => sum + points, 0);
         if (delivered === 151) resolve(clearInterval(check));
       }, 1);
     });
-    expect(sent).toHaveLength(101);
-    // The batch holds requests 100 to 150: 26 of k2 (the first of them), 25 of k1.
-    expect(sent[100]?.rateLimitShare.counts).toEqual([
-      ['k2', 26],
-      ['k1', 25],
+    expect(sent).toHaveLength(21);
+    // The batch holds the busy requests from the 20th (index 19, a k2) on: 66 of k2, 65 of k1.
+    expect(sent[20]?.rateLimitShare.counts).toEqual([
+      ['k2', 66],
+      ['k1', 65],
     ]);
     expect((await b.peek('k1')).remaining).toBe(1000 - 76);
     expect((await b.peek('k2')).remaining).toBe(1000 - 75);
