@@ -57,6 +57,12 @@ export interface ClientTimeouts {
 }
 
 /** Slow clients are cut off: headers within 10 s, a whole request within 30 s (checked every second). */
-export const clientTimeouts = { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000, checkEveryMs: 1_000, lingerMs: 5_000 } as const satisfies ClientTimeouts;
+export const clientTimeouts = {
+  headersMs: 10_000,
+  requestMs: 30_000,
+  keepAliveMs: 5_000,
+  checkEveryMs: 1_000,
+  lingerMs: 5_000,
+} as const satisfies ClientTimeouts;
 /** In-flight requests get this long to finish on SIGTERM before their connections are closed. */
 export const shutdownGraceMs = 10_000;

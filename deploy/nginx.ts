@@ -71,7 +71,7 @@ function checkListen(listen: string, anywhere: boolean): void {
 
 /** A value nginx reads as one plain token: no quotes, spaces, `;`, braces or `$` variables. */
 function checkToken(name: string, value: string): void {
-  if (!/^[A-Za-z0-9_./@:+\[\]-]+$/.test(value)) throw new RenderError(`${name} ${JSON.stringify(value)}: use letters, digits and _ . / @ : + - [ ] only`);
+  if (!/^[A-Za-z0-9_./@:+[\]-]+$/.test(value)) throw new RenderError(`${name} ${JSON.stringify(value)}: use letters, digits and _ . / @ : + - [ ] only`);
 }
 
 /** `$http_x_origin_secret` for `X-Origin-Secret`, as nginx names request header variables. */
@@ -99,7 +99,7 @@ export function renderSecretMap(originHeader: string | undefined): string {
   const value = originHeader.slice(colon + 1).trim();
   if (colon < 1 || !/^[A-Za-z0-9-]+$/.test(name)) throw new RenderError('ORIGIN_HEADER must look like "X-Origin-Secret: <secret>", as the proxies get it');
   if (!apiKeyPattern.test(value) || value.length < 32) {
-    throw new RenderError('ORIGIN_HEADER\'s secret must be at least 32 characters of A-Z a-z 0-9 - . _ ~ + / (e.g. openssl rand -hex 32)');
+    throw new RenderError("ORIGIN_HEADER's secret must be at least 32 characters of A-Z a-z 0-9 - . _ ~ + / (e.g. openssl rand -hex 32)");
   }
   const pattern = value.replace(/[.+]/g, (character) => `\\${character}`);
   return [
@@ -200,10 +200,7 @@ async function main(args: readonly string[]): Promise<void> {
     process.stdout.write(usage);
     return;
   }
-  const missing = [
-    ...(values.out ? [] : ['--out DIR (where nginx.conf is written)']),
-    ...(values.root ? [] : ['--root PATH (the dist link nginx serves)']),
-  ];
+  const missing = [...(values.out ? [] : ['--out DIR (where nginx.conf is written)']), ...(values.root ? [] : ['--root PATH (the dist link nginx serves)'])];
   if (!values.out || !values.root) throw new UsageError(`missing ${missing.join(' and ')}`);
   const originHeader = process.env.ORIGIN_HEADER || undefined;
   if (originHeader === undefined && !values['no-secret']) {

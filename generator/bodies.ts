@@ -41,8 +41,7 @@ export function indexData(dataset: Dataset, settings: BuildSettings, routes: rea
   const ambiguous: Manifest['ambiguous'] = [];
   const projections = new Map<string, Map<DataRecord, string>>();
 
-  const fieldValue = (type: RecordType, record: DataRecord, field: string): unknown =>
-    field in record ? record[field] : derived[type]?.[field]?.(record);
+  const fieldValue = (type: RecordType, record: DataRecord, field: string): unknown => (field in record ? record[field] : derived[type]?.[field]?.(record));
 
   /** The record as validate.ts named it: file, position and id. */
   const whereIs = (type: RecordType, record: DataRecord): string => dataset.where.get(record) ?? `${type} ${record.id}`;
@@ -59,10 +58,19 @@ export function indexData(dataset: Dataset, settings: BuildSettings, routes: rea
   const project = (type: RecordType, record: DataRecord, omit: readonly string[]): string => {
     const cacheKey = `${type}:${omit.join(',')}`;
     let cache = projections.get(cacheKey);
-    if (!cache) projections.set(cacheKey, (cache = new Map()));
+    if (!cache) {
+      cache = new Map();
+      projections.set(cacheKey, cache);
+    }
     let json = cache.get(record);
     if (json === undefined) {
-      json = JSON.stringify(Object.fromEntries(shownFields(type, omit).filter((field) => field in record).map((field) => [field, record[field]])));
+      json = JSON.stringify(
+        Object.fromEntries(
+          shownFields(type, omit)
+            .filter((field) => field in record)
+            .map((field) => [field, record[field]]),
+        ),
+      );
       cache.set(record, json);
     }
     return json;

@@ -57,7 +57,12 @@ export async function buildCodeFiles(root = repoRoot): Promise<string[]> {
 /** The fingerprint of the build's code: its files' names and contents. */
 export async function buildCodeFingerprint(root = repoRoot): Promise<string> {
   const hash = createHash('sha256');
-  for (const file of await buildCodeFiles(root)) hash.update(file).update('\0').update(await readFile(path.join(root, file))).update('\0');
+  for (const file of await buildCodeFiles(root))
+    hash
+      .update(file)
+      .update('\0')
+      .update(await readFile(path.join(root, file)))
+      .update('\0');
   return hash.digest('hex').slice(0, 16);
 }
 
@@ -78,24 +83,36 @@ async function currentManifest(distDir: string, manifestFileName: string): Promi
 
 export async function buildDist({ dataDir, distDir, force = false }: BuildOptions): Promise<BuildSummary> {
   const inputs = await readInputs(dataDir);
-  const inputsVersion = createHash('sha256').update(inputs.dataVersion).update(await buildCodeFingerprint()).digest('hex').slice(0, 16);
+  const inputsVersion = createHash('sha256')
+    .update(inputs.dataVersion)
+    .update(await buildCodeFingerprint())
+    .digest('hex')
+    .slice(0, 16);
   const summary = await readSummary(distDir);
   if (summary && summary.inputsVersion === inputsVersion && !force) {
     const { buildId, dataVersion, counts, ambiguous, files, bytes } = summary;
     return { buildDir: await realpath(distDir), files, bytes, buildId, dataVersion, counts, ambiguous, upToDate: true };
   }
   // Loaded only for a real build, so that a no-op rebuild starts quickly.
-  const [{ manifestFileName }, { parseInputs }, { routes }, { buildPublicFiles }, { countRecords, indexData }, { buildOpenApiDocument }, { validateData, validateSettings }, { writeDist }] =
-    await Promise.all([
-      import('../contract/manifest.ts'),
-      import('./load.ts'),
-      import('../contract/routes.ts'),
-      import('./docs.ts'),
-      import('./bodies.ts'),
-      import('./openapi.ts'),
-      import('./validate.ts'),
-      import('./write.ts'),
-    ]);
+  const [
+    { manifestFileName },
+    { parseInputs },
+    { routes },
+    { buildPublicFiles },
+    { countRecords, indexData },
+    { buildOpenApiDocument },
+    { validateData, validateSettings },
+    { writeDist },
+  ] = await Promise.all([
+    import('../contract/manifest.ts'),
+    import('./load.ts'),
+    import('../contract/routes.ts'),
+    import('./docs.ts'),
+    import('./bodies.ts'),
+    import('./openapi.ts'),
+    import('./validate.ts'),
+    import('./write.ts'),
+  ]);
   const current = await currentManifest(distDir, manifestFileName);
   const loaded = parseInputs(inputs);
   const settings = validateSettings(loaded.settings);
@@ -127,7 +144,10 @@ async function main(): Promise<void> {
   const distDir = values.dist;
   if (values['if-missing']) {
     const { manifestFileName } = await import('../contract/manifest.ts');
-    const present = await access(path.join(distDir, manifestFileName)).then(() => true, () => false);
+    const present = await access(path.join(distDir, manifestFileName)).then(
+      () => true,
+      () => false,
+    );
     if (present) return;
     console.log(`${distDir}/ has no build yet: building it from ${values.data}/`);
   }
@@ -135,7 +155,9 @@ async function main(): Promise<void> {
   const summary = await buildDist({ dataDir: values.data, distDir, force: values.force });
   const seconds = ((performance.now() - started) / 1000).toFixed(2);
   if (summary.upToDate) {
-    console.log(`${distDir}/ is up to date: build ${summary.buildId} has the same data (${summary.dataVersion}) and generator; nothing written in ${seconds} s (--force rebuilds)`);
+    console.log(
+      `${distDir}/ is up to date: build ${summary.buildId} has the same data (${summary.dataVersion}) and generator; nothing written in ${seconds} s (--force rebuilds)`,
+    );
     return;
   }
   const records = Object.entries(summary.counts)

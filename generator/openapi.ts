@@ -80,7 +80,8 @@ function descriptionOf(route: Route, { holidayYears }: OperationContext): string
     const parent = recordLabels[route.parent.record];
     lines.push(`A ${parent} that exists but has none answers \`[]\`; an unknown ${parent} answers 404.`);
   }
-  if (route.params.some((param) => param.kind === 'year')) lines.push(`Years ${holidayYears.first} to ${holidayYears.last} exist; another year answers 404 naming the window.`);
+  if (route.params.some((param) => param.kind === 'year'))
+    lines.push(`Years ${holidayYears.first} to ${holidayYears.last} exist; another year answers 404 naming the window.`);
   if (route.params.some((param) => param.kind === 'name') && route.shape === 'single') {
     lines.push("When several records fold to one name, a record's own name wins over another record's alternative name, then the first in data order.");
   }
@@ -126,7 +127,17 @@ function lookupOperation(route: Route, context: OperationContext): JsonObject {
       400: ref('responses', route.params.length > 0 ? 'BadParameter' : 'BadAuthorization'),
       ...responsesFor([401, 'Unauthorized'], [403, 'Forbidden']),
       404: notFoundOf(route, context),
-      ...responsesFor([405, 'MethodNotAllowed'], [408, 'RequestTimeout'], [417, 'ExpectationFailed'], [429, 'TooManyRequests'], [431, 'HeadersTooLarge'], [502, 'BadGateway'], [503, 'Unavailable'], [504, 'GatewayTimeout'], [505, 'VersionNotSupported']),
+      ...responsesFor(
+        [405, 'MethodNotAllowed'],
+        [408, 'RequestTimeout'],
+        [417, 'ExpectationFailed'],
+        [429, 'TooManyRequests'],
+        [431, 'HeadersTooLarge'],
+        [502, 'BadGateway'],
+        [503, 'Unavailable'],
+        [504, 'GatewayTimeout'],
+        [505, 'VersionNotSupported'],
+      ),
     },
   };
 }
@@ -150,7 +161,11 @@ function serviceOperation(operationId: string, summary: string, description: str
     responses: {
       200: {
         description: 'OK.',
-        headers: headerRefs({ 'Cache-Control': 'CacheControlNoStore', 'X-Request-Id': 'RequestId', ...(secured ? { 'RateLimit-Policy': 'RateLimitPolicy', RateLimit: 'RateLimit' } : {}) }),
+        headers: headerRefs({
+          'Cache-Control': 'CacheControlNoStore',
+          'X-Request-Id': 'RequestId',
+          ...(secured ? { 'RateLimit-Policy': 'RateLimitPolicy', RateLimit: 'RateLimit' } : {}),
+        }),
         content: { 'application/json': { schema: envelope(ref('schemas', body)) } },
       },
       400: ref('responses', secured ? 'BadAuthorization' : 'Unparsable'),
@@ -179,10 +194,22 @@ function publicFileOperation(operationId: string, summary: string, description: 
         headers: headerRefs({ ETag: 'PublicETag', 'Cache-Control': 'CacheControlPublic', 'X-Request-Id': 'RequestId' }),
         content: { [mediaType]: { schema: mediaType === 'application/json' ? { type: 'object' } : { type: 'string' } } },
       },
-      304: { description: 'Unchanged: no body.', headers: headerRefs({ ETag: 'PublicETag', 'Cache-Control': 'CacheControlPublic', 'X-Request-Id': 'RequestId' }) },
+      304: {
+        description: 'Unchanged: no body.',
+        headers: headerRefs({ ETag: 'PublicETag', 'Cache-Control': 'CacheControlPublic', 'X-Request-Id': 'RequestId' }),
+      },
       400: ref('responses', 'Unparsable'),
       404: failure('The build being served has no documentation (built before it existed).'),
-      ...responsesFor([405, 'MethodNotAllowed'], [408, 'RequestTimeout'], [417, 'ExpectationFailed'], [431, 'HeadersTooLarge'], [502, 'BadGateway'], [503, 'Unavailable'], [504, 'GatewayTimeout'], [505, 'VersionNotSupported']),
+      ...responsesFor(
+        [405, 'MethodNotAllowed'],
+        [408, 'RequestTimeout'],
+        [417, 'ExpectationFailed'],
+        [431, 'HeadersTooLarge'],
+        [502, 'BadGateway'],
+        [503, 'Unavailable'],
+        [504, 'GatewayTimeout'],
+        [505, 'VersionNotSupported'],
+      ),
     },
   };
 }
@@ -197,22 +224,71 @@ export function buildOpenApiDocument({ holidayYears, dataset, currentYear }: Ope
     if (!tags.has(resource)) tags.set(resource, `${recordLabels[route.record]} records (${areaOf(route)})${route.extension ? ', an extension' : ''}`);
   }
   paths['/'] = {
-    get: serviceOperation('service-index', 'Where to start', 'The service, the build it serves, and where the documentation and the probes are. No token needed.', 'Index', false),
+    get: serviceOperation(
+      'service-index',
+      'Where to start',
+      'The service, the build it serves, and where the documentation and the probes are. No token needed.',
+      'Index',
+      false,
+    ),
   };
   paths['/meta'] = {
-    get: serviceOperation('service-meta', 'The build being served: id, time, data version, record counts, holiday years', 'What an authenticated client is talking to: compare `dataVersion` with the X-Data-Version of answers.', 'BuildInfo', true),
+    get: serviceOperation(
+      'service-meta',
+      'The build being served: id, time, data version, record counts, holiday years',
+      'What an authenticated client is talking to: compare `dataVersion` with the X-Data-Version of answers.',
+      'BuildInfo',
+      true,
+    ),
   };
-  paths['/healthz'] = { get: serviceOperation('service-healthz', 'Liveness: the process answers', 'For orchestrators: 200 while the process runs. No token needed.', 'Liveness', false) };
-  paths['/readyz'] = { get: serviceOperation('service-readyz', 'Readiness: a build is loaded', 'For load balancers: 200 once a build is loaded, with its id. No token needed.', 'Readiness', false) };
-  paths['/openapi.json'] = { get: publicFileOperation('service-openapi', 'This document', 'The OpenAPI 3.1 document of this build, for client generators. No token needed.', 'application/json') };
+  paths['/healthz'] = {
+    get: serviceOperation(
+      'service-healthz',
+      'Liveness: the process answers',
+      'For orchestrators: 200 while the process runs. No token needed.',
+      'Liveness',
+      false,
+    ),
+  };
+  paths['/readyz'] = {
+    get: serviceOperation(
+      'service-readyz',
+      'Readiness: a build is loaded',
+      'For load balancers: 200 once a build is loaded, with its id. No token needed.',
+      'Readiness',
+      false,
+    ),
+  };
+  paths['/openapi.json'] = {
+    get: publicFileOperation(
+      'service-openapi',
+      'This document',
+      'The OpenAPI 3.1 document of this build, for client generators. No token needed.',
+      'application/json',
+    ),
+  };
   paths['/docs'] = {
-    get: publicFileOperation('service-docs', 'This documentation as a page (Swagger UI); its assets are under /docs/', 'The documentation page, served with the build. No token needed.', 'text/html'),
+    get: publicFileOperation(
+      'service-docs',
+      'This documentation as a page (Swagger UI); its assets are under /docs/',
+      'The documentation page, served with the build. No token needed.',
+      'text/html',
+    ),
   };
   return {
     openapi: '3.1.1',
-    info: { title: 'Reference data API', version: packageJson.version, description, contact: { name: 'The operators of this service' }, license: { name: 'The code MIT; the data under its sources\' licences (see the description)', identifier: licenceExpression } },
+    info: {
+      title: 'Reference data API',
+      version: packageJson.version,
+      description,
+      contact: { name: 'The operators of this service' },
+      license: { name: "The code MIT; the data under its sources' licences (see the description)", identifier: licenceExpression },
+    },
     servers: [{ url: '/', description: 'The service that serves this document.' }],
-    tags: [...[...tags].map(([name, text]) => ({ name, description: text.charAt(0).toUpperCase() + text.slice(1) })), { name: 'service', description: 'Probes, build information and this documentation.' }],
+    tags: [
+      ...[...tags].map(([name, text]) => ({ name, description: text.charAt(0).toUpperCase() + text.slice(1) })),
+      { name: 'service', description: 'Probes, build information and this documentation.' },
+    ],
     security: [{ bearer: [] }],
     paths,
     components: components(),

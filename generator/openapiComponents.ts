@@ -41,7 +41,12 @@ function recordSchema(type: RecordType, omit: readonly string[]): JsonObject {
     .filter(([field]) => shown(field))
     .map(([field, property]) => [field, JSON.stringify(property) === idJson ? ref('schemas', 'Id') : property]);
   const without = omit.length > 0 ? ` (without ${omit.join(', ')})` : '';
-  return { ...json, description: `A ${recordLabels[type]} record${without}.`, properties: Object.fromEntries(properties), required: json.required.filter(shown) };
+  return {
+    ...json,
+    description: `A ${recordLabels[type]} record${without}.`,
+    properties: Object.fromEntries(properties),
+    required: json.required.filter(shown),
+  };
 }
 
 const uuid = { type: 'string', format: 'uuid' };
@@ -61,7 +66,11 @@ function schemas(): JsonObject {
       type: 'object',
       required: ['globalId', 'isSuccess', 'message'],
       additionalProperties: false,
-      properties: { globalId: { ...uuid, description: 'Differs in every response; equals X-Request-Id.' }, isSuccess: { const: true }, message: { type: 'null' } },
+      properties: {
+        globalId: { ...uuid, description: 'Differs in every response; equals X-Request-Id.' },
+        isSuccess: { const: true },
+        message: { type: 'null' },
+      },
     },
     FailureEnvelope: {
       type: 'object',
@@ -102,11 +111,20 @@ function headers(): JsonObject {
     ETag: header('A strong validator of the body: send it in If-None-Match to get 304 while it is unchanged.', jsonSchemaOf(manifestEntrySchema.shape.etag)),
     CacheControl: header('Lookups are token-gated: no shared cache may keep them; a client may reuse one for a minute.', { const: cacheControl }),
     CacheControlPublic: header(`\`${publicCacheControl}\`: anyone may cache the documentation for five minutes.`, { const: publicCacheControl }, false),
-    PublicETag: header('A strong validator of the file: send it in If-None-Match to get 304 while it is unchanged.', jsonSchemaOf(manifestEntrySchema.shape.etag)),
+    PublicETag: header(
+      'A strong validator of the file: send it in If-None-Match to get 304 while it is unchanged.',
+      jsonSchemaOf(manifestEntrySchema.shape.etag),
+    ),
     CacheControlNoStore: header('Failures and service endpoints are never cached.', { const: noStore }),
     DataVersion: header('A hash of the data the answer was built from: it changes with every data import.', { type: 'string', minLength: 1 }),
-    RequestId: header('The X-Request-Id the client sent (a UUID one is also the globalId), or else header.globalId of the envelope: quote it when reporting a problem.', { type: 'string', minLength: 1, maxLength: 128 }),
-    WWWAuthenticate: header(`The RFC 6750 challenge: Bearer realm="${realm}", with error and error_description when a token was given.`, { type: 'string', pattern: '^Bearer realm=' }),
+    RequestId: header(
+      'The X-Request-Id the client sent (a UUID one is also the globalId), or else header.globalId of the envelope: quote it when reporting a problem.',
+      { type: 'string', minLength: 1, maxLength: 128 },
+    ),
+    WWWAuthenticate: header(`The RFC 6750 challenge: Bearer realm="${realm}", with error and error_description when a token was given.`, {
+      type: 'string',
+      pattern: '^Bearer realm=',
+    }),
     Allow: header('The methods the service answers.', { const: allowedMethods }),
     RetryAfter: header('Seconds to wait before retrying, when the cause is expected to pass.', { type: 'string', pattern: '^[0-9]+$' }, false),
     RetryAfterLimited: header('Seconds until the spent budget has room again.', { type: 'string', pattern: '^[1-9][0-9]*$' }),
@@ -116,9 +134,17 @@ function headers(): JsonObject {
       { type: 'string', pattern: '^"(token|failedauth)";q=[0-9]+;w=[0-9]+$' },
       false,
     ),
-    RateLimit: header('When a budget applies: the policy, the requests remaining r and the seconds t until the window ends.', { type: 'string', pattern: '^"(token|failedauth)";r=[0-9]+;t=[0-9]+$' }, false),
+    RateLimit: header(
+      'When a budget applies: the policy, the requests remaining r and the seconds t until the window ends.',
+      { type: 'string', pattern: '^"(token|failedauth)";r=[0-9]+;t=[0-9]+$' },
+      false,
+    ),
     // Absent when Node's HTTP parser refused the request (400), or the origin answered (documentation in origin mode).
-    WWWAuthenticateOptional: header('When the Authorization header is malformed: error="invalid_request".', { type: 'string', pattern: '^Bearer realm=' }, false),
+    WWWAuthenticateOptional: header(
+      'When the Authorization header is malformed: error="invalid_request".',
+      { type: 'string', pattern: '^Bearer realm=' },
+      false,
+    ),
   };
 }
 
@@ -154,7 +180,14 @@ export function envelope(body: JsonObject): JsonObject {
 export const foundResponseName = (route: Route): string => recordSchemaName(route) + (route.shape === 'list' ? 'List' : '');
 
 /** What a lookup's 200 and 304 carry. */
-const lookupHeaders = { ETag: 'ETag', 'Cache-Control': 'CacheControl', 'X-Data-Version': 'DataVersion', 'X-Request-Id': 'RequestId', 'RateLimit-Policy': 'RateLimitPolicy', RateLimit: 'RateLimit' };
+const lookupHeaders = {
+  ETag: 'ETag',
+  'Cache-Control': 'CacheControl',
+  'X-Data-Version': 'DataVersion',
+  'X-Request-Id': 'RequestId',
+  'RateLimit-Policy': 'RateLimitPolicy',
+  RateLimit: 'RateLimit',
+};
 
 /** One 200 response per record schema and shape the route table uses. */
 function foundResponses(): JsonObject {
@@ -184,25 +217,33 @@ function responses(): JsonObject {
       description: 'The body named in If-None-Match is still current: no body.',
       headers: headerRefs(lookupHeaders),
     },
-    Unauthorized: failure('No token (the challenge carries no error), or a token that is not accepted: not an API key, a JWT with a bad signature, expired, not yet valid, of another issuer or audience (error="invalid_token"). An invalid token counts against the address\'s budget (AUTH_FAILURE_LIMIT), shown in the "failedauth" RateLimit fields.', {
-      'WWW-Authenticate': 'WWWAuthenticate',
-      'RateLimit-Policy': 'RateLimitPolicy',
-      RateLimit: 'RateLimit',
-    }),
+    Unauthorized: failure(
+      'No token (the challenge carries no error), or a token that is not accepted: not an API key, a JWT with a bad signature, expired, not yet valid, of another issuer or audience (error="invalid_token"). An invalid token counts against the address\'s budget (AUTH_FAILURE_LIMIT), shown in the "failedauth" RateLimit fields.',
+      {
+        'WWW-Authenticate': 'WWWAuthenticate',
+        'RateLimit-Policy': 'RateLimitPolicy',
+        RateLimit: 'RateLimit',
+      },
+    ),
     TooManyRequests: failure(
-      "A budget is spent: the token's requests (RATE_LIMIT, policy \"token\"), or the invalid tokens from this address (AUTH_FAILURE_LIMIT, policy \"failedauth\"; then no token is checked, except one accepted before). Retry after Retry-After seconds.",
+      'A budget is spent: the token\'s requests (RATE_LIMIT, policy "token"), or the invalid tokens from this address (AUTH_FAILURE_LIMIT, policy "failedauth"; then no token is checked, except one accepted before). Retry after Retry-After seconds.',
       { 'Retry-After': 'RetryAfterLimited', 'RateLimit-Policy': 'RateLimitPolicy', RateLimit: 'RateLimit' },
     ),
-    Forbidden: failure('The token lacks the scope this area requires (FINANCE_SCOPE, ADDRESS_SCOPE): error="insufficient_scope".', { 'WWW-Authenticate': 'WWWAuthenticate' }),
+    Forbidden: failure('The token lacks the scope this area requires (FINANCE_SCOPE, ADDRESS_SCOPE): error="insufficient_scope".', {
+      'WWW-Authenticate': 'WWWAuthenticate',
+    }),
     MethodNotAllowed: failure('A method other than GET, HEAD and OPTIONS (CONNECT and unknown methods included): the service only reads.', { Allow: 'Allow' }),
     RequestTimeout: failure('The request was not completed in time (headers within 10 s, the whole request within 30 s).'),
     ExpectationFailed: failure('An Expect header other than 100-continue (which is honoured).'),
     HeadersTooLarge: failure('The request line and headers are over 16 KiB.'),
     VersionNotSupported: failure('An HTTP major version other than 1 on the request line (HTTP/2.0, the HTTP/2 preface): send HTTP/1.1.'),
     BadGateway: failure('Origin mode only: the data origin is unreachable or answered wrongly.'),
-    Unavailable: failure("Tokens cannot be verified because the identity provider's key set is unreachable (fail closed), the origin is switching builds, or a body file the build lists could not be read.", {
-      'Retry-After': 'RetryAfter',
-    }),
+    Unavailable: failure(
+      "Tokens cannot be verified because the identity provider's key set is unreachable (fail closed), the origin is switching builds, or a body file the build lists could not be read.",
+      {
+        'Retry-After': 'RetryAfter',
+      },
+    ),
     GatewayTimeout: failure('Origin mode only: the data origin did not answer in time.'),
   };
 }
@@ -263,7 +304,8 @@ function headerParameters(): JsonObject {
       name: 'X-Request-Id',
       in: 'header',
       required: false,
-      description: 'The client\'s id for this request (up to 128 of letters, digits and `._:/+=@-`): echoed in the answer\'s X-Request-Id and logged; a UUID also becomes the envelope\'s globalId.',
+      description:
+        "The client's id for this request (up to 128 of letters, digits and `._:/+=@-`): echoed in the answer's X-Request-Id and logged; a UUID also becomes the envelope's globalId.",
       schema: { type: 'string', maxLength: 128, pattern: '^[A-Za-z0-9._:/+=@-]+$' },
     },
     Traceparent: {
@@ -286,7 +328,8 @@ export function components(): JsonObject {
       bearer: {
         type: 'http',
         scheme: 'bearer',
-        description: 'API keys or JWTs (HS*, RS*, PS*, ES*, EdDSA; verified against a shared secret, a public key or an identity provider\'s key set), sent as `Authorization: Bearer <token>`.',
+        description:
+          "API keys or JWTs (HS*, RS*, PS*, ES*, EdDSA; verified against a shared secret, a public key or an identity provider's key set), sent as `Authorization: Bearer <token>`.",
       },
     },
   };

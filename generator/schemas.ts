@@ -13,9 +13,7 @@ import type { RecordType } from '../contract/routes.ts';
 const id = z.uuid({ message: 'must be a UUID' }).regex(/^[0-9a-f-]+$/, 'must be a lower-case UUID');
 const text = z.string().trim().min(1, 'must not be empty');
 /** `2024-04-10 00:00:00 GMT+03:00`: local midnight with the UTC offset in force that day. */
-const localDateTime = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} GMT[+-]\d{2}:\d{2}$/, 'must look like 2024-04-10 00:00:00 GMT+03:00');
+const localDateTime = z.string().regex(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} GMT[+-]\d{2}:\d{2}$/, 'must look like 2024-04-10 00:00:00 GMT+03:00');
 
 export const bankSchema = z.strictObject({
   id,

@@ -105,7 +105,11 @@ export function validateData(files: readonly RecordFile[]): Dataset {
     // lookups read the record's own fields; the derived fields of index.ts serve name and list lookups.
     for (const { params, route, within } of uniqueLookups(type)) {
       const seen = new Map<string, string>();
-      const answers = !route ? '' : within ? ` (values of ${route.path} must differ within one ${within.field})` : ` (${route.path} answers one record per value)`;
+      const answers = !route
+        ? ''
+        : within
+          ? ` (values of ${route.path} must differ within one ${within.field})`
+          : ` (${route.path} answers one record per value)`;
       for (const { record, where } of records) {
         const values = params.map((param) => record[param.field]);
         if (values.some((value) => value === undefined)) continue;

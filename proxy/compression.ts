@@ -244,7 +244,9 @@ export function encodeResponse(head: string, body: Buffer, tail: string, etag: s
   );
   if (!(deflated instanceof Promise)) return encoded(stitchGzip(headBytes, body, tailBytes, deflated), 'gzip');
   return deflated.then(async (fetched) =>
-    fetched ? encoded(stitchGzip(headBytes, body, tailBytes, fetched), 'gzip') : encoded([await gzipAsync(Buffer.concat([headBytes, body, tailBytes]))], 'gzip'),
+    fetched
+      ? encoded(stitchGzip(headBytes, body, tailBytes, fetched), 'gzip')
+      : encoded([await gzipAsync(Buffer.concat([headBytes, body, tailBytes]))], 'gzip'),
   );
 }
 

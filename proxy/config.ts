@@ -20,9 +20,14 @@ export const apiKeyPattern = /^[A-Za-z0-9\-._~+/]{16,}=*$/;
 
 const apiKeys = z
   .string()
-  .transform((text) => text.split(',').map((key) => key.trim()).filter((key) => key.length > 0))
+  .transform((text) =>
+    text
+      .split(',')
+      .map((key) => key.trim())
+      .filter((key) => key.length > 0),
+  )
   .refine((keys) => keys.every((key) => key.length >= 16), 'must hold keys of at least 16 characters each, separated by commas')
-  .refine((keys) => keys.every((key) => apiKeyPattern.test(key)), "must hold keys of letters, digits and - . _ ~ + / only");
+  .refine((keys) => keys.every((key) => apiKeyPattern.test(key)), 'must hold keys of letters, digits and - . _ ~ + / only');
 
 const nonEmpty = z.string().trim().min(1, 'must not be empty');
 
@@ -43,13 +48,24 @@ const budget = z
     const [, points = '', window = '', unit = ''] = /^(\d+)\/(\d+)([smh]?)$/i.exec(text) ?? [];
     return { points: Number(points), seconds: Number(window) * (windowUnits[unit.toLowerCase()] ?? 1) };
   })
-  .refine((value) => value === undefined || (value.points >= 1 && value.seconds >= 1 && value.seconds <= 86_400), 'must allow at least 1 request in a window of 1 s to 24 h');
+  .refine(
+    (value) => value === undefined || (value.points >= 1 && value.seconds >= 1 && value.seconds <= 86_400),
+    'must allow at least 1 request in a window of 1 s to 24 h',
+  );
 
 /** Addresses and CIDR blocks of the proxies in front (`10.0.0.0/8, ::1`): their X-Forwarded-For is believed. */
 const addressList = z
   .string()
-  .transform((text) => text.split(',').map((item) => item.trim()).filter((item) => item.length > 0))
-  .refine((items) => items.every((item) => parseAddressBlock(item) !== undefined), 'must be IP addresses or CIDR blocks separated by commas, e.g. 10.0.0.0/8, 192.168.1.10, ::1');
+  .transform((text) =>
+    text
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item.length > 0),
+  )
+  .refine(
+    (items) => items.every((item) => parseAddressBlock(item) !== undefined),
+    'must be IP addresses or CIDR blocks separated by commas, e.g. 10.0.0.0/8, 192.168.1.10, ::1',
+  );
 
 /** `10.0.0.0/8` or `::1` as a BlockList entry; undefined when it is neither. */
 function parseAddressBlock(text: string): { address: string; prefix: number; family: 'ipv4' | 'ipv6' } | undefined {
@@ -74,7 +90,12 @@ function trustedProxyList(items: readonly string[]): BlockList {
 
 /** Failed token checks allowed per client address by default: far more than a client with a stale token makes, far too few to guess one. */
 export const defaultAuthFailureLimit = '100/60';
-const commaList = z.string().transform((text) => text.split(',').map((item) => item.trim()).filter((item) => item.length > 0));
+const commaList = z.string().transform((text) =>
+  text
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0),
+);
 
 /** 24 hours: the longest default access-token lifetime among common identity providers (Auth0). */
 export const defaultJwtMaxLifetimeSeconds = 86_400;
@@ -90,10 +111,7 @@ const environmentSchema = z.object({
   DIST_DIR: nonEmpty.default('dist'),
   API_KEYS: apiKeys.optional(),
   API_KEYS_FILE: nonEmpty.optional(),
-  JWT_SECRET: z
-    .string()
-    .min(32, 'must be at least 32 characters (256 bits) for HS256, per RFC 7518 §3.2')
-    .optional(),
+  JWT_SECRET: z.string().min(32, 'must be at least 32 characters (256 bits) for HS256, per RFC 7518 §3.2').optional(),
   JWT_PUBLIC_KEY: nonEmpty.optional(),
   JWKS_URL: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL of a JSON Web Key Set' }).optional(),
   JWT_ISSUER: nonEmpty.optional(),
@@ -231,7 +249,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
   const jwtSource = settings.JWT_SECRET ?? settings.JWT_PUBLIC_KEY ?? settings.JWKS_URL;
   const problems: string[] = [];
   if (settings.JWT_PUBLIC_KEY && settings.JWKS_URL) {
-    problems.push('JWT_PUBLIC_KEY and JWKS_URL are both set: set one (a key file, or the identity provider\'s key set)');
+    problems.push("JWT_PUBLIC_KEY and JWKS_URL are both set: set one (a key file, or the identity provider's key set)");
   }
   for (const name of ['JWT_ISSUER', 'JWT_AUDIENCE'] as const) {
     if (settings[name] !== undefined && jwtSource === undefined) {

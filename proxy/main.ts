@@ -46,8 +46,7 @@ async function serve(config: Config, devKey: string | undefined, log: Logger): P
   if (cluster.isWorker) {
     process.send?.({ listening: running.url, buildId, dataVersion } satisfies ListeningMessage);
     log.info({ event: 'worker-listening', buildId }, 'worker listening');
-  }
-  else announce(running.url, buildId, dataVersion, devKey);
+  } else announce(running.url, buildId, dataVersion, devKey);
   process.on('SIGHUP', () => void build.reload('SIGHUP'));
   const stop = (signal: string): void => {
     log.info({ event: 'stopping', signal }, 'finishing open requests, then stopping');
@@ -78,7 +77,11 @@ async function main(): Promise<void> {
     // Listening before any fork: a metrics port in use stops the start before a worker exists.
     let supervision: Supervision | undefined;
     if (config.metrics) await startMetricsServer(config.metrics.port, config.metrics.host, () => supervision?.serving() ?? []);
-    supervision = supervise({ workers: config.workers, log, onFirstListening: (message) => announce(message.listening, message.buildId, message.dataVersion, devKey) });
+    supervision = supervise({
+      workers: config.workers,
+      log,
+      onFirstListening: (message) => announce(message.listening, message.buildId, message.dataVersion, devKey),
+    });
     return;
   }
   await serve(config, devKey, createLogger(config.logLevel));

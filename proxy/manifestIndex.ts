@@ -150,7 +150,10 @@ function addLookup(index: Map<string, Map<string, Lookup>>, file: string, entry:
   const routePath = `/${file.slice(0, routeEnd)}`;
   const key = fourthSlash === -1 ? '' : file.slice(fourthSlash + 1, -'.json'.length);
   let byKey = index.get(routePath);
-  if (!byKey) index.set(routePath, (byKey = new Map()));
+  if (!byKey) {
+    byKey = new Map();
+    index.set(routePath, byKey);
+  }
   byKey.set(key, { file, entry });
 }
 

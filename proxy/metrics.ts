@@ -71,7 +71,11 @@ function registerPlainHistogram(name: string, help: string, bounds: readonly num
         cumulative += counts[index] ?? 0;
         return { labels: { le: bound }, value: cumulative, metricName: `${name}_bucket` };
       });
-      values.push({ labels: { le: '+Inf' }, value: total, metricName: `${name}_bucket` }, { labels: {}, value: sum, metricName: `${name}_sum` }, { labels: {}, value: total, metricName: `${name}_count` });
+      values.push(
+        { labels: { le: '+Inf' }, value: total, metricName: `${name}_bucket` },
+        { labels: {}, value: sum, metricName: `${name}_sum` },
+        { labels: {}, value: total, metricName: `${name}_count` },
+      );
       return { name, help, type: 'histogram', values, aggregator: 'sum' };
     },
   };
@@ -103,7 +107,11 @@ export function createMetrics(sources: { store: () => BodyStore; cache: BodyCach
       for (const { labels, count } of answered.values()) this.inc(labels, count);
     },
   });
-  const observeDuration = registerPlainHistogram('refdata_request_duration_seconds', 'Time from a request\'s arrival to its last byte.', [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1]);
+  const observeDuration = registerPlainHistogram(
+    'refdata_request_duration_seconds',
+    "Time from a request's arrival to its last byte.",
+    [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+  );
   const authFailures = new Counter({ name: 'refdata_auth_failures_total', help: 'Tokens refused, by reason (the failure code).', labelNames: ['reason'] });
   const lookups = { hit: 0, miss: 0 };
   new Counter({
@@ -123,7 +131,11 @@ export function createMetrics(sources: { store: () => BodyStore; cache: BodyCach
       this.set(sources.cache.calculatedSize);
     },
   });
-  const originFetches = new Counter({ name: 'refdata_origin_fetches_total', help: 'Files fetched from the origin: ok, or the failure code.', labelNames: ['outcome'] });
+  const originFetches = new Counter({
+    name: 'refdata_origin_fetches_total',
+    help: 'Files fetched from the origin: ok, or the failure code.',
+    labelNames: ['outcome'],
+  });
   new Gauge({
     name: 'refdata_build_info',
     help: 'The build being served (value 1).',
@@ -199,7 +211,10 @@ function scrapeWorkers(workers: readonly Worker[]): Promise<string> {
   const replies = workers.map(
     (worker) =>
       new Promise<ScrapeReply['metrics'] | undefined>((resolve, reject) => {
-        const timer = setTimeout(() => finish(() => reject(new Error(`worker ${worker.process.pid} did not answer within ${scrapeTimeoutMs / 1000} s`))), scrapeTimeoutMs);
+        const timer = setTimeout(
+          () => finish(() => reject(new Error(`worker ${worker.process.pid} did not answer within ${scrapeTimeoutMs / 1000} s`))),
+          scrapeTimeoutMs,
+        );
         const onMessage = (message: unknown): void => {
           if (isScrapeReply(message) && message.metricsScraped === id) finish(() => resolve(message.metrics));
         };
@@ -236,7 +251,8 @@ export function startMetricsServer(port: number, host: string, serving?: () => r
     }
     const text = serving ? scrapeWorkers(serving()) : register.metrics();
     text.then(
-      (body) => response.writeHead(200, { 'Content-Type': register.contentType, 'Cache-Control': 'no-store' }).end(request.method === 'HEAD' ? undefined : body),
+      (body) =>
+        response.writeHead(200, { 'Content-Type': register.contentType, 'Cache-Control': 'no-store' }).end(request.method === 'HEAD' ? undefined : body),
       (error: Error) => response.writeHead(503, { 'Content-Type': 'text/plain; charset=utf-8' }).end(`metrics unavailable: ${error.message}\n`),
     );
   });

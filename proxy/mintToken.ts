@@ -46,13 +46,16 @@ const { values } = parseArgs({
 });
 
 if (!values.sub) exitWithError('--sub NAME is required (who the token is for)');
-const ttl = /^(\d+)\s*(s|sec|secs|m|min|mins|h|hr|hrs|d|days?|w|weeks?)$/.exec(values.ttl) ?? exitWithError('--ttl takes a duration such as 90s, 15m, 1h or 7d');
+const ttl =
+  /^(\d+)\s*(s|sec|secs|m|min|mins|h|hr|hrs|d|days?|w|weeks?)$/.exec(values.ttl) ?? exitWithError('--ttl takes a duration such as 90s, 15m, 1h or 7d');
 const unitSeconds: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400, w: 604_800 };
 const ttlSeconds = Number(ttl[1]) * (unitSeconds[(ttl[2] ?? 's')[0] as string] ?? 1);
 // A token the proxy with the same settings would refuse is not minted (auth/jwt.ts checks the same limit).
 const maxLifetime = /^\d+$/.test(process.env.JWT_MAX_LIFETIME ?? '') ? Number(process.env.JWT_MAX_LIFETIME) : defaultJwtMaxLifetimeSeconds;
 if (maxLifetime > 0 && ttlSeconds > maxLifetime) {
-  exitWithError(`--ttl ${values.ttl} is longer than JWT_MAX_LIFETIME (${maxLifetime} s): the proxy would refuse the token; give a shorter --ttl, or raise JWT_MAX_LIFETIME for the proxy and here`);
+  exitWithError(
+    `--ttl ${values.ttl} is longer than JWT_MAX_LIFETIME (${maxLifetime} s): the proxy would refuse the token; give a shorter --ttl, or raise JWT_MAX_LIFETIME for the proxy and here`,
+  );
 }
 
 let key: KeyObject | Uint8Array;

@@ -80,7 +80,10 @@ export function createOriginClient(settings: OriginSettings, timeouts: OriginTim
     } catch (error) {
       const failure = timeoutErrors.some((type) => error instanceof type)
         ? new StoreError('ERR_ORIGIN_TIMEOUT', `The data origin did not answer in time (${(error as Error).message}); retry shortly.`)
-        : new StoreError('ERR_ORIGIN_UNREACHABLE', `The data origin is unreachable (${(error as { code?: string }).code ?? (error as Error).message}); retry shortly.`);
+        : new StoreError(
+            'ERR_ORIGIN_UNREACHABLE',
+            `The data origin is unreachable (${(error as { code?: string }).code ?? (error as Error).message}); retry shortly.`,
+          );
       metrics.originFetch(failure.code);
       throw failure;
     }
@@ -125,7 +128,14 @@ function etagsOf(manifest: Manifest): Set<string> {
   return etags;
 }
 
-async function storeFromManifest(bytes: Buffer, where: string, manifestTag: string | undefined, origin: OriginClient, cache: BodyCache, copy: OriginCopy): Promise<OriginStore> {
+async function storeFromManifest(
+  bytes: Buffer,
+  where: string,
+  manifestTag: string | undefined,
+  origin: OriginClient,
+  cache: BodyCache,
+  copy: OriginCopy,
+): Promise<OriginStore> {
   const { manifest, index } = await readManifest(bytes, where);
 
   // Nothing reaches the client before the whole file is in and its hash checked: an origin that
@@ -171,6 +181,9 @@ function checkPublicFile(file: string, etag: string, status: number, body: Buffe
   if (status === 404) throw new StoreError('ERR_ORIGIN_NO_BODY', `The data origin has no /${file}: it may be switching builds; retry shortly.`);
   if (status !== 200) throw new StoreError('ERR_ORIGIN_ANSWER', `The data origin answered ${status} for /${file}: retry shortly.`);
   if (computeEtag(body) !== etag) {
-    throw new StoreError('ERR_ORIGIN_ANSWER', `The data origin's /${file} does not match the build this service serves (its hash differs from the manifest's): the origin may be switching builds or serving a damaged copy; retry shortly.`);
+    throw new StoreError(
+      'ERR_ORIGIN_ANSWER',
+      `The data origin's /${file} does not match the build this service serves (its hash differs from the manifest's): the origin may be switching builds or serving a damaged copy; retry shortly.`,
+    );
   }
 }

@@ -57,7 +57,10 @@ export async function openOriginCopy(dir: string, log: Logger): Promise<OriginCo
   try {
     await mkdir(bodiesDir, { recursive: true });
   } catch (error) {
-    log.warn({ event: 'origin-copy-unavailable', dir, error: (error as Error).message }, 'ORIGIN_CACHE_DIR cannot be written: workers will not start while the origin is down');
+    log.warn(
+      { event: 'origin-copy-unavailable', dir, error: (error as Error).message },
+      'ORIGIN_CACHE_DIR cannot be written: workers will not start while the origin is down',
+    );
     return noOriginCopy;
   }
   const warn = (action: string) => (error: unknown) => {

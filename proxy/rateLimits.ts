@@ -109,7 +109,10 @@ export class SharedLimiter {
       known.remaining--;
       // Refused only if the counts drifted apart (they do not); the next answer near the limit is the library's.
       counted.catch(ignore);
-      return { 'RateLimit-Policy': this.#policyField, RateLimit: `"${this.policy}";r=${known.remaining};t=${Math.max(1, Math.ceil((known.endsAt - now) / 1000))}` };
+      return {
+        'RateLimit-Policy': this.#policyField,
+        RateLimit: `"${this.policy}";r=${known.remaining};t=${Math.max(1, Math.ceil((known.endsAt - now) / 1000))}`,
+      };
     }
     return counted.then(
       (result) => {
@@ -163,7 +166,8 @@ export class SharedLimiter {
     // Sent before the answer is written: the other workers know before the client's next request can reach them.
     if (this.#credit > 0) {
       this.#credit--;
-      return this.#flush();
+      this.#flush();
+      return;
     }
     this.#flushScheduled = true;
     setTimeout(() => this.#flush(), flushSpacingMs).unref();

@@ -34,7 +34,13 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
-export async function openBuild(config: Config, log: Logger, timeouts: OriginTimeouts = originTimeouts, cache: BodyCache = createBodyCache(config.bodyCacheBytes), metrics: Metrics = noMetrics): Promise<LiveStore> {
+export async function openBuild(
+  config: Config,
+  log: Logger,
+  timeouts: OriginTimeouts = originTimeouts,
+  cache: BodyCache = createBodyCache(config.bodyCacheBytes),
+  metrics: Metrics = noMetrics,
+): Promise<LiveStore> {
   if (config.origin) {
     const copy = config.origin.cacheDir === undefined ? noOriginCopy : await openOriginCopy(config.origin.cacheDir, log);
     return openOriginLiveStore(createOriginClient(config.origin, timeouts, metrics), cache, copy, log);

@@ -23,9 +23,7 @@ const referenceSchema = z.object({
   title: z.string().min(1),
   retrieved: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
   transcription: z.object({ repository: z.string().url(), commit: z.string().regex(/^[0-9a-f]{40}$/) }),
-  participants: z
-    .array(z.object({ code: z.string().regex(/^\d{4}$/), name: z.string().min(1), kind: z.string().min(1) }))
-    .min(1),
+  participants: z.array(z.object({ code: z.string().regex(/^\d{4}$/), name: z.string().min(1), kind: z.string().min(1) })).min(1),
 });
 export type BanksReference = z.infer<typeof referenceSchema>;
 
@@ -75,10 +73,13 @@ function sameWord(a: NameWord, b: NameWord): boolean {
 export function sameBankName(ours: string, theirs: string): boolean {
   const a = nameWords(ours);
   const b = nameWords(theirs);
-  return a.length === b.length && a.every((word, index) => {
-    const other = b[index];
-    return other !== undefined && sameWord(word, other);
-  });
+  return (
+    a.length === b.length &&
+    a.every((word, index) => {
+      const other = b[index];
+      return other !== undefined && sameWord(word, other);
+    })
+  );
 }
 
 const ratio = (part: number, whole: number) => (whole === 0 ? 0 : part / whole);

@@ -28,7 +28,10 @@ const inYears = (day: string) => yearOf(day) >= years.first && yearOf(day) <= ye
 
 function addDay(days: DaysByCountry, alpha2Code: string, day: string, name: string): void {
   let ofCountry = days.get(alpha2Code);
-  if (ofCountry === undefined) days.set(alpha2Code, (ofCountry = new Map()));
+  if (ofCountry === undefined) {
+    ofCountry = new Map();
+    days.set(alpha2Code, ofCountry);
+  }
   const names = ofCountry.get(day) ?? [];
   if (!names.includes(name)) names.push(name);
   ofCountry.set(day, names);
@@ -85,7 +88,9 @@ export const holidaysCheck: DataCheck = {
       if (inYears(day)) addDay(ours, alpha2Code, day, String(record.summary));
     }
 
-    const covered = Object.keys(new Holidays().getCountries()).filter((code) => [...alpha2ById.values()].includes(code)).sort();
+    const covered = Object.keys(new Holidays().getCountries())
+      .filter((code) => [...alpha2ById.values()].includes(code))
+      .sort();
     const theirs = referenceDays(covered);
 
     const disagreements: Disagreement[] = [];

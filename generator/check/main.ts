@@ -21,24 +21,45 @@ function print(result: CheckResult): void {
   console.log(`\n${verdict} ${result.name} — against ${result.reference}`);
   for (const [name, value] of Object.entries(result.figures)) {
     const target = result.targets[name];
-    console.log(`  ${name.padEnd(28)} ${formatFigure(value).padStart(10)}${target === undefined ? '' : `   target ≥ ${formatFigure(target)}${result.missed.includes(name) ? '  MISSED' : ''}`}`);
+    console.log(
+      `  ${name.padEnd(28)} ${formatFigure(value).padStart(10)}${target === undefined ? '' : `   target ≥ ${formatFigure(target)}${result.missed.includes(name) ? '  MISSED' : ''}`}`,
+    );
   }
-  console.log(`  disagreements: ${result.disagreements.length} (${result.explained.length} explained, ${result.open.length} open in data/checks/open.json, ${result.unexplained.length} new and unexplained)`);
+  console.log(
+    `  disagreements: ${result.disagreements.length} (${result.explained.length} explained, ${result.open.length} open in data/checks/open.json, ${result.unexplained.length} new and unexplained)`,
+  );
   for (const disagreement of result.unexplained.slice(0, shownDisagreements)) {
     console.log(`    unexplained ${disagreement.key}: ours ${disagreement.ours}; theirs ${disagreement.theirs}`);
   }
   if (result.unexplained.length > shownDisagreements) console.log(`    … and ${result.unexplained.length - shownDisagreements} more (all in the JSON)`);
-  for (const exception of result.stale) console.log(`    stale exception ${exception.key}: it explains nothing now; remove it from data/checks/exceptions.json`);
-  for (const key of result.closed.slice(0, shownDisagreements)) console.log(`    closed ${key}: listed in data/checks/open.json but no longer open; remove it there`);
+  for (const exception of result.stale)
+    console.log(`    stale exception ${exception.key}: it explains nothing now; remove it from data/checks/exceptions.json`);
+  for (const key of result.closed.slice(0, shownDisagreements))
+    console.log(`    closed ${key}: listed in data/checks/open.json but no longer open; remove it there`);
 }
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { data: { type: 'string', default: 'data' }, dist: { type: 'string', default: process.env.DIST_DIR || 'dist' }, out: { type: 'string' }, only: { type: 'string' } },
+    options: {
+      data: { type: 'string', default: 'data' },
+      dist: { type: 'string', default: process.env.DIST_DIR || 'dist' },
+      out: { type: 'string' },
+      only: { type: 'string' },
+    },
   });
-  const results = await runDataChecks(values.data, values.only?.split(',').map((name) => name.trim()));
+  const results = await runDataChecks(
+    values.data,
+    values.only?.split(',').map((name) => name.trim()),
+  );
   for (const result of results) print(result);
-  const out = values.out ?? ((await access(values.dist).then(() => true, () => false)) ? path.join(values.dist, 'data-check.json') : undefined);
+  const out =
+    values.out ??
+    ((await access(values.dist).then(
+      () => true,
+      () => false,
+    ))
+      ? path.join(values.dist, 'data-check.json')
+      : undefined);
   if (out) {
     await writeFile(out, `${JSON.stringify({ checkedAt: new Date().toISOString(), results }, null, 2)}\n`);
     console.log(`\nwritten: ${out}`);

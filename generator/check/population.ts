@@ -61,7 +61,12 @@ export const populationCheck: DataCheck = {
       if (bank) {
         withWorldBank += 1;
         if (relativeDifference(ours, bank.population) <= tolerance) withinWorldBank += 1;
-        else disagreements.push({ key: `${country.alpha2Code} world-bank`, ours: persons.format(ours), theirs: describe(bank.population, ours, `World Bank ${bank.year}`) });
+        else
+          disagreements.push({
+            key: `${country.alpha2Code} world-bank`,
+            ours: persons.format(ours),
+            theirs: describe(bank.population, ours, `World Bank ${bank.year}`),
+          });
       }
       if (!bank || un === undefined) {
         (!bank && un !== undefined ? servedFromUnWpp : notCompared).push(country.alpha2Code);
@@ -69,12 +74,14 @@ export const populationCheck: DataCheck = {
       }
       const difference = relativeDifference(ours, un);
       differences.push(difference);
-      if (difference > tolerance) disagreements.push({ key: country.alpha2Code, ours: persons.format(ours), theirs: describe(un, ours, 'UN WPP 2024, 1 January 2025') });
+      if (difference > tolerance)
+        disagreements.push({ key: country.alpha2Code, ours: persons.format(ours), theirs: describe(un, ours, 'UN WPP 2024, 1 January 2025') });
     }
 
     return {
       name: 'population',
-      reference: 'UN World Population Prospects 2024, medium variant, 1 January 2025 (wpp2024 R package 1.1-3); World Bank SP.POP.TOTL 2024 (datasets/population, 2026-03-06)',
+      reference:
+        'UN World Population Prospects 2024, medium variant, 1 January 2025 (wpp2024 R package 1.1-3); World Bank SP.POP.TOTL 2024 (datasets/population, 2026-03-06)',
       figures: {
         countriesCompared: differences.length,
         withinTenPercent: differences.length === 0 ? 0 : differences.filter((difference) => difference <= tolerance).length / differences.length,

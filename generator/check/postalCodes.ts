@@ -28,9 +28,7 @@ const referenceSchema = z.object({
   repository: z.string().url(),
   commit: z.string().regex(/^[0-9a-f]{40}$/),
   datasetLastUpdated: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
-  villages: z
-    .array(z.tuple([z.string().min(1), z.string().min(1), z.string().min(1), z.string().regex(/^\d{5}$/), z.enum(['official', 'estimated'])]))
-    .min(1),
+  villages: z.array(z.tuple([z.string().min(1), z.string().min(1), z.string().min(1), z.string().regex(/^\d{5}$/), z.enum(['official', 'estimated'])])).min(1),
 });
 
 interface Row {
@@ -45,7 +43,10 @@ const place = (row: { readonly province: string; readonly district: string }, na
 
 /** Türkiye's served neighbourhoods with their province and district names. */
 function servedRows(data: CheckedData): Row[] {
-  const turkey = z.array(countrySchema).parse(data.get('country') ?? []).find((country) => country.alpha2Code === 'TR');
+  const turkey = z
+    .array(countrySchema)
+    .parse(data.get('country') ?? [])
+    .find((country) => country.alpha2Code === 'TR');
   const provinceById = new Map(
     z
       .array(stateProvinceSchema)
@@ -53,7 +54,12 @@ function servedRows(data: CheckedData): Row[] {
       .filter((province) => province.countryId === turkey?.id)
       .map((province) => [province.id, province.name]),
   );
-  const districtById = new Map(z.array(districtSchema).parse(data.get('district') ?? []).map((district) => [district.id, district]));
+  const districtById = new Map(
+    z
+      .array(districtSchema)
+      .parse(data.get('district') ?? [])
+      .map((district) => [district.id, district]),
+  );
   return z
     .array(neighborhoodSchema)
     .parse(data.get('neighborhood') ?? [])
@@ -156,22 +162,22 @@ function compareWithVillages(ours: readonly Row[], villages: z.infer<typeof refe
       else disagreements.push({ key: place(row, row.name), ours: row.zipCode, theirs: `${postalCode} (village ${village})` });
     }
   }
-  const villageRowsOnlyOurs = [...rowsByVillage]
-    .filter(([key]) => !claimed.has(key))
-    .flatMap(([, rows]) => rows.map((row) => place(row, row.name)));
+  const villageRowsOnlyOurs = [...rowsByVillage].filter(([key]) => !claimed.has(key)).flatMap(([, rows]) => rows.map((row) => place(row, row.name)));
   return { compared, equal, estimated, villagesOnlyTheirs, villageRowsOnlyOurs, disagreements };
 }
 
 export const postalCodesCheck: DataCheck = {
   name: 'postalCodes',
   async run(data, dataDir): Promise<CheckReport> {
-    const reference = referenceSchema.parse(
-      JSON.parse(await readFile(path.join(dataDir, 'checks', 'references', postalCodesReferenceFile), 'utf8')),
-    );
+    const reference = referenceSchema.parse(JSON.parse(await readFile(path.join(dataDir, 'checks', 'references', postalCodesReferenceFile), 'utf8')));
     const addresses = await loadTurkeyAddresses(dataDir);
     const provinceName = new Map(addresses.provinces.map((province) => [province.plateCode, province.name]));
     const ptt = addresses.districts.flatMap((district) =>
-      district.neighbourhoods.map((neighbourhood) => ({ province: provinceName.get(district.plateCode) ?? district.plateCode, district: district.name, ...neighbourhood })),
+      district.neighbourhoods.map((neighbourhood) => ({
+        province: provinceName.get(district.plateCode) ?? district.plateCode,
+        district: district.name,
+        ...neighbourhood,
+      })),
     );
     const ours = servedRows(data);
     const againstPtt = compareWithPtt(ours, ptt);

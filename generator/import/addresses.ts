@@ -9,7 +9,7 @@
  * plate-code order: 34 is İstanbul before France's Hérault), then every other country by English
  * name, each by ISO code.
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 import { districtSchema, neighborhoodSchema, stateProvinceSchema, type Country } from '../schemas.ts';
 import type { DatasetImporter } from './importer.ts';
 import { reuseIds } from './ids.ts';
@@ -29,7 +29,6 @@ function suffixOf(isoCode: string): string {
   return isoCode.slice(3);
 }
 
-
 /** Natural keys, one format for the records built now and those read back. */
 const districtKey = (plateCode: string, name: string) => JSON.stringify([plateCode, name]);
 
@@ -43,9 +42,7 @@ function compareCountries(a: Country, b: Country): number {
  * PTT writes them (iso-codes has "Hakkâri", PTT and the package "Hakkari").
  */
 function turkishNamesByIsoCode(subdivisions: readonly IsoSubdivision[], addresses: TurkeyAddresses): Map<string, string> {
-  const isoCodes = subdivisions
-    .filter((subdivision) => subdivision.code.startsWith(`${turkeyAlpha2}-`))
-    .map((subdivision) => subdivision.code);
+  const isoCodes = subdivisions.filter((subdivision) => subdivision.code.startsWith(`${turkeyAlpha2}-`)).map((subdivision) => subdivision.code);
   const plateCodes = addresses.provinces.map((province) => `${turkeyAlpha2}-${province.plateCode}`);
   if ([...isoCodes].sort().join() !== plateCodes.join()) {
     throw new ImportError([`iso-codes' Turkish subdivisions (${isoCodes.length}) are not TR-01..TR-81, the plate codes of the 81 provinces`]);
@@ -60,11 +57,7 @@ function buildStateProvinces(
   previous: readonly StateProvince[],
 ): StateProvince[] {
   const alpha2ById = new Map(countries.map((country) => [country.id, country.alpha2Code]));
-  const idForIsoCode = reuseIds(
-    'stateProvince',
-    previous,
-    (record) => `${alpha2ById.get(record.countryId) ?? record.countryId}-${record.abbreviation}`,
-  );
+  const idForIsoCode = reuseIds('stateProvince', previous, (record) => `${alpha2ById.get(record.countryId) ?? record.countryId}-${record.abbreviation}`);
   const subdivisionsByCountry = new Map<string, IsoSubdivision[]>();
   for (const subdivision of subdivisions) {
     const alpha2Code = subdivision.code.slice(0, 2);
@@ -103,16 +96,17 @@ export const importAddresses: DatasetImporter = async (context) => {
   );
 
   // The previous records' natural keys, read through the previous records they point at.
-  const plateById = new Map(
-    previousProvinces.filter((province) => province.countryId === turkeyId).map((province) => [province.id, province.abbreviation]),
-  );
+  const plateById = new Map(previousProvinces.filter((province) => province.countryId === turkeyId).map((province) => [province.id, province.abbreviation]));
   const previousDistricts = await context.previous('district', districtSchema);
-  const previousDistrictKey = (record: District) =>
-    districtKey(plateById.get(record.stateProvinceId) ?? record.stateProvinceId, record.name);
+  const previousDistrictKey = (record: District) => districtKey(plateById.get(record.stateProvinceId) ?? record.stateProvinceId, record.name);
   const districtKeyById = new Map(previousDistricts.map((record) => [record.id, previousDistrictKey(record)]));
   const idForDistrict = reuseIds('district', previousDistricts, previousDistrictKey);
   const previousNeighbourhoods = await context.previous('neighborhood', neighborhoodSchema);
-  const previousKeyParts = (record: Neighborhood) => ({ district: districtKeyById.get(record.districtId) ?? record.districtId, name: record.name, zipCode: record.zipCode });
+  const previousKeyParts = (record: Neighborhood) => ({
+    district: districtKeyById.get(record.districtId) ?? record.districtId,
+    name: record.name,
+    zipCode: record.zipCode,
+  });
   const previousNeighbourhoodKey = neighbourhoodKeys(previousNeighbourhoods.map(previousKeyParts));
   const idForNeighbourhood = reuseIds('neighborhood', previousNeighbourhoods, (record) => previousNeighbourhoodKey(previousKeyParts(record)));
   const neighbourhoodKey = neighbourhoodKeys(

@@ -63,8 +63,6 @@ export const importBanks: DatasetImporter = async ({ dataDir, countries, previou
   if (problems.length > 0) throw new ImportError(problems);
 
   const idFor = reuseIds('bank', await previous('bank', bankSchema), (bank) => bank.code);
-  const records = banks
-    .sort((a, b) => a.code.localeCompare(b.code))
-    .map(({ code, name }) => ({ id: idFor(code), name, code, countryId: country.id }));
+  const records = banks.sort((a, b) => a.code.localeCompare(b.code)).map(({ code, name }) => ({ id: idFor(code), name, code, countryId: country.id }));
   return [{ recordType: 'bank', records, schema: bankSchema }];
 };

@@ -34,10 +34,7 @@ function worldCountriesCallingCode(country: WorldCountry): number | undefined {
  * prefix is used; a curated entry (data/curated/country-calling-codes.json) wins over both, for the
  * countries where neither package has a usable answer.
  */
-export function callingCodeByCountry(
-  countries: readonly WorldCountry[],
-  curatedCallingCodes: ReadonlyMap<string, number>,
-): Map<string, number> {
+export function callingCodeByCountry(countries: readonly WorldCountry[], curatedCallingCodes: ReadonlyMap<string, number>): Map<string, number> {
   const supported = getCountries(metadata);
   const known = new Set(knownCallingCodes());
   const byCountry = new Map<string, number>();
@@ -48,7 +45,9 @@ export function callingCodeByCountry(
       curatedCallingCodes.get(country.cca2) ??
       (supportedCountry ? Number(getCountryCallingCode(supportedCountry, metadata)) : worldCountriesCallingCode(country));
     if (callingCode === undefined) {
-      problems.push(`${country.cca2} (${country.name.common}) has no calling code in any source; add a sourced entry to data/curated/country-calling-codes.json`);
+      problems.push(
+        `${country.cca2} (${country.name.common}) has no calling code in any source; add a sourced entry to data/curated/country-calling-codes.json`,
+      );
     } else if (!known.has(callingCode)) {
       problems.push(`${country.cca2} (${country.name.common}) has calling code ${callingCode}, which libphonenumber-js does not know`);
     } else {

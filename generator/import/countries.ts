@@ -31,11 +31,7 @@ function nativeNameOf(country: WorldCountry): string {
 
 /** Names that should also find the country: its official name, alternative spellings, former names. */
 function altNamesOf(country: WorldCountry, curatedNames: readonly string[]): string[] {
-  const candidates = [
-    country.name.official,
-    ...country.altSpellings.filter((spelling) => [...spelling].length >= shortestAltName),
-    ...curatedNames,
-  ];
+  const candidates = [country.name.official, ...country.altSpellings.filter((spelling) => [...spelling].length >= shortestAltName), ...curatedNames];
   return [...new Set(candidates.map((name) => name.trim()))].filter((name) => name !== country.name.common);
 }
 
@@ -44,11 +40,7 @@ function areaOf(country: WorldCountry, curatedArea: number | undefined): number 
   return area >= 0 ? Math.round(area * 100) / 100 : undefined;
 }
 
-export async function buildCountries(
-  countries: readonly WorldCountry[],
-  references: CountryReferences,
-  idForAlpha3: IdFor<string>,
-): Promise<Country[]> {
+export async function buildCountries(countries: readonly WorldCountry[], references: CountryReferences, idForAlpha3: IdFor<string>): Promise<Country[]> {
   const { curated } = references;
   const problems: string[] = [];
   const records: Country[] = [];

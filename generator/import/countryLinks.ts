@@ -7,7 +7,6 @@ import type { Country } from '../schemas.ts';
 import { reuseIds } from './ids.ts';
 import { englishCollator } from './ordering.ts';
 
-
 export type LinkIdFor = (alpha3Code: string, linkedKey: string) => string;
 
 /**

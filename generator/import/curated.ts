@@ -43,12 +43,12 @@ export interface CuratedFacts {
 function mapByCountry<Entry extends { readonly alpha2Code: string }, Value>(
   fileName: string,
   entries: readonly Entry[],
-  valueOf: (entry: Entry) => Value,
+  valueFor: (entry: Entry) => Value,
 ): Map<string, Value> {
   const byCountry = new Map<string, Value>();
   for (const entry of entries) {
     if (byCountry.has(entry.alpha2Code)) throw new ImportError([`${fileName}: ${entry.alpha2Code} appears twice`]);
-    byCountry.set(entry.alpha2Code, valueOf(entry));
+    byCountry.set(entry.alpha2Code, valueFor(entry));
   }
   return byCountry;
 }
@@ -70,12 +70,7 @@ export async function loadCuratedFacts(dataDir: string): Promise<CuratedFacts> {
 
 /** A curated fact about a country that is not imported is a typo or a stale entry; say so. */
 export function assertCuratedCountriesExist(curated: CuratedFacts, alpha2Codes: ReadonlySet<string>): void {
-  const named = [
-    ...curated.featuredCountries,
-    ...curated.altNamesByCountry.keys(),
-    ...curated.callingCodeByCountry.keys(),
-    ...curated.areaByCountry.keys(),
-  ];
+  const named = [...curated.featuredCountries, ...curated.altNamesByCountry.keys(), ...curated.callingCodeByCountry.keys(), ...curated.areaByCountry.keys()];
   const unknown = [...new Set(named.filter((code) => !alpha2Codes.has(code)))];
   if (unknown.length > 0) throw new ImportError(unknown.map((code) => `data/curated names ${code}, which is not an imported country`));
 }

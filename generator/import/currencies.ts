@@ -15,7 +15,6 @@ const notCurrencies = new Map([
   ['XXX', 'transactions where no currency is involved'],
 ]);
 
-
 export interface CurrencyImport {
   readonly currencies: Currency[];
   /** ISO list-one codes CLDR shows as no longer in use anywhere, for the log. */
@@ -27,11 +26,7 @@ export interface CurrencyImport {
  * package's data is dated `publishDate` and lags withdrawals such as BGN when Bulgaria took the euro).
  * Funds codes, precious metals and units of account stay: they are current ISO 4217 entries.
  */
-export function buildCurrencies(
-  inUse: ReadonlySet<string>,
-  curatedNames: ReadonlyMap<string, string>,
-  idForCode: IdFor<string>,
-): CurrencyImport {
+export function buildCurrencies(inUse: ReadonlySet<string>, curatedNames: ReadonlyMap<string, string>, idForCode: IdFor<string>): CurrencyImport {
   const withdrawn: string[] = [];
   const nameByCode = new Map<string, string>();
   for (const entry of iso4217) {

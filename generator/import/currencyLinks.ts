@@ -7,7 +7,6 @@ import { byCountryName, reuseLinkIds } from './countryLinks.ts';
 import type { DatasetImporter } from './importer.ts';
 import { loadRegionCurrencies } from './cldr.ts';
 
-
 /**
  * Legal tender today, by alpha-2 code, in CLDR's order (the main currency first): every currency a
  * region lists without an end date (`_to`) and not marked `_tender: "false"`. As for the currency
@@ -16,7 +15,11 @@ import { loadRegionCurrencies } from './cldr.ts';
 export async function loadLegalTender(): Promise<Map<string, string[]>> {
   const tenderByRegion = new Map<string, string[]>();
   for (const [region, uses] of Object.entries(await loadRegionCurrencies())) {
-    const codes = uses.flatMap((use) => Object.entries(use).filter(([, period]) => period._to === undefined && period._tender !== 'false').map(([code]) => code));
+    const codes = uses.flatMap((use) =>
+      Object.entries(use)
+        .filter(([, period]) => period._to === undefined && period._tender !== 'false')
+        .map(([code]) => code),
+    );
     tenderByRegion.set(region, [...new Set(codes)]);
   }
   return tenderByRegion;

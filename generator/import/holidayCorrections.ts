@@ -40,7 +40,8 @@ function matches(correction: DayCorrection, holiday: ObservedDay): boolean {
   return holiday.summary === correction.name && year >= correction.years.first && year <= correction.years.last;
 }
 
-const isNamedDay = (correction: { date: string; name: string }) => (candidate: ObservedDay) => candidate.day === correction.date && candidate.summary === correction.name;
+const isNamedDay = (correction: { date: string; name: string }) => (candidate: ObservedDay) =>
+  candidate.day === correction.date && candidate.summary === correction.name;
 
 function describe(correction: HolidayCorrection): string {
   if (correction.action === 'add' || correction.action === 'promote') return `${correction.date} "${correction.name}"`;
@@ -63,11 +64,17 @@ export async function loadHolidayCorrections(dataDir: string): Promise<HolidayCo
 }
 
 /** A country's days with its corrections applied; every correction must fit the snapshot. */
-export function correctHolidays(alpha2Code: string, days: CountryDayLists, corrections: readonly HolidayCorrection[]): { holidays: ObservedDay[]; specialDays: ObservedDay[] } {
+export function correctHolidays(
+  alpha2Code: string,
+  days: CountryDayLists,
+  corrections: readonly HolidayCorrection[],
+): { holidays: ObservedDay[]; specialDays: ObservedDay[] } {
   const own = corrections.filter((correction) => correction.alpha2Code === alpha2Code);
   const stale = own.flatMap((correction) => {
     const problem = staleness(correction, days);
-    return problem === undefined ? [] : [`data/curated/${holidayCorrectionsFile}: ${alpha2Code} ${describe(correction)} (${correction.action}) ${problem}: read it again`];
+    return problem === undefined
+      ? []
+      : [`data/curated/${holidayCorrectionsFile}: ${alpha2Code} ${describe(correction)} (${correction.action}) ${problem}: read it again`];
   });
   if (stale.length > 0) throw new ImportError(stale);
 
@@ -78,7 +85,8 @@ export function correctHolidays(alpha2Code: string, days: CountryDayLists, corre
     const correction = byDay.find((candidate) => matches(candidate, holiday));
     if (!correction) holidays.push(holiday);
     else if (correction.action === 'demote') specialDays.push(holiday);
-    else if (correction.action === 'move') holidays.push({ ...holiday, day: 'to' in correction ? correction.to : `${holiday.day.slice(0, 4)}-${correction.toMonthDay}` });
+    else if (correction.action === 'move')
+      holidays.push({ ...holiday, day: 'to' in correction ? correction.to : `${holiday.day.slice(0, 4)}-${correction.toMonthDay}` });
   }
   const promotions = own.filter((correction) => correction.action === 'promote');
   for (const specialDay of days.specialDays) {

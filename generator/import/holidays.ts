@@ -92,13 +92,20 @@ export function holidayTimeZone(alpha2Code: string): string {
   const zones = ct.getCountry(alpha2Code)?.timezones ?? [];
   const [only] = zones;
   if (zones.length !== 1 || only === undefined) {
-    throw new ImportError([`${alpha2Code} has ${zones.length} time zones in countries-and-timezones (${zones.join(', ')}); add the capital's to holidayTimeZones in holidays.ts`]);
+    throw new ImportError([
+      `${alpha2Code} has ${zones.length} time zones in countries-and-timezones (${zones.join(', ')}); add the capital's to holidayTimeZones in holidays.ts`,
+    ]);
   }
   return only;
 }
 
 /** A country's days as python-holidays gives them: its public days, and all the others. */
-function daysFromSnapshot(alpha2Code: string, entity: SnapshotCountry, corrections: readonly HolidayCorrection[], terms: WorkingDayTerms): CountryDays | undefined {
+function daysFromSnapshot(
+  alpha2Code: string,
+  entity: SnapshotCountry,
+  corrections: readonly HolidayCorrection[],
+  terms: WorkingDayTerms,
+): CountryDays | undefined {
   const snapshotHolidays: ObservedDay[] = [];
   const specialDays: ObservedDay[] = [];
   for (const [day, category, summary] of entity.days) (category === publicCategory ? snapshotHolidays : specialDays).push({ day, summary });
@@ -153,10 +160,13 @@ export const importHolidays: DatasetImporter = async (context) => {
   const covered = Object.keys(snapshot.countries).sort();
   const uncovered = covered.filter((code) => !countryByAlpha2.has(code));
   if (uncovered.join() !== knownUncovered.join()) {
-    throw new ImportError([`python-holidays covers ${uncovered.join(', ') || 'no'} countries that are not base countries, expected ${knownUncovered.join(', ')}; update holidays.ts and data/SOURCES.md`]);
+    throw new ImportError([
+      `python-holidays covers ${uncovered.join(', ') || 'no'} countries that are not base countries, expected ${knownUncovered.join(', ')}; update holidays.ts and data/SOURCES.md`,
+    ]);
   }
   const missing = context.countries.filter((country) => snapshot.countries[country.alpha2Code] === undefined).map((country) => country.alpha2Code);
-  if (missing.length > 0) throw new ImportError([`python-holidays ${snapshot.version} no longer covers ${missing.join(', ')}; update holidays.ts and data/SOURCES.md`]);
+  if (missing.length > 0)
+    throw new ImportError([`python-holidays ${snapshot.version} no longer covers ${missing.join(', ')}; update holidays.ts and data/SOURCES.md`]);
 
   const corrections = await loadHolidayCorrections(context.dataDir);
   const workingDayTerms = await loadWorkingDayTerms(context.dataDir);
@@ -167,7 +177,10 @@ export const importHolidays: DatasetImporter = async (context) => {
 
   for (const country of context.countries) {
     const entity = snapshot.countries[country.alpha2Code];
-    const days = country.alpha2Code === turkeyAlpha2 ? await loadTurkeyDays(context.dataDir, window) : entity && daysFromSnapshot(country.alpha2Code, entity, corrections, workingDayTerms);
+    const days =
+      country.alpha2Code === turkeyAlpha2
+        ? await loadTurkeyDays(context.dataDir, window)
+        : entity && daysFromSnapshot(country.alpha2Code, entity, corrections, workingDayTerms);
     if (days === undefined) continue;
     const part = country.alpha2Code.toLowerCase();
     const holidays = buildRecords(country, days.timeZone, days.holidays, holidayIds);

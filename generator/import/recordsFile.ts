@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { ImportError } from './importError.ts';
 
 export function formatRecords(records: readonly object[]): string {
-  return '[\n' + records.map((record) => JSON.stringify(record)).join(',\n') + '\n]\n';
+  return `[\n${records.map((record) => JSON.stringify(record)).join(',\n')}\n]\n`;
 }
 
 async function readTextIfPresent(file: string): Promise<string | undefined> {

@@ -45,7 +45,11 @@ function loadCanonicalZones(): Map<string, z.infer<typeof packageZoneSchema>> {
   if (!parsed.success) {
     throw new ImportError([`countries-and-timezones no longer has the shape the importer expects:\n${z.prettifyError(parsed.error)}`]);
   }
-  return new Map(Object.values(parsed.data).filter((zone) => zone.aliasOf === null && zone.deprecated !== true).map((zone) => [zone.name, zone]));
+  return new Map(
+    Object.values(parsed.data)
+      .filter((zone) => zone.aliasOf === null && zone.deprecated !== true)
+      .map((zone) => [zone.name, zone]),
+  );
 }
 
 /** SOURCES.md names the tzdata release the offsets come from, so an upgrade makes someone read it again. */
@@ -74,7 +78,8 @@ export const importTimeZones: DatasetImporter = async ({ dataDir, countries, pre
     zoneNamesByCountry.set(alpha2Code, new Set([timeZone]));
   }
   for (const country of countries) {
-    if (!zoneNamesByCountry.has(country.alpha2Code)) problems.push(`no time zone for ${country.alpha2Code} ${country.name}: add a sourced entry to country-time-zones.json`);
+    if (!zoneNamesByCountry.has(country.alpha2Code))
+      problems.push(`no time zone for ${country.alpha2Code} ${country.name}: add a sourced entry to country-time-zones.json`);
   }
   if (problems.length > 0) throw new ImportError(problems);
 
@@ -95,12 +100,10 @@ export const importTimeZones: DatasetImporter = async ({ dataDir, countries, pre
     nameById.get(link.timeZoneId),
   );
   const links = byCountryName(countries).flatMap((country) =>
-    [...(zoneNamesByCountry.get(country.alpha2Code) ?? [])]
-      .sort()
-      .flatMap((name) => {
-        const timeZoneId = idByName.get(name);
-        return timeZoneId === undefined ? [] : [{ id: linkIdFor(country.alpha3Code, name), countryId: country.id, timeZoneId }];
-      }),
+    [...(zoneNamesByCountry.get(country.alpha2Code) ?? [])].sort().flatMap((name) => {
+      const timeZoneId = idByName.get(name);
+      return timeZoneId === undefined ? [] : [{ id: linkIdFor(country.alpha3Code, name), countryId: country.id, timeZoneId }];
+    }),
   );
   return [
     { recordType: 'timeZone', records: timeZones, schema: timeZoneSchema },

@@ -25,7 +25,6 @@ const turkeyProvinceCount = 81;
 /** The districts of Türkiye since 2012 (Law 6360); another figure means PTT's list changed. */
 const turkeyDistrictCount = 973;
 
-
 const provenanceFileName = 'ptt-postal-codes.source.json';
 
 /** data/sources/ptt-postal-codes.source.json: which snapshot the vendored file is, and its hash. */
@@ -160,7 +159,9 @@ async function readPttSnapshot(dataDir: string) {
   const bytes = await readSourceFile(snapshotFile);
   const actual = createHash('sha256').update(bytes).digest('hex');
   if (actual !== sha256) {
-    throw new ImportError([`${snapshotFile} has sha256 ${actual}, not the ${sha256} that ${provenanceFileName} records; a changed file needs its provenance updated`]);
+    throw new ImportError([
+      `${snapshotFile} has sha256 ${actual}, not the ${sha256} that ${provenanceFileName} records; a changed file needs its provenance updated`,
+    ]);
   }
   const sourcesFile = path.join(dataDir, 'SOURCES.md');
   if (!(await readFile(sourcesFile, 'utf8')).includes(file)) {
@@ -251,8 +252,13 @@ export async function loadTurkeyAddresses(dataDir: string): Promise<TurkeyAddres
         // Rule 'name cut at "/"': a name PTT did not have before that is exactly what the scraper
         // keeps of one earlier name of the district with the same postal code is that name.
         if (!previousNames.has(name)) {
-          const fullNames = previous.filter((candidate) => candidate.zipCode === zipCode && candidate.name.includes('/') && cutAtSlash(candidate.name) === name);
-          if (fullNames.length > 1) problems.push(`PTT: ${provinceName}/${districtName} "${name}" ${zipCode} was cut at "/" from one of several names: ${fullNames.map((candidate) => candidate.name).join('; ')}`);
+          const fullNames = previous.filter(
+            (candidate) => candidate.zipCode === zipCode && candidate.name.includes('/') && cutAtSlash(candidate.name) === name,
+          );
+          if (fullNames.length > 1)
+            problems.push(
+              `PTT: ${provinceName}/${districtName} "${name}" ${zipCode} was cut at "/" from one of several names: ${fullNames.map((candidate) => candidate.name).join('; ')}`,
+            );
           const [fullName] = fullNames;
           if (fullName !== undefined && fullNames.length === 1) {
             name = fullName.name;

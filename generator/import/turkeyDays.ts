@@ -95,8 +95,7 @@ export interface TurkeyDays {
   readonly specialDays: readonly ObservedDay[];
 }
 
-const asList = (days: string | readonly string[] | undefined): readonly string[] =>
-  days === undefined ? [] : typeof days === 'string' ? [days] : days;
+const asList = (days: string | readonly string[] | undefined): readonly string[] => (days === undefined ? [] : typeof days === 'string' ? [days] : days);
 
 const yearOf = (day: CivilDay): number => Number(day.slice(0, 4));
 
@@ -177,7 +176,10 @@ export async function loadTurkeyDays(dataDir: string, window: HolidayYears): Pro
 
   const bayramByYear = new Map(religious.years.map((entry) => [entry.year, entry]));
   const kandilsByYear = new Map((religious.kandils ?? []).map((entry) => [entry.year, entry]));
-  const computed = computeHijriDays([...rules.religiousHolidays.map((holiday) => holiday.computedRule), ...rules.kandils.map((kandil) => kandil.computedRule)], years);
+  const computed = computeHijriDays(
+    [...rules.religiousHolidays.map((holiday) => holiday.computedRule), ...rules.kandils.map((kandil) => kandil.computedRule)],
+    years,
+  );
   const computedDays = (rule: string, inYear: number) => computed.get(rule)?.get(inYear) ?? [];
 
   const holidays: ObservedDay[] = [];

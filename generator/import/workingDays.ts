@@ -58,7 +58,8 @@ function pairs(alpha2Code: string, entity: SnapshotCountry): { workday: string; 
   const found = new Map<string, { workday: string; dayOff: string; dayOffName: string }>();
   for (const [workday, dayOffName] of entity.weekendWorkdays) {
     const daysOff = daysOfName.get(dayOffName) ?? [];
-    if (daysOff.length === 0) throw new ImportError([`python-holidays snapshot: ${alpha2Code} working day ${workday} names "${dayOffName}", which is no day of the snapshot`]);
+    if (daysOff.length === 0)
+      throw new ImportError([`python-holidays snapshot: ${alpha2Code} working day ${workday} names "${dayOffName}", which is no day of the snapshot`]);
     for (const dayOff of daysOff) found.set(`${workday} ${dayOff}`, { workday, dayOff, dayOffName });
   }
   return [...found.values()];
@@ -67,7 +68,10 @@ function pairs(alpha2Code: string, entity: SnapshotCountry): { workday: string; 
 /** The writer that gives every working day's date as its day off's name writes it. */
 function dateWriterOf(alpha2Code: string, named: readonly { workday: string; dayOffName: string }[]): DateWriter {
   const writer = dateWriters.find((write) => named.every(({ workday, dayOffName }) => dayOffName.includes(write(workday))));
-  if (writer === undefined) throw new ImportError([`python-holidays snapshot: ${alpha2Code} writes the dates of its days off ("${named[0]?.dayOffName}") in a way workingDays.ts does not know; add it to dateWriters`]);
+  if (writer === undefined)
+    throw new ImportError([
+      `python-holidays snapshot: ${alpha2Code} writes the dates of its days off ("${named[0]?.dayOffName}") in a way workingDays.ts does not know; add it to dateWriters`,
+    ]);
   return writer;
 }
 
@@ -76,7 +80,9 @@ export function nameWorkingDays(alpha2Code: string, entity: SnapshotCountry, ter
   if (named.length === 0) return [];
   const term = terms[alpha2Code];
   if (term === undefined) {
-    throw new ImportError([`python-holidays lists weekend working days for ${alpha2Code} (${named[0]?.workday}, …): add its term to data/curated/${workingDayTermsFile}`]);
+    throw new ImportError([
+      `python-holidays lists weekend working days for ${alpha2Code} (${named[0]?.workday}, …): add its term to data/curated/${workingDayTermsFile}`,
+    ]);
   }
   const writeDate = dateWriterOf(alpha2Code, named);
   return named.map(({ workday, dayOff }) => ({ day: workday, summary: term.label.replace('{date}', writeDate(dayOff)) }));

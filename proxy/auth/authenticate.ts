@@ -15,7 +15,6 @@ import { ServiceError } from '../../contract/errors.ts';
 import { createJwtVerifier, type JwtVerifier } from './jwt.ts';
 import { challenge, type Principal } from './principal.ts';
 
-
 /** Checks the Authorization header: the principal, or a ServiceError with the RFC 6750 challenge. */
 export interface Authenticate {
   (authorization: string | undefined): Principal | Promise<Principal>;
@@ -96,5 +95,9 @@ export async function createAuthenticator({ auth, extraKeys = [], now = Date.now
 export function authorize(principal: Principal, area: string, scopes: Config['auth']['scopes']): void {
   const required = scopes[area as keyof typeof scopes];
   if (required === undefined || principal.scopes === 'any' || principal.scopes.has(required)) return;
-  throw new ServiceError('ERR_SCOPE_MISSING', `The token lacks the scope ${required}, which ${area} operations require.`, challenge('insufficient_scope', undefined, required));
+  throw new ServiceError(
+    'ERR_SCOPE_MISSING',
+    `The token lacks the scope ${required}, which ${area} operations require.`,
+    challenge('insufficient_scope', undefined, required),
+  );
 }

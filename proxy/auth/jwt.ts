@@ -149,7 +149,8 @@ function describeFailure(error: unknown, config: JwtConfig, header: ProtectedHea
   if (error instanceof errors.JWTExpired) return invalidToken(`token expired at ${isoTime(error.payload.exp)}`);
   if (error instanceof errors.JWTClaimValidationFailed) {
     const { claim, reason, payload } = error;
-    if (reason === 'missing') return invalidToken(claim === 'exp' ? 'the token has no expiry (exp claim); tokens must expire' : `the token has no ${claim} claim`);
+    if (reason === 'missing')
+      return invalidToken(claim === 'exp' ? 'the token has no expiry (exp claim); tokens must expire' : `the token has no ${claim} claim`);
     if (claim === 'nbf') return invalidToken(`token not valid before ${isoTime(payload.nbf)}`);
     if (claim === 'iss') return invalidToken(`issuer ${echoClaim(payload.iss)} not accepted (expected ${JSON.stringify(config.issuer)})`);
     if (claim === 'aud') return invalidToken(`audience ${echoClaim(payload.aud)} not accepted (expected one of ${JSON.stringify(config.audience)})`);
@@ -157,7 +158,7 @@ function describeFailure(error: unknown, config: JwtConfig, header: ProtectedHea
   }
   if (error instanceof errors.JWKSNoMatchingKey) return invalidToken('no key of the identity provider matches the token (unknown kid?)');
   if (error instanceof errors.JWSSignatureVerificationFailed) return invalidToken('the signature does not verify');
-  if (error instanceof errors.JOSEAlgNotAllowed) return invalidToken('the token\'s algorithm is not accepted');
+  if (error instanceof errors.JOSEAlgNotAllowed) return invalidToken("the token's algorithm is not accepted");
   // RFC 7515 §4.1.11: a verifier must refuse a token whose `crit` names an extension it does not
   // implement; jose implements none for JWTs (`b64` is for JWS payloads) and throws JOSENotSupported.
   if (error instanceof errors.JOSENotSupported && Array.isArray(header?.crit)) {
@@ -169,7 +170,12 @@ function describeFailure(error: unknown, config: JwtConfig, header: ProtectedHea
   if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid || !(error instanceof errors.JOSEError) || error.code === 'ERR_JOSE_GENERIC') {
     // Fail closed: without the key set nothing is verified. Not the client's fault: 503, and the
     // cause goes to the log with the failure (proxy/http/failure.ts).
-    return new ServiceError('ERR_TOKEN_UNVERIFIABLE', 'Tokens cannot be verified right now: the identity provider\'s key set is unreachable. Retry shortly.', { 'Retry-After': '5' }, { cause: error });
+    return new ServiceError(
+      'ERR_TOKEN_UNVERIFIABLE',
+      "Tokens cannot be verified right now: the identity provider's key set is unreachable. Retry shortly.",
+      { 'Retry-After': '5' },
+      { cause: error },
+    );
   }
   return invalidToken(`verification failed (${error.code})`);
 }
@@ -199,7 +205,7 @@ export async function createJwtVerifier(config: JwtConfig): Promise<JwtVerifier>
         header = decodeProtectedHeader(token);
         const { alg = 'none' } = header;
         source = hmacAlgorithms.includes(alg) ? hmac : asymmetricAlgorithms.includes(alg) ? asymmetric : undefined;
-        if (!source || !source.algorithms.includes(alg)) {
+        if (!source?.algorithms.includes(alg)) {
           throw invalidToken(`algorithm ${typeof alg === 'string' ? cutEcho(alg) : echoClaim(alg)} is not accepted`);
         }
         const options = {

@@ -50,5 +50,8 @@ export function addressBucketOf(address: string): string {
   const tailGroups = address.includes('::') ? (tail === '' ? [] : tail.split(':')) : [];
   const missing = 8 - headGroups.length - tailGroups.length;
   const groups = [...headGroups, ...Array.from({ length: Math.max(0, missing) }, () => '0'), ...tailGroups];
-  return `${groups.slice(0, 4).map((group) => group.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((group) => group.replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
 }

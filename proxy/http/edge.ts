@@ -58,20 +58,32 @@ export function refuseMalformed(request: http.IncomingMessage): void {
     // HTTP/0.9 (a request line with no version) is not a request line RFC 9112 §3 knows: an invalid
     // request-line, so 400. A version it names but this server does not speak is 505 (RFC 9110 §15.6.6).
     if (request.httpVersionMajor === 0) {
-      throw new ServiceError('ERR_REQUEST_MALFORMED', `The request line has no HTTP version: write it as "${method} ${cutEcho(request.url ?? '/')} HTTP/1.1".`, closeConnection);
+      throw new ServiceError(
+        'ERR_REQUEST_MALFORMED',
+        `The request line has no HTTP version: write it as "${method} ${cutEcho(request.url ?? '/')} HTTP/1.1".`,
+        closeConnection,
+      );
     }
     throw new ServiceError('ERR_HTTP_VERSION', `HTTP/${request.httpVersion} is not supported: send the request as HTTP/1.1.`, closeConnection);
   }
   // RFC 9112 §3.2: 400 for an HTTP/1.1 request without Host, and for any with more than one.
   const hosts = countHosts(request.rawHeaders);
   if (hosts === 0 && request.httpVersionMinor === 1) {
-    throw new ServiceError('ERR_REQUEST_MALFORMED', 'The request has no Host header: HTTP/1.1 requires one (e.g. "Host: refdata.example.com").', closeConnection);
+    throw new ServiceError(
+      'ERR_REQUEST_MALFORMED',
+      'The request has no Host header: HTTP/1.1 requires one (e.g. "Host: refdata.example.com").',
+      closeConnection,
+    );
   }
   if (hosts > 1) throw new ServiceError('ERR_REQUEST_MALFORMED', `The request has ${hosts} Host headers: send one.`, closeConnection);
   // Node answers 100-continue itself; any other expectation reaches here through 'checkExpectation'.
   const expectation = request.headers.expect;
   if (expectation !== undefined && !continueExpectation.test(expectation)) {
-    throw new ServiceError('ERR_EXPECTATION', `The Expect header asks for "${cutEcho(expectation)}", which this service does not support: send no Expect header.`, closeConnection);
+    throw new ServiceError(
+      'ERR_EXPECTATION',
+      `The Expect header asks for "${cutEcho(expectation)}", which this service does not support: send no Expect header.`,
+      closeConnection,
+    );
   }
   // A body on a GET means nothing here (RFC 9110 §9.3.1), and a front end that reads it differently
   // would see another request in it. It is refused before it is read: its framing may be broken.
@@ -82,7 +94,8 @@ export function refuseMalformed(request: http.IncomingMessage): void {
         : Number(request.headers['content-length'] ?? 0) > 0
           ? 'Content-Length'
           : undefined;
-    if (framing) throw new ServiceError('ERR_REQUEST_MALFORMED', `A ${method} request carries no body: remove the ${framing} header and the body.`, closeConnection);
+    if (framing)
+      throw new ServiceError('ERR_REQUEST_MALFORMED', `A ${method} request carries no body: remove the ${framing} header and the body.`, closeConnection);
   }
 }
 
@@ -138,9 +151,15 @@ function describeParseError(error: ParseError, timeouts: EdgeTimeouts): ServiceE
   const refuse = (message: string, code: ErrorCode = 'ERR_REQUEST_MALFORMED'): ServiceError => new ServiceError(code, message);
   switch (error.code) {
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return refuse(`The request was not completed in time: send its headers within ${timeouts.headersMs / 1000} s and all of it within ${timeouts.requestMs / 1000} s.`, 'ERR_REQUEST_TIMEOUT');
+      return refuse(
+        `The request was not completed in time: send its headers within ${timeouts.headersMs / 1000} s and all of it within ${timeouts.requestMs / 1000} s.`,
+        'ERR_REQUEST_TIMEOUT',
+      );
     case 'HPE_HEADER_OVERFLOW':
-      return refuse(`The request line and headers exceed ${http.maxHeaderSize / 1024} KiB: send fewer or shorter headers, or a shorter URL.`, 'ERR_REQUEST_TOO_LARGE');
+      return refuse(
+        `The request line and headers exceed ${http.maxHeaderSize / 1024} KiB: send fewer or shorter headers, or a shorter URL.`,
+        'ERR_REQUEST_TOO_LARGE',
+      );
     case 'HPE_INVALID_EOF_STATE':
       return refuse('The connection was closed before the request was complete: end the headers with an empty line (CRLF CRLF).');
     case 'HPE_CLOSED_CONNECTION':
@@ -160,7 +179,9 @@ function describeParseError(error: ParseError, timeouts: EdgeTimeouts): ServiceE
       return refuse('The request line does not start with an HTTP method: write it as "GET /path HTTP/1.1".');
     }
     case 'HPE_INVALID_URL':
-      return refuse('The request target holds a character HTTP does not allow there: percent-encode characters outside ASCII in the path and query (e.g. name=%C4%B0stanbul).');
+      return refuse(
+        'The request target holds a character HTTP does not allow there: percent-encode characters outside ASCII in the path and query (e.g. name=%C4%B0stanbul).',
+      );
     case 'HPE_INVALID_CONSTANT':
       if (line.split(' ').length > 3) return refuse('The request target holds a space: percent-encode spaces in the path and query as %20.');
       return refuse('The request line must end with the HTTP version: write it as "GET /path HTTP/1.1".');
@@ -178,9 +199,13 @@ function describeParseError(error: ParseError, timeouts: EdgeTimeouts): ServiceE
     case 'HPE_INVALID_CONTENT_LENGTH':
       return refuse('Content-Length must be a number of bytes: requests here carry no body, so send no Content-Length.');
     case 'HPE_INVALID_TRANSFER_ENCODING':
-      return refuse('The request has a Transfer-Encoding that cannot frame its body (or one beside Content-Length): requests here carry no body, so send neither.');
+      return refuse(
+        'The request has a Transfer-Encoding that cannot frame its body (or one beside Content-Length): requests here carry no body, so send neither.',
+      );
     default:
-      return refuse(`The request is not valid HTTP/1.1 (${error.reason ?? error.code ?? 'unknown error'}): send "GET /path HTTP/1.1", headers as "Name: value", every line ended by CRLF.`);
+      return refuse(
+        `The request is not valid HTTP/1.1 (${error.reason ?? error.code ?? 'unknown error'}): send "GET /path HTTP/1.1", headers as "Name: value", every line ended by CRLF.`,
+      );
   }
 }
 

@@ -56,7 +56,13 @@ const outcomes: Readonly<Record<ErrorCode, { readonly status: number; readonly s
 const unavailable = 'The data is temporarily unavailable: retry shortly.';
 
 /** The failures counted as refused tokens (refdata_auth_failures_total). */
-const authFailureCodes: ReadonlySet<ErrorCode> = new Set(['ERR_AUTH_REQUIRED', 'ERR_AUTH_MALFORMED', 'ERR_TOKEN_INVALID', 'ERR_TOKEN_UNVERIFIABLE', 'ERR_SCOPE_MISSING']);
+const authFailureCodes: ReadonlySet<ErrorCode> = new Set([
+  'ERR_AUTH_REQUIRED',
+  'ERR_AUTH_MALFORMED',
+  'ERR_TOKEN_INVALID',
+  'ERR_TOKEN_UNVERIFIABLE',
+  'ERR_SCOPE_MISSING',
+]);
 
 interface Answer {
   readonly status: number;
@@ -70,7 +76,6 @@ function answerFor(error: unknown): Answer {
   const { status, shown } = outcomes[error.code];
   return { status, message: shown ? error.message : unavailable, headers: error.headers };
 }
-
 
 /**
  * Any failure of a request, answered in the envelope with `no-store`. A server-side failure (5xx)
@@ -108,7 +113,14 @@ export function renderRawFailure(error: ServiceError, extraHeaders: Readonly<Rec
   const globalId = newGlobalId();
   const { status, message, headers: own } = answerFor(error);
   const body = wrapFailure(globalId, message);
-  const headers = { 'Content-Type': jsonType, 'Content-Length': String(body.length), 'Cache-Control': noStore, 'X-Request-Id': globalId, ...own, ...extraHeaders };
+  const headers = {
+    'Content-Type': jsonType,
+    'Content-Length': String(body.length),
+    'Cache-Control': noStore,
+    'X-Request-Id': globalId,
+    ...own,
+    ...extraHeaders,
+  };
   const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
   return `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? ''}\r\n${lines.join('')}\r\n${body.toString()}`;
 }

@@ -64,7 +64,11 @@ function answer(
   const method = request.method ?? 'GET';
   const cors = corsHeaders(deps.cors, request.headers.origin);
   if (method === 'OPTIONS') {
-    response.writeHead(204, { Allow: allowedMethods, ...commonHeaders(requestId, cors), ...preflightHeaders(deps.cors, request.headers.origin, request.headers['access-control-request-headers']) });
+    response.writeHead(204, {
+      Allow: allowedMethods,
+      ...commonHeaders(requestId, cors),
+      ...preflightHeaders(deps.cors, request.headers.origin, request.headers['access-control-request-headers']),
+    });
     response.end();
     return;
   }
@@ -72,14 +76,27 @@ function answer(
     throw methodNotAllowed(method);
   }
   const probe = probeBody(pathname, deps.store);
-  if (probe) return send(response, method, 200, { 'Cache-Control': noStore, ...commonHeaders(requestId, cors) }, wrapSuccess(globalId, Buffer.from(JSON.stringify(probe))));
+  if (probe)
+    return send(
+      response,
+      method,
+      200,
+      { 'Cache-Control': noStore, ...commonHeaders(requestId, cors) },
+      wrapSuccess(globalId, Buffer.from(JSON.stringify(probe))),
+    );
   const publicFile = publicFileOf(pathname);
   if (publicFile) return answerPublicFile(request, response, publicFile, { ...commonHeaders(requestId, cors), Vary: publicVary }, deps.store());
   return whenReady(deps.admission.authenticate(request), (principal) => {
     const store = deps.store();
     if (pathname === '/meta') {
       return whenReady(deps.admission.admit(principal), (limits) =>
-        send(response, method, 200, { 'Cache-Control': noStore, ...commonHeaders(requestId, cors), ...limits }, wrapSuccess(globalId, Buffer.from(JSON.stringify(describeBuild(store))))),
+        send(
+          response,
+          method,
+          200,
+          { 'Cache-Control': noStore, ...commonHeaders(requestId, cors), ...limits },
+          wrapSuccess(globalId, Buffer.from(JSON.stringify(describeBuild(store)))),
+        ),
       );
     }
     const target = request.url ?? pathname;
@@ -89,7 +106,10 @@ function answer(
     } else {
       const route = findRoute(pathname);
       if (!route) {
-        throw new ServiceError('ERR_NO_OPERATION', `No operation at ${echo(pathname)}: paths look like /addressmanagement/api/country/getall (see the README).`);
+        throw new ServiceError(
+          'ERR_NO_OPERATION',
+          `No operation at ${echo(pathname)}: paths look like /addressmanagement/api/country/getall (see the README).`,
+        );
       }
       // The scope first: a token without it learns nothing about the keys it sent.
       authorize(principal, areaOf(route), deps.scopes);
@@ -115,29 +135,31 @@ function answerLookup(
   { lookupVary }: ListenerState,
   deps: ServerDependencies,
 ): void | Promise<void> {
-    const method = request.method ?? 'GET';
-    // Built in one literal (this is every lookup's path), one shape with a budget and one without;
-    // the CORS headers added only when there are any.
-    const headers: http.OutgoingHttpHeaders =
-      limits === undefined
-        ? { ETag: entry.etag, 'Cache-Control': cacheControl, 'X-Data-Version': store.manifest.dataVersion, Vary: lookupVary, 'X-Request-Id': requestId }
-        : {
-            ETag: entry.etag,
-            'Cache-Control': cacheControl,
-            'X-Data-Version': store.manifest.dataVersion,
-            Vary: lookupVary,
-            'X-Request-Id': requestId,
-            'RateLimit-Policy': limits['RateLimit-Policy'],
-            RateLimit: limits.RateLimit,
-          };
-    if (cors !== noCorsHeaders) Object.assign(headers, cors);
-    if (matchesIfNoneMatch(request.headers['if-none-match'], entry.etag)) return sendNotModified(response, headers);
-    const encoding = method === 'GET' ? chooseEncoding(request.headers['accept-encoding']) : 'identity';
-    const cached = store.cached(entry);
-    deps.metrics.bodyCache(cached !== undefined);
-    return whenReady(cached ?? store.read(file, entry), (body) =>
-      whenReady(encodeResponse(successHead(globalId), body, successTail, entry.etag, encoding), (encoded) => sendEncoded(response, method, jsonType, headers, encoded)),
-    );
+  const method = request.method ?? 'GET';
+  // Built in one literal (this is every lookup's path), one shape with a budget and one without;
+  // the CORS headers added only when there are any.
+  const headers: http.OutgoingHttpHeaders =
+    limits === undefined
+      ? { ETag: entry.etag, 'Cache-Control': cacheControl, 'X-Data-Version': store.manifest.dataVersion, Vary: lookupVary, 'X-Request-Id': requestId }
+      : {
+          ETag: entry.etag,
+          'Cache-Control': cacheControl,
+          'X-Data-Version': store.manifest.dataVersion,
+          Vary: lookupVary,
+          'X-Request-Id': requestId,
+          'RateLimit-Policy': limits['RateLimit-Policy'],
+          RateLimit: limits.RateLimit,
+        };
+  if (cors !== noCorsHeaders) Object.assign(headers, cors);
+  if (matchesIfNoneMatch(request.headers['if-none-match'], entry.etag)) return sendNotModified(response, headers);
+  const encoding = method === 'GET' ? chooseEncoding(request.headers['accept-encoding']) : 'identity';
+  const cached = store.cached(entry);
+  deps.metrics.bodyCache(cached !== undefined);
+  return whenReady(cached ?? store.read(file, entry), (body) =>
+    whenReady(encodeResponse(successHead(globalId), body, successTail, entry.etag, encoding), (encoded) =>
+      sendEncoded(response, method, jsonType, headers, encoded),
+    ),
+  );
 }
 
 const arrival = Symbol('arrival');
@@ -153,7 +175,11 @@ export function createRequestListener(deps: ServerDependencies): http.RequestLis
     deps.metrics.request(this[countedPath], this.statusCode, (performance.now() - this[arrival]) / 1000);
   }
   const corsVariesByOrigin = deps.cors.origins !== '*';
-  const state: ListenerState = { targets: new TargetMemo(), lookupVary: varyOf('lookup', corsVariesByOrigin), publicVary: varyOf('public', corsVariesByOrigin) };
+  const state: ListenerState = {
+    targets: new TargetMemo(),
+    lookupVary: varyOf('lookup', corsVariesByOrigin),
+    publicVary: varyOf('public', corsVariesByOrigin),
+  };
   return (request, response) => {
     const ids = requestIdsOf(request.headers['x-request-id']);
     // The target is split by hand: `new URL` would read `//host/x` as another host's `/x`.
@@ -172,7 +198,15 @@ export function createRequestListener(deps: ServerDependencies): http.RequestLis
       response.once('close', () => {
         const trace = traceOf(request.headers.traceparent);
         const requestId = ids.requestId === ids.globalId ? {} : { requestId: ids.requestId };
-        deps.log.info({ method: request.method, path: target, status: response.statusCode, ms: Math.round((performance.now() - started) * 100) / 100, globalId: ids.globalId, ...requestId, ...trace });
+        deps.log.info({
+          method: request.method,
+          path: target,
+          status: response.statusCode,
+          ms: Math.round((performance.now() - started) * 100) / 100,
+          globalId: ids.globalId,
+          ...requestId,
+          ...trace,
+        });
       });
     }
     watchExchange(request, response);

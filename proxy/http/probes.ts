@@ -9,7 +9,15 @@ import type { BodyStore } from '../store.ts';
 export function probeBody(pathname: string, store: () => BodyStore): Record<string, unknown> | undefined {
   if (pathname === '/') {
     const { buildId, dataVersion } = store().manifest;
-    return { service: 'Reference data lookup service', buildId, dataVersion, documentation: '/docs', openapi: '/openapi.json', health: '/healthz', readiness: '/readyz' };
+    return {
+      service: 'Reference data lookup service',
+      buildId,
+      dataVersion,
+      documentation: '/docs',
+      openapi: '/openapi.json',
+      health: '/healthz',
+      readiness: '/readyz',
+    };
   }
   if (pathname === '/healthz') return { status: 'live' };
   if (pathname === '/readyz') return { status: 'ready', buildId: store().manifest.buildId };

@@ -15,7 +15,13 @@ export function send(response: http.ServerResponse, method: string, status: numb
  * A 200 in pieces, never copied into one buffer: Node corks the socket for the tick, so the
  * headers and every piece leave in one writev (and a string first piece joins the header block).
  */
-export function sendEncoded(response: http.ServerResponse, method: string, contentType: string, headers: http.OutgoingHttpHeaders, { chunks, length, coding }: EncodedBody): void {
+export function sendEncoded(
+  response: http.ServerResponse,
+  method: string,
+  contentType: string,
+  headers: http.OutgoingHttpHeaders,
+  { chunks, length, coding }: EncodedBody,
+): void {
   // The request's own headers object, completed here rather than copied.
   headers['Content-Type'] = contentType;
   headers['Content-Length'] = length;

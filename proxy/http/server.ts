@@ -20,7 +20,10 @@ function listenError(error: NodeJS.ErrnoException, host: string, port: number): 
     case 'EADDRINUSE':
       return new ServiceError('ERR_LISTEN', `${where} is already in use by another process: stop it, or set PORT (and HOST) to a free address`);
     case 'EACCES':
-      return new ServiceError('ERR_LISTEN', `${where} needs privileges this process lacks: use a PORT above 1023, or let a front end (nginx, a load balancer) listen on ${port}`);
+      return new ServiceError(
+        'ERR_LISTEN',
+        `${where} needs privileges this process lacks: use a PORT above 1023, or let a front end (nginx, a load balancer) listen on ${port}`,
+      );
     case 'EADDRNOTAVAIL':
       return new ServiceError('ERR_LISTEN', `HOST ${host} is not an address of this machine: use 127.0.0.1, 0.0.0.0, :: or one of its addresses`);
     default:

@@ -8,7 +8,7 @@
 import { newGlobalId } from '../../contract/envelope.ts';
 
 /** What a client's request id may be: printable, no spaces or quotes, at most 128 characters. */
-const requestIdPattern = /^[A-Za-z0-9._:\/+=@-]{1,128}$/;
+const requestIdPattern = /^[A-Za-z0-9._:/+=@-]{1,128}$/;
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** W3C Trace Context §3.2: version-traceId-parentId-flags; a later version may append fields. */
 const traceparentPattern = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;

@@ -52,7 +52,11 @@ await hsAuth(repeated);
 
 // A header is remembered once accepted; each spelling of "Bearer" (any case, RFC 6750) is a header
 // of its own, so these are all first sights of the key.
-const spellings = Array.from({ length: rounds + 500 }, (_, index) => `${[...'bearer'].map((letter, bit) => ((index >> bit) & 1 ? letter.toUpperCase() : letter)).join('')}${' '.repeat(1 + (index >> 6))}${apiKeys[9]}`);
+const spellings = Array.from(
+  { length: rounds + 500 },
+  (_, index) =>
+    `${[...'bearer'].map((letter, bit) => ((index >> bit) & 1 ? letter.toUpperCase() : letter)).join('')}${' '.repeat(1 + (index >> 6))}${apiKeys[9]}`,
+);
 const firstSights = new Set(spellings).size;
 const results = [
   await time('sha256 of the token (reference)', rounds, () => sha256(apiKeys[9] as string)),

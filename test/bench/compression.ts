@@ -40,7 +40,7 @@ const head = successHead('00000000-0000-4000-8000-000000000000');
 const column = (value: string | number, width = 10): string => String(value).padStart(width);
 console.log(`compression cost per response in µs, node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model}`);
 console.log('  identity: the envelope assembled; stitched: what the proxy sends for gzip and for brotli (the');
-console.log('  body\'s cached compression behind the head); once: filling that cache, once per body (for brotli');
+console.log("  body's cached compression behind the head); once: filling that cache, once per body (for brotli");
 console.log(`  with its proof); per resp.: compressing each response instead (gzip level 6, brotli quality ${brotliQuality})`);
 const headings = ['bytes', 'identity', 'gz stitch', 'gz once', 'gz size', 'gz/resp.', 'br stitch', 'br once', 'br size', 'br/resp.'];
 console.log(`  ${'body'.padEnd(52)}${headings.map((heading) => column(heading)).join('')}`);

@@ -6,7 +6,17 @@
 import type { BuildFigures } from './build.ts';
 import type { WrkResult } from './wrk.ts';
 
-export const configurationIds = ['nginx', 'node-floor', 'local-apikey', 'local-apikey-metrics', 'local-apikey-ratelimit', 'local-apikey-log-info', 'local-jwt', 'origin-warm', 'origin-cold'] as const;
+export const configurationIds = [
+  'nginx',
+  'node-floor',
+  'local-apikey',
+  'local-apikey-metrics',
+  'local-apikey-ratelimit',
+  'local-apikey-log-info',
+  'local-jwt',
+  'origin-warm',
+  'origin-cold',
+] as const;
 export type ConfigurationId = (typeof configurationIds)[number];
 
 export const configurationLabels: Record<ConfigurationId, string> = {
@@ -76,10 +86,12 @@ export function summarise(runs: readonly RunRecord[], concurrency: number): Resu
     const mine = atLevel.filter((run) => run.configuration === configuration);
     if (mine.length === 0) return [];
     const ratios = (pick: (run: RunRecord) => number): number =>
-      median(mine.flatMap((run) => {
-        const reference = nginxIn(run.round);
-        return reference ? [pick(run) / pick(reference)] : [];
-      }));
+      median(
+        mine.flatMap((run) => {
+          const reference = nginxIn(run.round);
+          return reference ? [pick(run) / pick(reference)] : [];
+        }),
+      );
     return [
       {
         configuration,
@@ -117,17 +129,35 @@ export function evaluateTargets(results: Record<string, readonly ResultRow[]>, b
     // Issue 13: counting every request for /metrics costs under 5 % of throughput.
     const plain = row('local-apikey');
     const counted = row('local-apikey-metrics');
-    if (plain && counted) targets.push(target(`metrics: ${configurationLabels['local-apikey-metrics']} vs without, c=${concurrency}: req/s`, counted.requestsPerSecond / plain.requestsPerSecond, '>=', 0.95));
+    if (plain && counted)
+      targets.push(
+        target(
+          `metrics: ${configurationLabels['local-apikey-metrics']} vs without, c=${concurrency}: req/s`,
+          counted.requestsPerSecond / plain.requestsPerSecond,
+          '>=',
+          0.95,
+        ),
+      );
     // Counting every request against its token's budget, shared across workers: the same bound.
     const limited = row('local-apikey-ratelimit');
-    if (plain && limited) targets.push(target(`rate limit: ${configurationLabels['local-apikey-ratelimit']} vs without, c=${concurrency}: req/s`, limited.requestsPerSecond / plain.requestsPerSecond, '>=', 0.95));
+    if (plain && limited)
+      targets.push(
+        target(
+          `rate limit: ${configurationLabels['local-apikey-ratelimit']} vs without, c=${concurrency}: req/s`,
+          limited.requestsPerSecond / plain.requestsPerSecond,
+          '>=',
+          0.95,
+        ),
+      );
     const warm = row('origin-warm');
     if (warm) targets.push(target(`${configurationLabels['origin-warm']}, c=${concurrency}: req/s vs nginx`, warm.requestsPerSecondRatio, '>=', 0.5));
   }
   targets.push(target('full build vs cp -r of its output (time)', build.fullToCopy, '<=', 2));
   targets.push(target('no-op rebuild vs full build (time)', build.noopToFull, '<=', 0.1));
   // The workers serve; a cluster's primary only hands out connections, so it is not a worker.
-  const workerPeaks = servers.filter((server) => server.configuration !== 'nginx' && server.configuration !== 'node-floor').flatMap((server) => server.underLoadMb.slice(server.underLoadMb.length > 1 ? 1 : 0));
+  const workerPeaks = servers
+    .filter((server) => server.configuration !== 'nginx' && server.configuration !== 'node-floor')
+    .flatMap((server) => server.underLoadMb.slice(server.underLoadMb.length > 1 ? 1 : 0));
   targets.push(target('proxy memory per worker under load (MB, highest)', Math.max(...workerPeaks), '<=', 256));
   return targets;
 }
@@ -166,7 +196,10 @@ export function formatBuild(build: BuildFigures): string {
     [
       [`full build (npm run build's command, wall clock, median of ${build.rounds})`, `${number(build.fullSeconds, 2)} s`],
       ['cp -r of its output', `${number(build.copySeconds, 2)} s (full build = ${number(build.fullToCopy, 2)} × cp -r)`],
-      ['no-op rebuild (same data, same dist)', `${number(build.noopSeconds, 2)} s (${number(build.noopToFull * 100, 1)} % of a full build)${build.noopWroteBuild ? ', wrote a new build' : ''}`],
+      [
+        'no-op rebuild (same data, same dist)',
+        `${number(build.noopSeconds, 2)} s (${number(build.noopToFull * 100, 1)} % of a full build)${build.noopWroteBuild ? ', wrote a new build' : ''}`,
+      ],
       ['files written', `${number(build.files)} (${number(build.filesPerSecond)} files/s)`],
       ['size', `${number(build.bytes / 1e6, 1)} MB of files, ${number(build.diskKb / 1024, 1)} MB on disk (du -sk)`],
     ],

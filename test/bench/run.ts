@@ -36,7 +36,19 @@ import {
   type RunRecord,
   type ServerFigures,
 } from './report.ts';
-import { bundleProxy, cpuSeconds, findProgram, freePort, repoRoot, residentKb, startFloor, startNginx, startProxy, treePids, type RunningServer } from './servers.ts';
+import {
+  bundleProxy,
+  cpuSeconds,
+  findProgram,
+  freePort,
+  repoRoot,
+  residentKb,
+  startFloor,
+  startNginx,
+  startProxy,
+  treePids,
+  type RunningServer,
+} from './servers.ts';
 import { sampleUrlMix, type Lookup } from './urls.ts';
 import { runWrk, writeWrkScript, type WrkResult } from './wrk.ts';
 
@@ -50,7 +62,12 @@ function positive(name: string, text: string): number {
 
 /** --only's list, checked: nginx added first, in the table's order. */
 function chosenConfigurations(list: string): ConfigurationId[] {
-  const named = new Set(list.split(',').map((id) => id.trim()).filter((id) => id !== ''));
+  const named = new Set(
+    list
+      .split(',')
+      .map((id) => id.trim())
+      .filter((id) => id !== ''),
+  );
   const unknown = [...named].filter((id) => !(configurationIds as readonly string[]).includes(id));
   if (unknown.length > 0) throw new UsageError(`--only takes configurations among ${configurationIds.join(', ')} (got ${unknown.join(', ')})`);
   return configurationIds.filter((id) => id === 'nginx' || named.has(id));
@@ -135,7 +152,10 @@ function versionOf(program: string, args: readonly string[]): string {
 function gitState(): { commit: string; uncommitted: string[] } | undefined {
   const head = spawnSync('git', ['rev-parse', 'HEAD'], { cwd: repoRoot, encoding: 'utf8' });
   if (head.status !== 0) return undefined;
-  const status = spawnSync('git', ['status', '--porcelain', '--', 'proxy', 'generator', 'deploy', 'nginx.conf', 'data', 'package-lock.json'], { cwd: repoRoot, encoding: 'utf8' });
+  const status = spawnSync('git', ['status', '--porcelain', '--', 'proxy', 'generator', 'deploy', 'nginx.conf', 'data', 'package-lock.json'], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+  });
   return { commit: head.stdout.trim(), uncommitted: status.stdout.split('\n').filter((line) => line.length > 0) };
 }
 
@@ -166,7 +186,8 @@ async function preflight(name: string, url: string, lookups: readonly Lookup[], 
     }
     const body = Buffer.from(await response.arrayBuffer());
     if (response.status !== 200) failures.push(`${target}: ${response.status} ${body.toString().slice(0, 200)}`);
-    else if (proxy && response.headers.get('etag') !== lookup.etag) failures.push(`${target}: ETag ${response.headers.get('etag')}, the manifest says ${lookup.etag} for ${lookup.file}`);
+    else if (proxy && response.headers.get('etag') !== lookup.etag)
+      failures.push(`${target}: ETag ${response.headers.get('etag')}, the manifest says ${lookup.etag} for ${lookup.file}`);
     else if (!proxy && body.length !== lookup.size) failures.push(`${target}: ${body.length} bytes, the manifest says ${lookup.size}`);
   });
   if (failures.length > 0) {
@@ -192,7 +213,14 @@ async function measure(
   };
   const sampler = setInterval(sample, 250);
   try {
-    const result = await runWrk({ wrk, script: configuration.script, url: configuration.server.url, threads: Math.min(options.threads, connections), connections, seconds });
+    const result = await runWrk({
+      wrk,
+      script: configuration.script,
+      url: configuration.server.url,
+      threads: Math.min(options.threads, connections),
+      connections,
+      seconds,
+    });
     sample();
     const after = cpuTotal();
     return { ...result, cpu: { user: after.user - before.user, system: after.system - before.system }, peak };
@@ -211,7 +239,9 @@ async function main(): Promise<void> {
   const nginxBinary = findProgram('nginx', ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/local/nginx/sbin/nginx']);
   const missing = [wrk ? undefined : 'wrk', nginxBinary ? undefined : 'nginx'].filter((name) => name !== undefined);
   if (!wrk || !nginxBinary) {
-    throw new UsageError(`${missing.join(' and ')} not found: install with \`apt-get install -y ${missing.join(' ')}\` (Debian, as root; wrk 4.1.0 is what the figures were taken with)`);
+    throw new UsageError(
+      `${missing.join(' and ')} not found: install with \`apt-get install -y ${missing.join(' ')}\` (Debian, as root; wrk 4.1.0 is what the figures were taken with)`,
+    );
   }
   const machine = {
     cores: os.availableParallelism(),
@@ -231,12 +261,20 @@ async function main(): Promise<void> {
   const servers: RunningServer[] = [];
   try {
     console.log(`npm run bench: ${machine.cores} cores (${machine.cpu}), node ${machine.node}, nginx ${machine.nginx}, ${machine.wrk}; work in ${workDir}`);
-    if (git) console.log(`commit ${git.commit}${git.uncommitted.length > 0 ? `, with uncommitted changes to: ${git.uncommitted.map((line) => line.slice(3)).join(', ')}` : ''}`);
-    console.log(`building ${path.relative(repoRoot, options.data) || '.'} into a temporary dist, ${options.rounds} time(s): full build, cp -r of it, no-op rebuild …`);
+    if (git)
+      console.log(
+        `commit ${git.commit}${git.uncommitted.length > 0 ? `, with uncommitted changes to: ${git.uncommitted.map((line) => line.slice(3)).join(', ')}` : ''}`,
+      );
+    console.log(
+      `building ${path.relative(repoRoot, options.data) || '.'} into a temporary dist, ${options.rounds} time(s): full build, cp -r of it, no-op rebuild …`,
+    );
     const build = await measureBuild(options.data, workDir, options.rounds);
     let served = build.buildDir;
     if (options.dist) {
-      const present = await access(path.join(options.dist, 'manifest.json')).then(() => true, () => false);
+      const present = await access(path.join(options.dist, 'manifest.json')).then(
+        () => true,
+        () => false,
+      );
       if (!present) {
         console.log(`${options.dist} has no build: building it`);
         execFileSync(buildCommand[0], [...buildCommand.slice(1), '--data', options.data, '--dist', options.dist], { cwd: repoRoot, stdio: 'inherit' });
@@ -246,13 +284,20 @@ async function main(): Promise<void> {
     const manifest = JSON.parse(await readFile(path.join(served, 'manifest.json'), 'utf8')) as Manifest;
     const mix = sampleUrlMix(manifest, options.samples, options.seed);
     if (mix.unreadableKeys > 0) throw new Error(`${mix.unreadableKeys} body files have keys that do not read back as query values (test/bench/urls.ts)`);
-    console.log(`serving ${served}: ${mix.lookups.length} sampled lookups (${mix.distinct} distinct, mean body ${Math.round(mix.meanBytes)} bytes; single ${mix.byClass.single}, list ${mix.byClass.list}, large ${mix.byClass.large})`);
+    console.log(
+      `serving ${served}: ${mix.lookups.length} sampled lookups (${mix.distinct} distinct, mean body ${Math.round(mix.meanBytes)} bytes; single ${mix.byClass.single}, list ${mix.byClass.list}, large ${mix.byClass.large})`,
+    );
 
     // Throwaway credentials for this run only.
     const apiKey = `bench-${randomBytes(18).toString('base64url')}`;
     const jwtSecret = randomBytes(32).toString('base64url');
     const originHeader = `X-Origin-Secret: ${randomBytes(24).toString('hex')}`;
-    const jwt = await new SignJWT({}).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setSubject('bench').setIssuedAt().setExpirationTime('6h').sign(new TextEncoder().encode(jwtSecret));
+    const jwt = await new SignJWT({})
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject('bench')
+      .setIssuedAt()
+      .setExpirationTime('6h')
+      .sign(new TextEncoder().encode(jwtSecret));
     const [secretName, secretValue] = originHeader.split(': ') as [string, string];
 
     const nginx = await startNginx({ nginx: nginxBinary, root: served, prefix: path.join(workDir, 'nginx'), originHeader });
@@ -307,7 +352,9 @@ async function main(): Promise<void> {
 
     const runs: RunRecord[] = [];
     const total = options.rounds * options.concurrency.length * (configurations.length - 1) + options.concurrency.length;
-    console.log(`load: ${options.rounds} round(s) × concurrency ${options.concurrency.join(', ')} × ${configurations.length} configurations, ${options.duration} s each (${total} runs) …`);
+    console.log(
+      `load: ${options.rounds} round(s) × concurrency ${options.concurrency.join(', ')} × ${configurations.length} configurations, ${options.duration} s each (${total} runs) …`,
+    );
     for (let round = 0; round < options.rounds; round++) {
       // Each round starts one configuration later, so that none always runs first or after the same one.
       const order = configurations.map((_, index) => configurations[(index + round) % configurations.length] as Configuration);
@@ -326,7 +373,9 @@ async function main(): Promise<void> {
             peakRssKb: peak,
           });
           const errors = result.errorCount > 0 ? `, ${result.errorCount} errors ${JSON.stringify(result.errors)}` : '';
-          console.log(`  round ${round + 1}, c=${concurrency}, ${configurationLabels[configuration.id]}: ${Math.round(result.requestsPerSecond)} req/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms${errors}`);
+          console.log(
+            `  round ${round + 1}, c=${concurrency}, ${configurationLabels[configuration.id]}: ${Math.round(result.requestsPerSecond)} req/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms${errors}`,
+          );
         }
       }
     }
@@ -346,14 +395,33 @@ async function main(): Promise<void> {
 
     const lines: string[] = [''];
     for (const concurrency of options.concurrency) {
-      lines.push(`### ${concurrency} connections (median of ${options.rounds} round(s) × ${options.duration} s)`, '', formatResults(results[String(concurrency)] ?? []), '');
+      lines.push(
+        `### ${concurrency} connections (median of ${options.rounds} round(s) × ${options.duration} s)`,
+        '',
+        formatResults(results[String(concurrency)] ?? []),
+        '',
+      );
     }
-    lines.push('### Build', '', formatBuild(build), '', '### Start-up and memory', '', formatServers(serverFigures), '', '### Targets', '', formatTargets(targets), '');
+    lines.push(
+      '### Build',
+      '',
+      formatBuild(build),
+      '',
+      '### Start-up and memory',
+      '',
+      formatServers(serverFigures),
+      '',
+      '### Targets',
+      '',
+      formatTargets(targets),
+      '',
+    );
     lines.push(
       'Notes: ratios are to nginx in the same round; "cold" is emulated with a 1 MB body cache, so nearly every body is fetched from nginx;',
       'the LOG_LEVEL=info row is measured in the first round only, its request log written to /dev/null; start-up is spawn to the first 200 from /readyz.',
     );
-    if (options.smoke || options.data !== path.join(repoRoot, 'data')) lines.push('This was a smoke run or not the full data: the targets mean nothing here; run `npm run bench` for figures.');
+    if (options.smoke || options.data !== path.join(repoRoot, 'data'))
+      lines.push('This was a smoke run or not the full data: the targets mean nothing here; run `npm run bench` for figures.');
     console.log(lines.join('\n'));
 
     const failed = targets.filter((item) => !item.pass);
@@ -380,7 +448,9 @@ async function main(): Promise<void> {
     };
     await mkdir(path.dirname(options.out), { recursive: true });
     await writeFile(options.out, `${JSON.stringify(json, null, 2)}\n`);
-    console.log(`\n${targets.length - failed.length} of ${targets.length} targets pass${failed.length ? `; failing: ${failed.map((item) => item.name).join('; ')}` : ''}`);
+    console.log(
+      `\n${targets.length - failed.length} of ${targets.length} targets pass${failed.length ? `; failing: ${failed.map((item) => item.name).join('; ')}` : ''}`,
+    );
     console.log(`results: ${path.relative(process.cwd(), options.out)} (${Math.round((Date.now() - started) / 1000)} s in all)`);
   } finally {
     for (const server of servers.reverse()) await server.stop();

@@ -115,8 +115,12 @@ async function stopChild(child: ChildProcess, exited: Promise<void>, signal: Nod
 async function waitForAnswer(url: string, headers: Record<string, string>, status: number, child: ChildProcess, stderr: () => string): Promise<void> {
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${url}: the process exited (${child.exitCode ?? child.signalCode}) before answering:\n${stderr()}`);
-    const answered = await get(url, headers).then((reply) => reply.status === status, () => false);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`${url}: the process exited (${child.exitCode ?? child.signalCode}) before answering:\n${stderr()}`);
+    const answered = await get(url, headers).then(
+      (reply) => reply.status === status,
+      () => false,
+    );
     if (answered) return;
     if (Date.now() > deadline) throw new Error(`${url} did not answer ${status} within 60 s:\n${stderr()}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
@@ -246,7 +250,13 @@ export async function startProxy(options: ProxyOptions): Promise<RunningServer> 
 }
 
 /** A node process (a cluster of `workers`) on `port`, ready once /readyz answers 200. */
-async function startNodeServer(name: string, args: readonly string[], environment: NodeJS.ProcessEnv, port: number, workerCount: number): Promise<RunningServer> {
+async function startNodeServer(
+  name: string,
+  args: readonly string[],
+  environment: NodeJS.ProcessEnv,
+  port: number,
+  workerCount: number,
+): Promise<RunningServer> {
   const started = performance.now();
   const child = spawn(process.execPath, args, { cwd: repoRoot, env: environment, stdio: ['ignore', 'ignore', 'pipe'] });
   let workers: number[] = [];
@@ -275,6 +285,13 @@ export interface FloorOptions {
 /** test/bench/floor.ts: node:http answering the sampled targets from memory, the Node floor. */
 export async function startFloor(options: FloorOptions): Promise<RunningServer> {
   const port = await freePort();
-  const environment = { ...process.env, FLOOR_TARGETS: options.targets, FLOOR_ROOT: options.root, PORT: String(port), HOST: '127.0.0.1', WORKERS: String(options.workers) };
+  const environment = {
+    ...process.env,
+    FLOOR_TARGETS: options.targets,
+    FLOOR_ROOT: options.root,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    WORKERS: String(options.workers),
+  };
   return startNodeServer('node-floor', ['--import', 'tsx', 'test/bench/floor.ts'], environment, port, options.workers);
 }

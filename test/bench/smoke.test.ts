@@ -20,7 +20,17 @@ const missing = [
   findProgram('nginx', ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/local/nginx/sbin/nginx']) ? undefined : 'nginx',
 ].filter((name) => name !== undefined);
 
-const configurations = ['nginx', 'node-floor', 'local-apikey', 'local-apikey-metrics', 'local-apikey-ratelimit', 'local-apikey-log-info', 'local-jwt', 'origin-warm', 'origin-cold'];
+const configurations = [
+  'nginx',
+  'node-floor',
+  'local-apikey',
+  'local-apikey-metrics',
+  'local-apikey-ratelimit',
+  'local-apikey-log-info',
+  'local-jwt',
+  'origin-warm',
+  'origin-cold',
+];
 
 interface BenchJson {
   readonly results: Record<string, { configuration: string; requestsPerSecond: number; errors: number; p50Ms: number; p99Ms: number }[]>;
@@ -41,7 +51,12 @@ function runBench(args: readonly string[]): Promise<{ code: number | null; outpu
 }
 
 if (missing.length > 0) {
-  reportMissing('test/bench/smoke.test.ts', missing.join(' and '), `${missing.join(' and ')} not installed: apt-get install -y ${missing.join(' ')}`, 'npm run bench is');
+  reportMissing(
+    'test/bench/smoke.test.ts',
+    missing.join(' and '),
+    `${missing.join(' and ')} not installed: apt-get install -y ${missing.join(' ')}`,
+    'npm run bench is',
+  );
 }
 
 describe.skipIf(missing.length > 0)('npm run bench -- --smoke', () => {

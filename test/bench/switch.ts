@@ -48,7 +48,10 @@ function request(agent: http.Agent, url: string): Promise<number> {
 
 function runBuild(dataDir: string, distDir: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'generator/build.ts', '--data', dataDir, '--dist', distDir, '--force'], { cwd: repoRoot, stdio: 'ignore' });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'generator/build.ts', '--data', dataDir, '--dist', distDir, '--force'], {
+      cwd: repoRoot,
+      stdio: 'ignore',
+    });
     child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`the build exited with ${code}`))));
   });
 }
@@ -91,9 +94,24 @@ async function main(): Promise<void> {
     await Promise.all(inFlight);
     const failed = samples.filter((sample) => sample.status !== 200);
     console.log(`rate ${values.rate}/s, build ${((buildDone - buildStarted) / 1000).toFixed(1)} s, ${samples.length} requests, ${failed.length} not 200`);
-    console.log(describe('before the build', samples.filter((sample) => sample.sentAt < buildStarted)));
-    console.log(describe('while building', samples.filter((sample) => sample.sentAt >= buildStarted && sample.sentAt < buildDone)));
-    console.log(describe('switching (after)', samples.filter((sample) => sample.sentAt >= buildDone)));
+    console.log(
+      describe(
+        'before the build',
+        samples.filter((sample) => sample.sentAt < buildStarted),
+      ),
+    );
+    console.log(
+      describe(
+        'while building',
+        samples.filter((sample) => sample.sentAt >= buildStarted && sample.sentAt < buildDone),
+      ),
+    );
+    console.log(
+      describe(
+        'switching (after)',
+        samples.filter((sample) => sample.sentAt >= buildDone),
+      ),
+    );
   } finally {
     clearInterval(ticker);
     agent.destroy();

@@ -41,7 +41,13 @@ function luaString(value: string): string {
  * Each wrk thread starts at its own offset in the list, so threads do not request the same body
  * at the same moment.
  */
-export async function writeWrkScript(dir: string, name: string, paths: readonly string[], headers: Readonly<Record<string, string>>, threads: number): Promise<string> {
+export async function writeWrkScript(
+  dir: string,
+  name: string,
+  paths: readonly string[],
+  headers: Readonly<Record<string, string>>,
+  threads: number,
+): Promise<string> {
   const pathsFile = path.join(dir, `${name}.paths`);
   await writeFile(pathsFile, `${paths.map(checkPrintable).join('\n')}\n`);
   const headerLines = Object.entries(headers).map(([header, value]) => `  wrk.headers[${luaString(header)}] = ${luaString(value)}`);

@@ -13,14 +13,7 @@ import { subdivisionsCheck } from '../../generator/check/subdivisions.ts';
 import { cleanSubdivisionName } from '../../generator/import/isoCodes.ts';
 import { importReferenceData } from '../../generator/import/main.ts';
 import { cleanNeighbourhoodName, loadTurkeyAddresses, neighbourhoodKeys } from '../../generator/import/turkey.ts';
-import {
-  countrySchema,
-  districtSchema,
-  neighborhoodSchema,
-  stateProvinceSchema,
-  type Country,
-  type DataRecord,
-} from '../../generator/schemas.ts';
+import { countrySchema, districtSchema, neighborhoodSchema, stateProvinceSchema, type Country, type DataRecord } from '../../generator/schemas.ts';
 import type { RecordType } from '../../contract/routes.ts';
 import { copyData, dataDir, recordsDir, removeCopies, uuidV4 } from '../support/data.ts';
 
@@ -106,9 +99,7 @@ describe('states and provinces (iso-codes)', () => {
   });
 
   it('Türkiye has exactly its 81 provinces, abbreviated by plate code 01..81, named in Turkish', () => {
-    expect(provinces.map((candidate) => candidate.abbreviation)).toEqual(
-      Array.from({ length: 81 }, (_, index) => String(index + 1).padStart(2, '0')),
-    );
+    expect(provinces.map((candidate) => candidate.abbreviation)).toEqual(Array.from({ length: 81 }, (_, index) => String(index + 1).padStart(2, '0')));
     expect(province('34').name).toBe('İstanbul');
     expect(province('06').name).toBe('Ankara');
     expect(province('04').name).toBe('Ağrı');
@@ -140,7 +131,7 @@ describe('states and provinces follow the current ISO 3166-2 (iso-codes 4.20.1)'
     return stateProvinces.filter((stateProvince) => stateProvince.countryId === country?.id).map((stateProvince) => stateProvince.abbreviation);
   };
 
-  it("Latvia has its 43 units of the 2021 reform (36 municipalities, 7 state cities), not the 119 before it", () => {
+  it('Latvia has its 43 units of the 2021 reform (36 municipalities, 7 state cities), not the 119 before it', () => {
     const latvian = codesOf('LV');
     expect(latvian).toHaveLength(43);
     expect(latvian).toEqual(expect.arrayContaining(['111', '112', '113', 'RIX', 'DGV']));
@@ -163,7 +154,7 @@ describe('states and provinces follow the current ISO 3166-2 (iso-codes 4.20.1)'
     expect(algerian).toContain('58');
   });
 
-  it("Indonesia has the Papua provinces of 2022: PE, PS, PT and PD", () => {
+  it('Indonesia has the Papua provinces of 2022: PE, PS, PT and PD', () => {
     expect(codesOf('ID')).toEqual(expect.arrayContaining(['PA', 'PB', 'PD', 'PE', 'PS', 'PT']));
   });
 
@@ -179,7 +170,7 @@ describe('states and provinces follow the current ISO 3166-2 (iso-codes 4.20.1)'
     expect(names.get('MK-801')).toBe('Aerodrom');
   });
 
-  it("the subdivisions check names a code CLDR lists that is not served, and one served that CLDR does not list", async () => {
+  it('the subdivisions check names a code CLDR lists that is not served, and one served that CLDR does not list', async () => {
     const idOf = (alpha2Code: string) => countries.find((country) => country.alpha2Code === alpha2Code)?.id;
     const is = (stateProvince: StateProvince, alpha2Code: string, abbreviation: string) =>
       stateProvince.countryId === idOf(alpha2Code) && stateProvince.abbreviation === abbreviation;
@@ -217,7 +208,11 @@ describe('Turkish districts (PTT)', () => {
     for (const district of districts) expect(plateById.has(district.stateProvinceId), district.name).toBe(true);
     const order = districts.map((district) => ({ plate: plateById.get(district.stateProvinceId) ?? '', name: district.name }));
     expect(order).toEqual([...order].sort((a, b) => a.plate.localeCompare(b.plate) || turkish.compare(a.name, b.name)));
-    for (const candidate of provinces) expect(order.some((entry) => entry.plate === candidate.abbreviation), candidate.name).toBe(true);
+    for (const candidate of provinces)
+      expect(
+        order.some((entry) => entry.plate === candidate.abbreviation),
+        candidate.name,
+      ).toBe(true);
   });
 
   it('Yenişehir exists three times: in Bursa, Diyarbakır and Mersin', () => {
@@ -274,9 +269,12 @@ describe('Turkish neighbourhoods and villages (PTT)', () => {
     ]);
   });
 
-  it("repair the scraper's 7 misread rows: a code read from the name, and names cut at \"/\"", async () => {
+  it('repair the scraper\'s 7 misread rows: a code read from the name, and names cut at "/"', async () => {
     const { repairs } = await loadTurkeyAddresses(dataDir);
-    const repaired = repairs.map(({ plateCode, district, scraped, repaired: row, rule }) => `${rule}: ${plateCode} ${district} "${scraped.name}" ${scraped.zipCode} → "${row.name}" ${row.zipCode}`);
+    const repaired = repairs.map(
+      ({ plateCode, district, scraped, repaired: row, rule }) =>
+        `${rule}: ${plateCode} ${district} "${scraped.name}" ${scraped.zipCode} → "${row.name}" ${row.zipCode}`,
+    );
     expect(repaired.sort()).toEqual([
       'name cut at "/": 05 Merkez "Terziköy" 05220 → "Terziköy/kaplıca Mah (çivi Köyü)" 05220',
       'name cut at "/": 23 Sivrice "Tuztaşı" 23902 → "Tuztaşı/değirmen Mah (kürkköy Köyü)" 23902',
@@ -302,7 +300,9 @@ describe('Turkish neighbourhoods and villages (PTT)', () => {
       { district: 'Pazar', name: 'Merkez Mah' },
     ];
     const keyOf = neighbourhoodKeys(rows);
-    expect(keyOf({ district: 'Ataşehir', name: 'Barbaros Mah', zipCode: '34634' })).toBe(keyOf({ district: 'Ataşehir', name: 'Barbaros Mah', zipCode: '34746' }));
+    expect(keyOf({ district: 'Ataşehir', name: 'Barbaros Mah', zipCode: '34634' })).toBe(
+      keyOf({ district: 'Ataşehir', name: 'Barbaros Mah', zipCode: '34746' }),
+    );
     expect(keyOf({ district: 'Pazar', name: 'Merkez Mah', zipCode: '53300' })).not.toBe(keyOf({ district: 'Pazar', name: 'Merkez Mah', zipCode: '53302' }));
   });
 

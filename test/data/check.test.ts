@@ -12,14 +12,18 @@ import { runDataChecks } from '../../generator/check/run.ts';
 import { dataDir } from '../support/data.ts';
 
 describe('npm run data:check', () => {
-  it.each(dataChecks.map((check) => [check.name]))('%s: no disagreement or missed target beyond those explained or listed as open', { timeout: 120_000 }, async (name) => {
-    const [result] = await runDataChecks(dataDir, [name]);
-    expect(result?.unexplained.slice(0, 20)).toEqual([]);
-    expect(result?.stale).toEqual([]);
-    expect(result?.closed.slice(0, 20)).toEqual([]);
-    expect(result?.missed).toEqual(result?.missedAsOpen);
-    expect(result?.heldTheLine).toBe(true);
-  });
+  it.each(dataChecks.map((check) => [check.name]))(
+    '%s: no disagreement or missed target beyond those explained or listed as open',
+    { timeout: 120_000 },
+    async (name) => {
+      const [result] = await runDataChecks(dataDir, [name]);
+      expect(result?.unexplained.slice(0, 20)).toEqual([]);
+      expect(result?.stale).toEqual([]);
+      expect(result?.closed.slice(0, 20)).toEqual([]);
+      expect(result?.missed).toEqual(result?.missedAsOpen);
+      expect(result?.heldTheLine).toBe(true);
+    },
+  );
 });
 
 describe('sorting disagreements', () => {
@@ -33,9 +37,11 @@ describe('sorting disagreements', () => {
   const exception = { check: 'holidays', key: 'UA 2025-*', reason: 'martial law suspended them', citation: 'Law of Ukraine 2136-IX' };
 
   it('explains by exact key or prefix, keeps listed ones open, and calls everything else new', () => {
-    const sorted = sortDisagreements(report(['UA 2025-01-01', 'CN 2025-01-26', 'IR 2025-07-06']), [exception], [
-      { check: 'holidays', note: 'under research', missedTargets: [], keys: ['CN 2025-01-26'] },
-    ]);
+    const sorted = sortDisagreements(
+      report(['UA 2025-01-01', 'CN 2025-01-26', 'IR 2025-07-06']),
+      [exception],
+      [{ check: 'holidays', note: 'under research', missedTargets: [], keys: ['CN 2025-01-26'] }],
+    );
     expect(sorted.explained.map((item) => item.key)).toEqual(['UA 2025-01-01']);
     expect(sorted.open.map((item) => item.key)).toEqual(['CN 2025-01-26']);
     expect(sorted.unexplained.map((item) => item.key)).toEqual(['IR 2025-07-06']);

@@ -89,7 +89,11 @@ describe('Türkiye: Ramazan and Kurban Bayramı', () => {
 
   it('are on the first days of the curated Diyanet file, for every year it covers', async () => {
     const curated = z
-      .object({ years: z.array(z.object({ year: z.number(), ramazanBayrami: z.union([z.string(), z.array(z.string())]), kurbanBayrami: z.union([z.string(), z.array(z.string())]) })) })
+      .object({
+        years: z.array(
+          z.object({ year: z.number(), ramazanBayrami: z.union([z.string(), z.array(z.string())]), kurbanBayrami: z.union([z.string(), z.array(z.string())]) }),
+        ),
+      })
       .parse(JSON.parse(await readFile(path.join(dataDir, 'curated', 'turkey-religious-holidays.json'), 'utf8')));
     expect(curated.years.length).toBeGreaterThanOrEqual(20);
     for (const entry of curated.years) {
@@ -98,8 +102,11 @@ describe('Türkiye: Ramazan and Kurban Bayramı', () => {
     }
   });
 
-  it('2015 and 2010: Diyanet\'s days, at +03:00 in summer and +02:00 in winter before 2016', () => {
-    const days = (summary: string, year: number) => named(turkishHolidays(), summary).filter((record) => yearOf(record) === year).map((record) => record.startDate);
+  it("2015 and 2010: Diyanet's days, at +03:00 in summer and +02:00 in winter before 2016", () => {
+    const days = (summary: string, year: number) =>
+      named(turkishHolidays(), summary)
+        .filter((record) => yearOf(record) === year)
+        .map((record) => record.startDate);
     expect(days('Ramazan Bayramı', 2015)).toEqual(['2015-07-17 00:00:00 GMT+03:00', '2015-07-18 00:00:00 GMT+03:00', '2015-07-19 00:00:00 GMT+03:00']);
     // date-holidays computes 2015-09-23; Diyanet's first day is 24 September.
     expect(days('Kurban Bayramı', 2015)).toEqual([
@@ -166,7 +173,7 @@ describe('Türkiye: special days', () => {
     for (const day of days) expect(day.slice(5)).toBe('11-24');
   });
 
-  it('kandil nights are Diyanet\'s where published: Regaib 2024 on 11 January, Kadir 2026 on 16 March', () => {
+  it("kandil nights are Diyanet's where published: Regaib 2024 on 11 January, Kadir 2026 on 16 March", () => {
     expect(daysOf('Regaib Kandili')).toContain('2024-01-11');
     expect(daysOf('Kadir Gecesi')).toContain('2026-03-16');
     expect(daysOf('Mevlid Kandili').filter((day) => day.startsWith('2015'))).toEqual(['2015-01-02', '2015-12-22']);
@@ -185,10 +192,15 @@ describe('every country', () => {
     const in2025 = [...holidays].filter(([, records]) => records.some((record) => yearOf(record) === 2025)).map(([part]) => part.toUpperCase());
     expect(in2025.length).toBeGreaterThanOrEqual(240);
     // The uninhabited ones python-holidays gives no day, and Ukraine under martial law (below).
-    expect(countries.map((country) => country.alpha2Code).filter((code) => !in2025.includes(code)).sort()).toEqual(['BV', 'HM', 'IO', 'UA']);
+    expect(
+      countries
+        .map((country) => country.alpha2Code)
+        .filter((code) => !in2025.includes(code))
+        .sort(),
+    ).toEqual(['BV', 'HM', 'IO', 'UA']);
   });
 
-  it('each record belongs to its part\'s country, lies in the window and has a unique id', () => {
+  it("each record belongs to its part's country, lies in the window and has a unique id", () => {
     const countryIdByPart = new Map(countries.map((country) => [country.alpha2Code.toLowerCase(), country.id]));
     const ids = new Set<string>();
     const problems: string[] = [];
@@ -240,14 +252,20 @@ describe('every country', () => {
     const problems: string[] = [];
     for (const [alpha2Code, entity] of Object.entries(snapshot.countries)) {
       if (alpha2Code === 'TR' || alpha2Code === 'XK') continue;
-      const keysOf = (parts: Map<string, CountryDay[]>) => new Set((parts.get(alpha2Code.toLowerCase()) ?? []).map((record) => `${dayOf(record)} ${record.summary}`));
+      const keysOf = (parts: Map<string, CountryDay[]>) =>
+        new Set((parts.get(alpha2Code.toLowerCase()) ?? []).map((record) => `${dayOf(record)} ${record.summary}`));
       const holidayKeys = keysOf(holidays);
       const specialDayKeys = keysOf(specialDays);
       const publicDays = entity.days.filter(([, category]) => category === 'public').map(([day, , summary]) => ({ day, summary }));
       const otherDays = entity.days.filter(([, category]) => category !== 'public').map(([day, , summary]) => ({ day, summary }));
-      const corrected = correctHolidays(alpha2Code, { holidays: publicDays, specialDays: [...otherDays, ...nameWorkingDays(alpha2Code, entity, workingDayTerms)] }, corrections);
+      const corrected = correctHolidays(
+        alpha2Code,
+        { holidays: publicDays, specialDays: [...otherDays, ...nameWorkingDays(alpha2Code, entity, workingDayTerms)] },
+        corrections,
+      );
       for (const { day, summary } of corrected.holidays) if (!holidayKeys.has(`${day} ${summary}`)) problems.push(`${alpha2Code} public ${day} ${summary}`);
-      for (const { day, summary } of corrected.specialDays) if (!specialDayKeys.has(`${day} ${summary}`)) problems.push(`${alpha2Code} special ${day} ${summary}`);
+      for (const { day, summary } of corrected.specialDays)
+        if (!specialDayKeys.has(`${day} ${summary}`)) problems.push(`${alpha2Code} special ${day} ${summary}`);
       expect(specialDayKeys.size, alpha2Code).toBe(new Set(corrected.specialDays.map(({ day, summary }) => `${day} ${summary}`)).size);
       expect(holidayKeys.size, alpha2Code).toBe(new Set(corrected.holidays.map(({ day, summary }) => `${day} ${summary}`)).size);
     }
@@ -292,7 +310,8 @@ describe('every country', () => {
 
 /** Days date-holidays 3.37.0 served wrong (issue 11), as python-holidays gives them. */
 describe('faults of the former source, fixed', () => {
-  const on = (parts: Map<string, CountryDay[]>, alpha2Code: string, day: string) => (parts.get(alpha2Code.toLowerCase()) ?? []).filter((record) => dayOf(record) === day).map((record) => record.summary);
+  const on = (parts: Map<string, CountryDay[]>, alpha2Code: string, day: string) =>
+    (parts.get(alpha2Code.toLowerCase()) ?? []).filter((record) => dayOf(record) === day).map((record) => record.summary);
   const weekday = (day: string) => new Date(`${day}T00:00:00Z`).getUTCDay();
 
   it('Sri Lanka: each year has its own full moons (Duruthu Poya 2024-01-25, 2025-01-13, 2026-01-03)', () => {
@@ -317,11 +336,15 @@ describe('faults of the former source, fixed', () => {
   });
 
   it('Azerbaijan: Novruz 2025 is five days (20–24 March) and 8 November is Zəfər Günü', () => {
-    expect(named(partOf(holidays, 'AZ'), 'Novruz bayramı').filter((record) => yearOf(record) === 2025).map(dayOf)).toEqual(['2025-03-20', '2025-03-21', '2025-03-22', '2025-03-23', '2025-03-24']);
+    expect(
+      named(partOf(holidays, 'AZ'), 'Novruz bayramı')
+        .filter((record) => yearOf(record) === 2025)
+        .map(dayOf),
+    ).toEqual(['2025-03-20', '2025-03-21', '2025-03-22', '2025-03-23', '2025-03-24']);
     expect(on(holidays, 'AZ', '2025-11-08')).toEqual(['Zəfər Günü']);
   });
 
-  it('China 2025: a weekend make-up working day is a special day named as a working day and by the day off it pays for; the days of one group (Women\'s Day) are not public', () => {
+  it("China 2025: a weekend make-up working day is a special day named as a working day and by the day off it pays for; the days of one group (Women's Day) are not public", () => {
     const label = (dayOff: string) => workingDayTerms.CN?.label.replace('{date}', dayOff);
     expect(on(specialDays, 'CN', '2025-01-26')).toEqual([label('2025-02-03')]);
     expect(on(holidays, 'CN', '2025-02-03')).toEqual(['休息日（由 2025-01-26 调休）']);
@@ -356,11 +379,17 @@ describe('faults of the former source, fixed', () => {
     expect(on(holidays, 'BN', '2024-03-31')).toEqual([]);
   });
 
-  it('Cayman Islands and Saint Helena: King\'s Birthday since 2023, no Queen\'s Birthday after 2022', () => {
+  it("Cayman Islands and Saint Helena: King's Birthday since 2023, no Queen's Birthday after 2022", () => {
     for (const alpha2Code of ['KY', 'SH']) {
       const birthdays = partOf(holidays, alpha2Code).filter((record) => record.summary.endsWith('Birthday'));
-      expect(birthdays.filter((record) => yearOf(record) >= 2023).every((record) => record.summary === "King's Birthday"), alpha2Code).toBe(true);
-      expect(birthdays.filter((record) => yearOf(record) === 2025).map((record) => record.summary), alpha2Code).toEqual(["King's Birthday"]);
+      expect(
+        birthdays.filter((record) => yearOf(record) >= 2023).every((record) => record.summary === "King's Birthday"),
+        alpha2Code,
+      ).toBe(true);
+      expect(
+        birthdays.filter((record) => yearOf(record) === 2025).map((record) => record.summary),
+        alpha2Code,
+      ).toEqual(["King's Birthday"]);
     }
   });
 });
@@ -375,13 +404,19 @@ describe('weekend working days (data/curated/working-day-terms.json)', () => {
   });
 
   it('names each worked day by the day off it pays for, its date written as the snapshot writes dates', () => {
-    expect(nameWorkingDays('XA', entity('Day off (substituted from 01.11.2025)'), { XA: term })).toEqual([{ day: '2025-11-01', summary: 'Working day (day off 03.11.2025)' }]);
-    expect(nameWorkingDays('XA', entity('Day off (2025. 11. 01.-től)'), { XA: term })).toEqual([{ day: '2025-11-01', summary: 'Working day (day off 2025. 11. 03.)' }]);
+    expect(nameWorkingDays('XA', entity('Day off (substituted from 01.11.2025)'), { XA: term })).toEqual([
+      { day: '2025-11-01', summary: 'Working day (day off 03.11.2025)' },
+    ]);
+    expect(nameWorkingDays('XA', entity('Day off (2025. 11. 01.-től)'), { XA: term })).toEqual([
+      { day: '2025-11-01', summary: 'Working day (day off 2025. 11. 03.)' },
+    ]);
     expect(nameWorkingDays('XA', entity('Day off (11/01/2025)'), { XA: term })).toEqual([{ day: '2025-11-01', summary: 'Working day (day off 11/03/2025)' }]);
   });
 
   it('a country with worked days but no term, or a date written in an unknown way, stops the import', () => {
-    expect(() => nameWorkingDays('XA', entity('Day off (01.11.2025)'), {})).toThrow(/weekend working days for XA .*add its term to data\/curated\/working-day-terms.json/);
+    expect(() => nameWorkingDays('XA', entity('Day off (01.11.2025)'), {})).toThrow(
+      /weekend working days for XA .*add its term to data\/curated\/working-day-terms.json/,
+    );
     expect(() => nameWorkingDays('XA', entity('Day off (1 Nov 2025)'), { XA: term })).toThrow(/XA writes the dates of its days off .* add it to dateWriters/);
   });
 });
@@ -469,9 +504,17 @@ describe('holiday corrections (data/curated/holiday-corrections.json)', () => {
   });
 
   it('Kenya: Idd-ul-Azha, gazetted for everyone, is a public holiday and no longer a special day; Bahrain: Arafat Day is a day off', () => {
-    expect(partOf(holidays, 'KE').filter((record) => dayOf(record) === '2025-06-06').map((record) => record.summary)).toEqual(['Idd-ul-Azha (estimated)']);
+    expect(
+      partOf(holidays, 'KE')
+        .filter((record) => dayOf(record) === '2025-06-06')
+        .map((record) => record.summary),
+    ).toEqual(['Idd-ul-Azha (estimated)']);
     expect(partOf(specialDays, 'KE').filter((record) => dayOf(record) === '2025-06-06')).toEqual([]);
-    expect(partOf(holidays, 'BH').filter((record) => dayOf(record) === '2025-06-05').map((record) => record.summary)).toEqual(['يوم عرفة']);
+    expect(
+      partOf(holidays, 'BH')
+        .filter((record) => dayOf(record) === '2025-06-05')
+        .map((record) => record.summary),
+    ).toEqual(['يوم عرفة']);
   });
 
   it('Namibia: the Day of the Namibian Women is 10 December (Act 16 of 2004), not 10 September', () => {

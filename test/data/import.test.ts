@@ -31,7 +31,10 @@ describe('re-importing unchanged sources', () => {
 
     const { files } = await importReferenceData(copy);
 
-    const written = files.filter((file) => file.outcome === 'written').map((file) => path.relative(copy, file.file)).sort();
+    const written = files
+      .filter((file) => file.outcome === 'written')
+      .map((file) => path.relative(copy, file.file))
+      .sort();
     const reorderable = [];
     for (const file of disturbed) {
       const records = JSON.parse(await readFile(path.join(dataDir, file), 'utf8')) as unknown[];

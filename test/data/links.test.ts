@@ -6,7 +6,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { banksCheck, sameBankName } from '../../generator/check/banks.ts';
 import { timeZonesCheck } from '../../generator/check/timeZones.ts';
 import { toApiBankCode } from '../../generator/import/banks.ts';
@@ -31,16 +31,7 @@ import {
 } from '../../generator/schemas.ts';
 import { copyData, dataDir, readRecordFile, readValidated, removeCopies, uuidV4 } from '../support/data.ts';
 
-const linkTypes = [
-  'bank',
-  'countryCurrency',
-  'language',
-  'countryLanguage',
-  'timeZone',
-  'countryTimeZone',
-  'webDomain',
-  'countryTopLevelWebDomain',
-] as const;
+const linkTypes = ['bank', 'countryCurrency', 'language', 'countryLanguage', 'timeZone', 'countryTimeZone', 'webDomain', 'countryTopLevelWebDomain'] as const;
 const collator = new Intl.Collator('en');
 
 afterAll(removeCopies);
@@ -91,7 +82,11 @@ function expectReferencesExist(links: readonly { countryId: string }[], field: s
 }
 
 /** Links listed by country name, then by the linked record's sort key. */
-function expectCountryOrder<Link extends { countryId: string }>(links: readonly Link[], keyOf: (link: Link) => string, compare: (a: string, b: string) => number): void {
+function expectCountryOrder<Link extends { countryId: string }>(
+  links: readonly Link[],
+  keyOf: (link: Link) => string,
+  compare: (a: string, b: string) => number,
+): void {
   const nameOf = new Map(countries.map((record) => [record.id, record.name]));
   for (let index = 1; index < links.length; index += 1) {
     const before = links[index - 1];
@@ -149,9 +144,7 @@ describe('banks (data/curated/banks.json)', () => {
   });
 
   it('the banks check reports a mistyped code on both sides and a misspelt name, keyed by code', async () => {
-    const changed = banks.map((bank) =>
-      bank.code === '010' ? { ...bank, code: '011' } : bank.code === '046' ? { ...bank, name: 'Akbak T.A.Ş.' } : bank,
-    );
+    const changed = banks.map((bank) => (bank.code === '010' ? { ...bank, code: '011' } : bank.code === '046' ? { ...bank, name: 'Akbak T.A.Ş.' } : bank));
     const report = await banksCheck.run(new Map([['bank', changed]]), dataDir);
     expect(report.disagreements).toContainEqual({ key: '011', ours: 'Türkiye Cumhuriyeti Ziraat Bankası A.Ş.', theirs: 'absent' });
     expect(report.disagreements).toContainEqual({ key: '010', ours: 'absent', theirs: 'T.C. ZİRAAT BANKASI A.Ş. (bank)' });
@@ -304,7 +297,11 @@ describe('time zones and country time zones (countries-and-timezones, IANA tzdb)
     const linked = new Set(countryTimeZones.map((link) => link.timeZoneId));
     for (const record of timeZones) expect(linked.has(record.id), record.name).toBe(true);
     expectReferencesExist(countryTimeZones, 'timeZoneId', new Set(timeZones.map((record) => record.id)));
-    expectCountryOrder(countryTimeZones, (link) => byId(timeZones, link.timeZoneId).name, (a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    expectCountryOrder(
+      countryTimeZones,
+      (link) => byId(timeZones, link.timeZoneId).name,
+      (a, b) => (a < b ? -1 : a > b ? 1 : 0),
+    );
   });
 });
 
@@ -356,7 +353,11 @@ describe('web domains and country top-level web domains (tlds, Public Suffix Lis
 
   it('links point at existing top-level domains, by country name then domain', () => {
     expectReferencesExist(countryWebDomains, 'webDomainId', new Set(webDomains.filter((record) => record.isTopLevel).map((record) => record.id)));
-    expectCountryOrder(countryWebDomains, (link) => byId(webDomains, link.webDomainId).name, (a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    expectCountryOrder(
+      countryWebDomains,
+      (link) => byId(webDomains, link.webDomainId).name,
+      (a, b) => (a < b ? -1 : a > b ? 1 : 0),
+    );
   });
 });
 

@@ -49,7 +49,12 @@ describe('country population', () => {
   });
 
   it("Moldova, Eritrea, the Marshall Islands and Kuwait are within 10% of the World Bank's latest figure", () => {
-    for (const [alpha2Code, alpha3Code] of [['MD', 'MDA'], ['ER', 'ERI'], ['MH', 'MHL'], ['KW', 'KWT']] as const) {
+    for (const [alpha2Code, alpha3Code] of [
+      ['MD', 'MDA'],
+      ['ER', 'ERI'],
+      ['MH', 'MHL'],
+      ['KW', 'KWT'],
+    ] as const) {
       const bank = worldBankRow(alpha3Code)?.population ?? Number.NaN;
       expect(Math.abs(country(alpha2Code).countryPopulation - bank) / bank, alpha2Code).toBeLessThanOrEqual(0.1);
     }
@@ -108,7 +113,11 @@ describe('population sources, read by the importer', () => {
     const { populationByCountry, sourceByCountry } = await loadCountryPopulations(
       data,
       [place('TR', 'TUR', '792'), place('TW', 'TWN', '158'), place('AQ', 'ATA', '010'), place('XX', 'XXX', '999')],
-      new Map([['TR', 1], ['TW', 2], ['AQ', 300]]),
+      new Map([
+        ['TR', 1],
+        ['TW', 2],
+        ['AQ', 300],
+      ]),
     );
     expect(Object.fromEntries(populationByCountry)).toEqual({ TR: 85518661, TW: 23163636, AQ: 300 });
     expect(Object.fromEntries(sourceByCountry)).toEqual({ TR: 'World Bank', TW: 'UN WPP 2024', AQ: 'CLDR' });

@@ -152,7 +152,11 @@ describe('imported currencies and regions', () => {
 
   it('regions are the six world-countries regions, each with countries', () => {
     expect(regions.map((region) => region.name)).toEqual(['Africa', 'Americas', 'Antarctic', 'Asia', 'Europe', 'Oceania']);
-    for (const region of regions) expect(countries.some((record) => record.regionId === region.id), region.name).toBe(true);
+    for (const region of regions)
+      expect(
+        countries.some((record) => record.regionId === region.id),
+        region.name,
+      ).toBe(true);
   });
 });
 

@@ -52,6 +52,13 @@ export async function startTestService(
   return startService(config, { log, ...(now ? { now } : {}) });
 }
 
+/** The item at `index`: a test's data must hold what the test uses, and the test says so when it does not. */
+export function itemAt<Item>(items: readonly Item[], index: number): Item {
+  const item = items[index];
+  if (item === undefined) throw new Error(`expected an item at index ${index}, but there are ${items.length}`);
+  return item;
+}
+
 export type FixtureRecord = Record<string, unknown> & { id: string };
 
 /** The fixture's records of one type, as written in test/fixtures/data. */

@@ -103,7 +103,11 @@ describe('a proxy verifying RS256 tokens with a public key file', () => {
 
   it('401 with only the realm when there is no Authorization header', async () => {
     const outcome = await call(proxy, undefined);
-    expect(outcome).toEqual({ status: 401, challenge: 'Bearer realm="reference-data"', message: 'Authorization required: send the header "Authorization: Bearer <token>".' });
+    expect(outcome).toEqual({
+      status: 401,
+      challenge: 'Bearer realm="reference-data"',
+      message: 'Authorization required: send the header "Authorization: Bearer <token>".',
+    });
   });
 
   it('400 invalid_request for a wrong scheme or an empty token', async () => {
@@ -150,8 +154,14 @@ describe('a proxy verifying RS256 tokens with a public key file', () => {
   });
 
   it('refuses a wrong issuer and a wrong audience, naming them', async () => {
-    expectInvalidToken(await call(proxy, `Bearer ${await sign(valid({ iss: 'https://evil.test' }), rsa.privateKey, 'RS256')}`), /issuer "https:\/\/evil.test" not accepted \(expected "https:\/\/id.example.test"\)/);
-    expectInvalidToken(await call(proxy, `Bearer ${await sign(valid({ aud: 'another-api' }), rsa.privateKey, 'RS256')}`), /audience "another-api" not accepted/);
+    expectInvalidToken(
+      await call(proxy, `Bearer ${await sign(valid({ iss: 'https://evil.test' }), rsa.privateKey, 'RS256')}`),
+      /issuer "https:\/\/evil.test" not accepted \(expected "https:\/\/id.example.test"\)/,
+    );
+    expectInvalidToken(
+      await call(proxy, `Bearer ${await sign(valid({ aud: 'another-api' }), rsa.privateKey, 'RS256')}`),
+      /audience "another-api" not accepted/,
+    );
   });
 
   it('refuses a token without exp', async () => {
@@ -192,7 +202,10 @@ describe('a proxy verifying RS256 tokens with a public key file', () => {
     const longAudience = await call(proxy, `Bearer ${await sign(valid({ aud: Array.from({ length: 500 }, (_, n) => `api-${n}`) }), rsa.privateKey, 'RS256')}`);
     expectInvalidToken(longAudience, /audience \["api-0","api-1",.*…/);
     // The cut never leaves half of a surrogate pair: the emoji straddling character 80 goes whole.
-    const emojiIssuer = await call(proxy, `Bearer ${await sign(valid({ iss: `https://evil.test/${'x'.repeat(61)}${'😀'.repeat(100)}` }), rsa.privateKey, 'RS256')}`);
+    const emojiIssuer = await call(
+      proxy,
+      `Bearer ${await sign(valid({ iss: `https://evil.test/${'x'.repeat(61)}${'😀'.repeat(100)}` }), rsa.privateKey, 'RS256')}`,
+    );
     expectInvalidToken(emojiIssuer, /issuer "https:\/\/evil.test\/x{61}…" not accepted/);
     for (const refused of [outcome, longIssuer, longAudience]) {
       expect(refused.message.length).toBeLessThan(300);
@@ -281,7 +294,9 @@ describe('shared secrets, EC and Ed25519 keys, JWK files', () => {
 });
 
 /** A local identity provider's key set endpoint: serving, slow or down, as a test sets it. */
-function startKeySetServer(keys: object[]): Promise<{ url: string; mode: { current: 'up' | 'slow' }; requests: () => number; answers: () => number; close: () => Promise<void> }> {
+function startKeySetServer(
+  keys: object[],
+): Promise<{ url: string; mode: { current: 'up' | 'slow' }; requests: () => number; answers: () => number; close: () => Promise<void> }> {
   const mode = { current: 'up' as 'up' | 'slow' };
   let count = 0;
   let answered = 0;
@@ -318,8 +333,14 @@ describe('a remote key set (JWKS_URL)', () => {
     const jwks = await startKeySetServer([{ ...(await exportJWK(rsa.publicKey)), kid: 'key-1', alg: 'RS256', use: 'sig' }]);
     const proxy = await proxyWith({ JWKS_URL: jwks.url });
     expect((await call(proxy, `Bearer ${await sign(valid(), rsa.privateKey, 'RS256', 'key-1')}`)).status).toBe(200);
-    expectInvalidToken(await call(proxy, `Bearer ${await sign(valid(), otherRsa.privateKey, 'RS256', 'key-2')}`), /no key of the identity provider matches the token/);
-    expectInvalidToken(await call(proxy, `Bearer ${await sign(valid(), otherRsa.privateKey, 'RS256', 'key-3')}`), /no key of the identity provider matches the token/);
+    expectInvalidToken(
+      await call(proxy, `Bearer ${await sign(valid(), otherRsa.privateKey, 'RS256', 'key-2')}`),
+      /no key of the identity provider matches the token/,
+    );
+    expectInvalidToken(
+      await call(proxy, `Bearer ${await sign(valid(), otherRsa.privateKey, 'RS256', 'key-3')}`),
+      /no key of the identity provider matches the token/,
+    );
     // Unknown kids within the cool-down do not make the proxy hammer the identity provider.
     expect(jwks.requests()).toBe(1);
     await jwks.close();

@@ -63,7 +63,11 @@ const stores: [string, () => Promise<OpenedStore>][] = [
         await client.close();
         await origin.close();
       });
-      return { store: await openOriginStore(client, createBodyCache(), noOriginCopy), buildDir: await realpath(distDir), missingBodyCode: 'ERR_ORIGIN_NO_BODY' };
+      return {
+        store: await openOriginStore(client, createBodyCache(), noOriginCopy),
+        buildDir: await realpath(distDir),
+        missingBodyCode: 'ERR_ORIGIN_NO_BODY',
+      };
     },
   ],
 ];

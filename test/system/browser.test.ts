@@ -15,7 +15,12 @@ import { reportMissing } from '../support/tools.ts';
 const chromiumBinary = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((candidate) => existsSync(candidate));
 
 if (!chromiumBinary) {
-  reportMissing('test/system/browser.test.ts', 'Chromium', 'Chromium is not installed (/usr/bin/chromium): apt-get install -y chromium', 'Caching, CORS and the docs page in a browser are');
+  reportMissing(
+    'test/system/browser.test.ts',
+    'Chromium',
+    'Chromium is not installed (/usr/bin/chromium): apt-get install -y chromium',
+    'Caching, CORS and the docs page in a browser are',
+  );
 }
 
 const region = '/addressmanagement/api/region/getall';
@@ -66,7 +71,7 @@ describe.skipIf(!chromiumBinary)('in Chromium', () => {
   });
 
   it('a request without a token, after an authorised one to the same URL, gets 401, not the cached answer', async () => {
-    for (const from of ['another origin', 'the service\'s own origin']) {
+    for (const from of ['another origin', "the service's own origin"]) {
       const page = await browser.newPage();
       try {
         await page.goto(from === 'another origin' ? other.url : `${service.running.url}/docs`);

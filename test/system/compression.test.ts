@@ -72,7 +72,9 @@ describe('compressed envelopes', () => {
     const etag = `"${randomUUID()}"`;
     const globalIds = Array.from({ length: 4 }, () => randomUUID());
     const encoded = await Promise.all(globalIds.map((globalId) => encodeEnvelope(globalId, largeBody, etag, 'br')));
-    encoded.forEach((response, index) => expect(decode(response).equals(wrapSuccess(globalIds[index] ?? '', largeBody))).toBe(true));
+    encoded.forEach((response, index) => {
+      expect(decode(response).equals(wrapSuccess(globalIds[index] ?? '', largeBody))).toBe(true);
+    });
     expect(brotliCompressions()).toBe(1);
   });
 

@@ -109,20 +109,32 @@ describe('requests Node parses but HTTP/1.1 forbids', () => {
   });
 
   it('405 with Allow for CONNECT, instead of a dropped connection', async () => {
-    const response = await refusal('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n', 'HTTP/1.1 405 Method Not Allowed', /Method CONNECT is not allowed/);
+    const response = await refusal(
+      'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n',
+      'HTTP/1.1 405 Method Not Allowed',
+      /Method CONNECT is not allowed/,
+    );
     expect(response.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
   });
 
   it('400, once, for a GET with a body, well-formed or not', async () => {
     const badChunk = `GET ${lookup} HTTP/1.1\r\nHost: a.example\r\nAuthorization: Bearer ${testKey}\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n`;
     await refusal(badChunk, 'HTTP/1.1 400 Bad Request', /GET request carries no body.*Transfer-Encoding/);
-    await refusal('GET /healthz HTTP/1.1\r\nHost: a.example\r\nContent-Length: 3\r\n\r\nabc', 'HTTP/1.1 400 Bad Request', /GET request carries no body.*Content-Length/);
+    await refusal(
+      'GET /healthz HTTP/1.1\r\nHost: a.example\r\nContent-Length: 3\r\n\r\nabc',
+      'HTTP/1.1 400 Bad Request',
+      /GET request carries no body.*Content-Length/,
+    );
   });
 });
 
 describe('requests Node cannot parse get a message naming the problem', () => {
   it('400 for a bare LF ending a line, asking for CRLF', async () => {
-    for (const request of ['GET /healthz HTTP/1.1\nHost: a.example\r\n\r\n', 'GET /healthz HTTP/1.1\r\nHost: a.example\nAccept: */*\r\n\r\n', 'GET /healthz HTTP/1.1\r\nHost: a.example\r\n\n']) {
+    for (const request of [
+      'GET /healthz HTTP/1.1\nHost: a.example\r\n\r\n',
+      'GET /healthz HTTP/1.1\r\nHost: a.example\nAccept: */*\r\n\r\n',
+      'GET /healthz HTTP/1.1\r\nHost: a.example\r\n\n',
+    ]) {
       await refusal(request, 'HTTP/1.1 400 Bad Request', /bare LF.*end every line .*with CRLF/);
     }
     // Without a version, llhttp reads the bare LF as an HTTP/0.9 request line: refused for that.
@@ -143,7 +155,11 @@ describe('requests Node cannot parse get a message naming the problem', () => {
   });
 
   it('keeps the percent-encoding hint for a character the request target may not hold', async () => {
-    await refusal('GET /addressmanagement/api/country/getbyname?name=İstanbul HTTP/1.1\r\nHost: a.example\r\n\r\n', 'HTTP/1.1 400 Bad Request', /percent-encode.*%C4%B0stanbul/);
+    await refusal(
+      'GET /addressmanagement/api/country/getbyname?name=İstanbul HTTP/1.1\r\nHost: a.example\r\n\r\n',
+      'HTTP/1.1 400 Bad Request',
+      /percent-encode.*%C4%B0stanbul/,
+    );
     await refusal('GET /addressmanagement/api/country/getbyname?name=New York HTTP/1.1\r\nHost: a.example\r\n\r\n', 'HTTP/1.1 400 Bad Request', /space.*%20/);
   });
 
@@ -154,7 +170,11 @@ describe('requests Node cannot parse get a message naming the problem', () => {
       ['GET /healthz HTTP/1.1\r\nHost: a.example\r\nX-Note: a\r\n b\r\n\r\n', 'HTTP/1.1 400 Bad Request', /folded/],
       ['GET /healthz HTTP/1.1\r\nHost: a.example\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd', 'HTTP/1.1 400 Bad Request', /Content-Length/],
       ['GET /healthz HTTP/1.1\r\nHost: a.example\r\nContent-Length: three\r\n\r\n', 'HTTP/1.1 400 Bad Request', /Content-Length.*number/],
-      ['GET /healthz HTTP/1.1\r\nHost: a.example\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n', 'HTTP/1.1 400 Bad Request', /Transfer-Encoding/],
+      [
+        'GET /healthz HTTP/1.1\r\nHost: a.example\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+        'HTTP/1.1 400 Bad Request',
+        /Transfer-Encoding/,
+      ],
       [`GET /healthz HTTP/1.1\r\nHost: a.example\r\nX-Note: ${'a'.repeat(20_000)}\r\n\r\n`, 'HTTP/1.1 431 Request Header Fields Too Large', /KiB/],
     ];
     for (const [request, statusLine, message] of cases) {
@@ -170,7 +190,11 @@ describe('requests Node cannot parse get a message naming the problem', () => {
 
 describe('one request, one answer', () => {
   it('answers a malformed request pipelined behind a lookup after that lookup, in order', async () => {
-    const responses = parseResponses(await exchange(`GET /financemanagement/api/currency/getall HTTP/1.1\r\nHost: a.example\r\nAuthorization: Bearer ${testKey}\r\n\r\nG@T / HTTP/1.1\r\n\r\n`));
+    const responses = parseResponses(
+      await exchange(
+        `GET /financemanagement/api/currency/getall HTTP/1.1\r\nHost: a.example\r\nAuthorization: Bearer ${testKey}\r\n\r\nG@T / HTTP/1.1\r\n\r\n`,
+      ),
+    );
     expect(responses.map((response) => response.status)).toEqual([200, 400]);
     expect(JSON.parse(responses[0]?.body ?? '')).toMatchObject({ header: { isSuccess: true } });
   });
@@ -191,7 +215,14 @@ describe('a refused client that keeps its side open', () => {
     const { auth } = loadConfig({ API_KEYS: testKey });
     const store = await openLocalStore(distDir);
     const quick = await startServer(
-      { store: () => store, admission: createAdmission(await createAuthenticator({ auth }), noLimits, undefined), scopes: auth.scopes, cors: { origins: '*' }, log: silentLogger, metrics: noMetrics },
+      {
+        store: () => store,
+        admission: createAdmission(await createAuthenticator({ auth }), noLimits, undefined),
+        scopes: auth.scopes,
+        cors: { origins: '*' },
+        log: silentLogger,
+        metrics: noMetrics,
+      },
       0,
       '127.0.0.1',
       { headersMs: 60_000, requestMs: 120_000, keepAliveMs: 60_000, checkEveryMs: 1_000, lingerMs: 100 },

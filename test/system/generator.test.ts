@@ -11,7 +11,7 @@ import { buildCodeFiles, buildDist } from '../../generator/build.ts';
 import { BuildError } from '../../generator/errors.ts';
 import { readSummary } from '../../generator/summary.ts';
 import { manifestSchema, type Manifest } from '../../contract/manifest.ts';
-import { buildFixture, copyFixture, fixtureRecords, pick, repoRoot, tempDir, without, type FixtureRecord } from '../support/service.ts';
+import { buildFixture, copyFixture, fixtureRecords, pick, repoRoot, tempDir, without, type FixtureRecord, itemAt } from '../support/service.ts';
 
 const api = 'addressmanagement/api';
 
@@ -81,9 +81,11 @@ describe('the generator on the fixture dataset', () => {
   });
 
   it('writes bodies only, with hidden fields left out and country getall without flags', async () => {
-    const [germany, turkey] = await fixtureRecords('country');
-    expect(await readBody(distDir, `${api}/country/getbyalpha2code/tr.json`)).toEqual(without(turkey!, 'altNames'));
-    expect(await readBody(distDir, `${api}/country/getall.json`)).toEqual([germany!, turkey!].map((country) => without(country, 'altNames', 'flag')));
+    const countryRecords = await fixtureRecords('country');
+    const germany = itemAt(countryRecords, 0);
+    const turkey = itemAt(countryRecords, 1);
+    expect(await readBody(distDir, `${api}/country/getbyalpha2code/tr.json`)).toEqual(without(turkey, 'altNames'));
+    expect(await readBody(distDir, `${api}/country/getall.json`)).toEqual([germany, turkey].map((country) => without(country, 'altNames', 'flag')));
     const banks = await fixtureRecords('bank');
     expect(await readBody(distDir, `financemanagement/api/bank/getbycode/010.json`)).toEqual(without(pick(banks, 'code', '010'), 'countryId'));
   });
@@ -104,7 +106,7 @@ describe('the generator on the fixture dataset', () => {
     const districts = (await fixtureRecords('district')).filter((district) => district.name === 'Yenişehir');
     const file = `${api}/district/getbyname/${turkey.id}/yenisehir.json`;
     expect(await readBody(distDir, file)).toEqual(districts[0]);
-    expect(manifest.ambiguous).toEqual([{ file, chosen: districts[0]!.id, others: districts.slice(1).map((district) => district.id) }]);
+    expect(manifest.ambiguous).toEqual([{ file, chosen: itemAt(districts, 0).id, others: districts.slice(1).map((district) => district.id) }]);
   });
 
   it('finds countries by alternative names too', async () => {
@@ -129,7 +131,9 @@ describe('the generator on the fixture dataset', () => {
     const shared = await buildFixture(dataDir);
     const istanbul = pick(await fixtureRecords('stateProvince'), 'name', 'İstanbul');
     expect(await readBody(shared, `${api}/stateprovince/getbyabbreviation/34.json`)).toEqual(istanbul);
-    expect((await readManifest(shared)).ambiguous).toContainEqual(expect.objectContaining({ file: `${api}/stateprovince/getbyabbreviation/34.json`, chosen: istanbul.id }));
+    expect((await readManifest(shared)).ambiguous).toContainEqual(
+      expect.objectContaining({ file: `${api}/stateprovince/getbyabbreviation/34.json`, chosen: istanbul.id }),
+    );
   });
 
   it('points dist at the new build through a relative symbolic link', async () => {
@@ -157,7 +161,8 @@ describe('rebuilding', () => {
     await cp(path.join(repoRoot, 'package.json'), path.join(root, 'package.json'));
     await symlink(path.join(repoRoot, 'node_modules'), path.join(root, 'node_modules'));
     const dataDir = await copyFixture();
-    const build = async () => (await promisify(execFile)(process.execPath, ['--import', 'tsx', 'generator/build.ts', '--data', dataDir, '--dist', 'dist'], { cwd: root })).stdout;
+    const build = async () =>
+      (await promisify(execFile)(process.execPath, ['--import', 'tsx', 'generator/build.ts', '--data', dataDir, '--dist', 'dist'], { cwd: root })).stdout;
 
     expect(await build()).toMatch(/^built /);
     expect(await build()).toMatch(/is up to date/);
@@ -170,7 +175,16 @@ describe('rebuilding', () => {
   });
 
   it('fingerprints every source file the build loads, dynamic imports included', async () => {
-    const bundled = await esbuild({ entryPoints: [path.join(repoRoot, 'generator/build.ts')], bundle: true, write: false, metafile: true, platform: 'node', format: 'esm', packages: 'external', logLevel: 'silent' });
+    const bundled = await esbuild({
+      entryPoints: [path.join(repoRoot, 'generator/build.ts')],
+      bundle: true,
+      write: false,
+      metafile: true,
+      platform: 'node',
+      format: 'esm',
+      packages: 'external',
+      logLevel: 'silent',
+    });
     const loaded = Object.keys(bundled.metafile.inputs).map((input) => path.relative(repoRoot, path.resolve(input)));
     expect(loaded).toContain('contract/http.ts');
     const fingerprinted = new Set(await buildCodeFiles());
@@ -198,56 +212,69 @@ describe('a build that fails', () => {
     const distDir = await buildFixture();
     const before = await readManifest(distDir);
     const dataDir = await fixtureWith('district.json', (records) => {
-      records[1]!.stateProvinceId = '00000000-0000-4000-8000-000000000000';
+      itemAt(records, 1).stateProvinceId = '00000000-0000-4000-8000-000000000000';
     });
     const message = await buildFailure(dataDir, distDir);
-    expect(message).toMatch(/district\.json record #2 \(id [0-9a-f-]{36}\): field stateProvinceId: no state or province has id 00000000-0000-4000-8000-000000000000/);
+    expect(message).toMatch(
+      /district\.json record #2 \(id [0-9a-f-]{36}\): field stateProvinceId: no state or province has id 00000000-0000-4000-8000-000000000000/,
+    );
     expect(await readManifest(distDir)).toEqual(before);
     expect(await readlink(distDir)).toBe(path.join('.dist-builds', before.buildId));
   });
 
   it('names the field a record gets wrong', async () => {
     const dataDir = await fixtureWith('country.json', (records) => {
-      records[0]!.alpha2Code = 'deu';
+      itemAt(records, 0).alpha2Code = 'deu';
     });
     expect(await buildFailure(dataDir)).toMatch(/country\.json record #1 \(id [0-9a-f-]{36}\): field alpha2Code: must be two upper-case letters/);
   });
 
   it('refuses unknown fields, duplicate ids and holidays outside the year window', async () => {
     const unknownField = await fixtureWith('region.json', (records) => {
-      records[0]!.continent = 'Asia';
+      itemAt(records, 0).continent = 'Asia';
     });
     expect(await buildFailure(unknownField)).toMatch(/region\.json record #1 .*continent/);
     const duplicate = await fixtureWith('region.json', (records) => {
-      records[1]!.id = records[0]!.id;
+      itemAt(records, 1).id = itemAt(records, 0).id;
     });
     expect(await buildFailure(duplicate)).toMatch(/region\.json record #2 .*field id: .* is already used by .*region\.json record #1/);
     const outside = await fixtureWith('countryHoliday.json', (records) => {
-      records[0]!.startDate = '2030-01-01 00:00:00 GMT+01:00';
+      itemAt(records, 0).startDate = '2030-01-01 00:00:00 GMT+01:00';
     });
-    expect(await buildFailure(outside)).toMatch(/data\/records\/countryHoliday\.json record #1 \(id [0-9a-f-]{36}\): .*2030 is outside what .*countryholiday\/getbycountryid serves/);
+    expect(await buildFailure(outside)).toMatch(
+      /data\/records\/countryHoliday\.json record #1 \(id [0-9a-f-]{36}\): .*2030 is outside what .*countryholiday\/getbycountryid serves/,
+    );
   });
 
   it('refuses two countries with one alpha-2 or alpha-3 code, naming file, both records and the field', async () => {
-    const [germany, turkey] = await fixtureRecords('country');
+    const countryRecords = await fixtureRecords('country');
+    const germany = itemAt(countryRecords, 0);
+    const turkey = itemAt(countryRecords, 1);
     const dataDir = await fixtureWith('country.json', (records) => {
-      records[0]!.alpha2Code = 'TR';
-      records[0]!.alpha3Code = 'TUR';
+      itemAt(records, 0).alpha2Code = 'TR';
+      itemAt(records, 0).alpha3Code = 'TUR';
     });
     const message = await buildFailure(dataDir);
     const file = shownPath(dataDir, 'country.json');
-    for (const [field, code] of [['alpha2Code', 'TR'], ['alpha3Code', 'TUR']]) {
-      expect(message).toContain(`${file} record #2 (id ${turkey!.id}): field ${field}: ${code} is already used by ${file} record #1 (id ${germany!.id})`);
+    for (const [field, code] of [
+      ['alpha2Code', 'TR'],
+      ['alpha3Code', 'TUR'],
+    ]) {
+      expect(message).toContain(`${file} record #2 (id ${turkey.id}): field ${field}: ${code} is already used by ${file} record #1 (id ${germany.id})`);
     }
   });
 
   it('refuses two banks with one code, naming file, both records and the field', async () => {
-    const [ziraat, isBank] = await fixtureRecords('bank');
+    const bankRecords = await fixtureRecords('bank');
+    const ziraat = itemAt(bankRecords, 0);
+    const isBank = itemAt(bankRecords, 1);
     const dataDir = await fixtureWith('bank.json', (records) => {
-      records[1]!.code = records[0]!.code;
+      itemAt(records, 1).code = itemAt(records, 0).code;
     });
     const file = shownPath(dataDir, 'bank.json');
-    expect(await buildFailure(dataDir)).toContain(`${file} record #2 (id ${isBank!.id}): field code: 010 is already used by ${file} record #1 (id ${ziraat!.id})`);
+    expect(await buildFailure(dataDir)).toContain(
+      `${file} record #2 (id ${isBank.id}): field code: 010 is already used by ${file} record #1 (id ${ziraat.id})`,
+    );
   });
 
   it('refuses two provinces of one country with one abbreviation, naming file, both records and the fields', async () => {
@@ -266,13 +293,13 @@ describe('a build that fails', () => {
   });
 
   it('names the data file, record and field of a country name that cannot be a lookup key', async () => {
-    const [germany] = await fixtureRecords('country');
+    const germany = itemAt(await fixtureRecords('country'), 0);
     const dataDir = await fixtureWith('country.json', (records) => {
-      records[0]!.name = '—';
-      records[0]!.altNames = ['Deutschland', '***'];
+      itemAt(records, 0).name = '—';
+      itemAt(records, 0).altNames = ['Deutschland', '***'];
     });
     const message = await buildFailure(dataDir);
-    const record = `${shownPath(dataDir, 'country.json')} record #1 (id ${germany!.id})`;
+    const record = `${shownPath(dataDir, 'country.json')} record #1 (id ${germany.id})`;
     expect(message).toContain(`${record}: field name: "—" cannot be looked up, expected a name with at least one letter or digit`);
     expect(message).toContain(`${record}: field altNames: "***" cannot be looked up`);
   });

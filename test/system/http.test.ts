@@ -94,7 +94,7 @@ describe('validators and caching headers', () => {
 });
 
 describe('request ids and traces', () => {
-  it('echoes a client\'s X-Request-Id, success or failure; a UUID one is also the envelope\'s globalId', async () => {
+  it("echoes a client's X-Request-Id, success or failure; a UUID one is also the envelope's globalId", async () => {
     const uuid = '0af7651e-916c-4d5c-8a4b-3f2e1d0c9b8a';
     const adopted = await get(region, { 'X-Request-Id': uuid });
     expect(adopted.headers.get('x-request-id')).toBe(uuid);
@@ -106,10 +106,14 @@ describe('request ids and traces', () => {
     expect(((await refused.json()) as { header: { globalId: string } }).header.globalId).not.toBe(nginxStyle);
   });
 
-  it('logs the client\'s request id and the W3C trace the request belongs to', async () => {
+  it("logs the client's request id and the W3C trace the request belongs to", async () => {
     const response = await get(region, { 'X-Request-Id': 'client-42', traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' });
     const { header } = (await response.json()) as { header: { globalId: string } };
-    expect(await logLineOf(header.globalId)).toMatchObject({ requestId: 'client-42', traceId: '4bf92f3577b34da6a3ce929d0e0e4736', parentId: '00f067aa0ba902b7' });
+    expect(await logLineOf(header.globalId)).toMatchObject({
+      requestId: 'client-42',
+      traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+      parentId: '00f067aa0ba902b7',
+    });
   });
 });
 
@@ -117,7 +121,11 @@ describe('CORS', () => {
   const preflight = (requestHeaders?: string, url = service.running.url) =>
     fetch(`${url}${region}`, {
       method: 'OPTIONS',
-      headers: { Origin: 'https://forms.example.test', 'Access-Control-Request-Method': 'GET', ...(requestHeaders === undefined ? {} : { 'Access-Control-Request-Headers': requestHeaders }) },
+      headers: {
+        Origin: 'https://forms.example.test',
+        'Access-Control-Request-Method': 'GET',
+        ...(requestHeaders === undefined ? {} : { 'Access-Control-Request-Headers': requestHeaders }),
+      },
     });
 
   it('answers a preflight without a token, allowing the headers asked for (tracing ones included), cacheable for a day', async () => {
@@ -218,7 +226,14 @@ describe('slow clients', () => {
     const { auth: authConfig } = loadConfig({ API_KEYS: testKey });
     const store = await openLocalStore(distDir);
     const quick = await startServer(
-      { store: () => store, admission: createAdmission(await createAuthenticator({ auth: authConfig }), noLimits, undefined), scopes: authConfig.scopes, cors: { origins: '*' }, log: silentLogger, metrics: noMetrics },
+      {
+        store: () => store,
+        admission: createAdmission(await createAuthenticator({ auth: authConfig }), noLimits, undefined),
+        scopes: authConfig.scopes,
+        cors: { origins: '*' },
+        log: silentLogger,
+        metrics: noMetrics,
+      },
       0,
       '127.0.0.1',
       { headersMs: 300, requestMs: 1_000, keepAliveMs: 5_000, checkEveryMs: 100 },
@@ -282,7 +297,9 @@ describe('a new build', () => {
         const built = await buildDist({ dataDir, distDir: target });
         await live.build.reload('test'); // what the dist watch or SIGHUP does
         expect(live.build.current().manifest.buildId).toBe(built.buildId);
-        const body = (await (await fetch(`${live.running.url}/financemanagement/api/currency/getbycode?code=try`, { headers: auth })).json()) as { body: { name: string } };
+        const body = (await (await fetch(`${live.running.url}/financemanagement/api/currency/getbycode?code=try`, { headers: auth })).json()) as {
+          body: { name: string };
+        };
         expect(body.body.name).toBe(name);
       }
     } finally {

@@ -61,7 +61,7 @@ describe('one process', () => {
     expect(sample(text, `refdata_build_info{build_id="${buildId}",data_version="${dataVersion}"}`)).toBe(1);
   });
 
-  it('is not served on the API\'s listener, and its own listener answers nothing else', async () => {
+  it("is not served on the API's listener, and its own listener answers nothing else", async () => {
     expect((await fetch(`${service.running.url}/metrics`, { headers: auth })).status).toBe(404);
     expect((await fetch(`${service.metrics?.url}/`)).status).toBe(404);
   });

@@ -97,7 +97,10 @@ async function startNginx(root: string, wantedPort?: number): Promise<RunningNgi
   const deadline = Date.now() + 10_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`nginx exited with ${child.exitCode} at start:\n${stderr}`);
-    const answered = await rawRequest(port, '/').then(() => true, () => false);
+    const answered = await rawRequest(port, '/').then(
+      () => true,
+      () => false,
+    );
     if (answered) break;
     if (Date.now() > deadline) {
       await stop();
@@ -171,7 +174,13 @@ async function expectSameAnswers(local: RunningService, proxied: RunningService,
 
 /** The public files through both proxies: same bytes, same type, same caching. */
 async function expectSamePublicFiles(local: RunningService, proxied: RunningService, manifest: Manifest): Promise<void> {
-  const paths = ['/openapi.json', '/docs', ...Object.keys(manifest.public).filter((file) => file.startsWith('docs/')).map((file) => `/${file}`)];
+  const paths = [
+    '/openapi.json',
+    '/docs',
+    ...Object.keys(manifest.public)
+      .filter((file) => file.startsWith('docs/'))
+      .map((file) => `/${file}`),
+  ];
   for (const target of paths) {
     const [fromDisk, fromNginx] = await Promise.all([fetch(`${local.running.url}${target}`), fetch(`${proxied.running.url}${target}`)]);
     expect(fromNginx.status, target).toBe(200);
@@ -185,7 +194,12 @@ const tryCurrency = '/financemanagement/api/currency/getbycode?code=try';
 const turkeyId = '6779bb12-6111-49e2-8cc6-ce79429f310c';
 
 if (!nginxBinary) {
-  reportMissing('test/system/nginx.test.ts', 'nginx', 'nginx is not installed (neither `command -v nginx` nor /usr/sbin/nginx): apt-get install -y nginx', 'The origin configuration (nginx.conf) is');
+  reportMissing(
+    'test/system/nginx.test.ts',
+    'nginx',
+    'nginx is not installed (neither `command -v nginx` nor /usr/sbin/nginx): apt-get install -y nginx',
+    'The origin configuration (nginx.conf) is',
+  );
 }
 
 describe('deploy/nginx.ts renders nginx.conf (no nginx needed)', () => {
@@ -214,8 +228,10 @@ describe('deploy/nginx.ts renders nginx.conf (no nginx needed)', () => {
     await expect(render('127.0.0.1:8081', { root: 'dist' })).rejects.toThrow(/absolute path/);
   });
 
-  it('writes the secret as a case-sensitive, anchored pattern for the proxies\' header, and refuses a weak one', () => {
-    expect(renderSecretMap('X-Origin-Secret: a.b+c-0123456789abcdef0123456789')).toContain('map $http_x_origin_secret $origin_secret_ok {\n    default 0;\n    "~^a\\.b\\+c-0123456789abcdef0123456789$" 1;\n}');
+  it("writes the secret as a case-sensitive, anchored pattern for the proxies' header, and refuses a weak one", () => {
+    expect(renderSecretMap('X-Origin-Secret: a.b+c-0123456789abcdef0123456789')).toContain(
+      'map $http_x_origin_secret $origin_secret_ok {\n    default 0;\n    "~^a\\.b\\+c-0123456789abcdef0123456789$" 1;\n}',
+    );
     expect(renderSecretMap(undefined)).toContain('default 1;');
     expect(() => renderSecretMap('X-Origin-Secret: short')).toThrow(/at least 32 characters/);
     expect(() => renderSecretMap(`X-Origin-Secret: ${'a'.repeat(31)}"`)).toThrow(/at least 32 characters/);
@@ -298,8 +314,11 @@ describe.skipIf(!nginxBinary)('nginx as the origin, over the fixture build', () 
     ]);
   });
 
-  it('404 for unknown keys, with local mode\'s message (the manifest decides; nginx is not asked)', async () => {
-    const targets = ['/financemanagement/api/currency/getbycode?code=XXX', `/addressmanagement/api/district/getbystateprovinceid?stateprovinceid=${'0'.repeat(32)}`];
+  it("404 for unknown keys, with local mode's message (the manifest decides; nginx is not asked)", async () => {
+    const targets = [
+      '/financemanagement/api/currency/getbycode?code=XXX',
+      `/addressmanagement/api/district/getbystateprovinceid?stateprovinceid=${'0'.repeat(32)}`,
+    ];
     await expectSameAnswers(local, proxied, targets);
     for (const target of targets) expect((await lookup(proxied, target)).status, target).toBe(404);
   });
@@ -315,7 +334,10 @@ describe.skipIf(!nginxBinary)('nginx as the origin, over the fixture build', () 
     expect(Object.keys(manifest.public)).toEqual(expect.arrayContaining(['openapi.json', 'docs/index.html']));
     const headers = { Origin: 'https://app.example.test' };
     for (const target of ['/openapi.json', '/docs']) {
-      const [fromDisk, fromNginx] = await Promise.all([fetch(`${local.running.url}${target}`, { headers }), fetch(`${proxied.running.url}${target}`, { headers })]);
+      const [fromDisk, fromNginx] = await Promise.all([
+        fetch(`${local.running.url}${target}`, { headers }),
+        fetch(`${proxied.running.url}${target}`, { headers }),
+      ]);
       expect(fromDisk.headers.get('access-control-allow-origin'), `${target} in local mode`).toBe('*');
       expect(fromDisk.headers.get('x-request-id'), `${target} in local mode`).toMatch(/^[0-9a-f-]{36}$/);
       expect(fromNginx.headers.get('access-control-allow-origin'), `${target} in origin mode`).toBe('*');
@@ -327,7 +349,7 @@ describe.skipIf(!nginxBinary)('nginx as the origin, over the fixture build', () 
   // An origin's error page never reaches a client: nginx's 404 for a public file the manifest lists
   // becomes the envelope. A fresh nginx and proxy, since either may hold the file from earlier tests
   // (the proxy caches public files like bodies, and nginx's open_file_cache keeps descriptors 2 s).
-  it('a public file the origin lacks is answered with the envelope and no-store, not the origin\'s error page', async () => {
+  it("a public file the origin lacks is answered with the envelope and no-store, not the origin's error page", async () => {
     expect(Object.keys(manifest.public)).toEqual(expect.arrayContaining(['openapi.json', 'docs/index.html']));
     const asset = Object.keys(manifest.public).find((file) => file.startsWith('docs/') && file !== 'docs/index.html') as string;
     await rm(path.join(path.dirname(distDir), '.dist-builds', manifest.buildId, asset));
@@ -386,8 +408,8 @@ describe.skipIf(!nginxBinary)('nginx as the origin, over the fixture build', () 
       expect(await statusOf(directory), directory).toBe(404);
     }
     for (const dotfile of ['/.env', '/addressmanagement/.hidden.json', '/.git/config', '/.git/']) expect(await statusOf(dotfile), dotfile).toBe(404);
-    for (const escape of ['/../outside.json', '/%2e%2e/outside.json', `/../.dist-builds/${manifest.buildId}/manifest.json`, '/docs/../../outside.json']) {
-      expect(await statusOf(escape), escape).toBe(400);
+    for (const target of ['/../outside.json', '/%2e%2e/outside.json', `/../.dist-builds/${manifest.buildId}/manifest.json`, '/docs/../../outside.json']) {
+      expect(await statusOf(target), target).toBe(400);
     }
     // A symbolic link inside the build is not followed (disable_symlinks): 404 like a missing file.
     // The dist link itself is, or nothing above would have been served.
@@ -396,7 +418,7 @@ describe.skipIf(!nginxBinary)('nginx as the origin, over the fixture build', () 
     expect(await statusOf('/manifest.json', 'HEAD')).toBe(200);
   });
 
-  it('switches to a new build swapped in under nginx, never serving a body as another build\'s', async () => {
+  it("switches to a new build swapped in under nginx, never serving a body as another build's", async () => {
     const previous = await stat(path.join(distDir, 'manifest.json'));
     const dataDir = await copyFixture();
     const currencyFile = path.join(dataDir, 'records', 'currency.json');
@@ -476,9 +498,17 @@ describe.skipIf(!nginxBinary)('nginx as the origin, behind a relay that injects 
   });
 
   /** The envelope of a failure, read only after its status has been checked (a cut 200 would hang here). */
-  const failureOf = async (response: Response): Promise<{ status: number; cacheControl: string | null; isSuccess: boolean; body: unknown; message: string | null }> => {
+  const failureOf = async (
+    response: Response,
+  ): Promise<{ status: number; cacheControl: string | null; isSuccess: boolean; body: unknown; message: string | null }> => {
     const envelope = (await response.json()) as { header: { isSuccess: boolean; message: string | null }; body: unknown };
-    return { status: response.status, cacheControl: response.headers.get('cache-control'), isSuccess: envelope.header.isSuccess, body: envelope.body, message: envelope.header.message };
+    return {
+      status: response.status,
+      cacheControl: response.headers.get('cache-control'),
+      isSuccess: envelope.header.isSuccess,
+      body: envelope.body,
+      message: envelope.header.message,
+    };
   };
   const publicFile = (target: string): Promise<Response> => fetch(`${service.running.url}${target}`);
 
@@ -511,7 +541,12 @@ describe.skipIf(!nginxBinary)('nginx as the origin, behind a relay that injects 
     relay.faultsOn = (pathname) => pathname === tryCurrencyFile || pathname === '/openapi.json';
     relay.mode = 'stall-mid-body';
     expect(await lookup(service, tryCurrency)).toMatchObject({ status: 504, body: null, message: expect.stringMatching(/did not answer in time/) });
-    expect(await failureOf(await publicFile('/openapi.json'))).toMatchObject({ status: 504, isSuccess: false, body: null, message: expect.stringMatching(/did not answer in time/) });
+    expect(await failureOf(await publicFile('/openapi.json'))).toMatchObject({
+      status: 504,
+      isSuccess: false,
+      body: null,
+      message: expect.stringMatching(/did not answer in time/),
+    });
     relay.mode = 'pass';
     expect((await lookup(service, tryCurrency)).status).toBe(200);
     expect((await publicFile('/openapi.json')).status).toBe(200);
@@ -523,7 +558,12 @@ describe.skipIf(!nginxBinary)('nginx as the origin, behind a relay that injects 
     const body = await fetch(`${service.running.url}${tryCurrency}`, { headers: auth });
     expect(body.headers.get('retry-after')).toBe('1');
     expect(await failureOf(body)).toMatchObject({ status: 503, isSuccess: false, body: null, message: expect.stringMatching(/switching builds/) });
-    expect(await failureOf(await publicFile('/openapi.json'))).toMatchObject({ status: 502, isSuccess: false, body: null, message: expect.stringMatching(/does not match/) });
+    expect(await failureOf(await publicFile('/openapi.json'))).toMatchObject({
+      status: 502,
+      isSuccess: false,
+      body: null,
+      message: expect.stringMatching(/does not match/),
+    });
     expect(relay.requests.get(tryCurrencyFile)).toBe(1);
     expect(relay.requests.get('/openapi.json')).toBe(1);
 
@@ -579,7 +619,7 @@ describe.skipIf(!nginxBinary)('nginx as the origin, over the real data build', (
     ]);
   });
 
-  it('nginx serves a sample of the manifest\'s files byte for byte, as JSON', async () => {
+  it("nginx serves a sample of the manifest's files byte for byte, as JSON", async () => {
     const files = Object.entries(manifest.files);
     const step = Math.max(1, Math.floor(files.length / 300));
     for (let index = 0; index < files.length; index += step) {

@@ -52,7 +52,7 @@ afterAll(async () => {
 
 // ---- reading the document -------------------------------------------------------------------
 
-const escape = (segment: string): string => segment.replaceAll('~', '~0').replaceAll('/', '~1');
+const pointerSegment = (segment: string): string => segment.replaceAll('~', '~0').replaceAll('/', '~1');
 
 function at(pointer: string): Json | undefined {
   let node: unknown = document;
@@ -83,7 +83,10 @@ function validatorAt(pointer: string): ValidateFunction {
     ajv.addSchema(document, base);
   }
   let validator = validators.get(pointer);
-  if (!validator) validators.set(pointer, (validator = ajv.compile({ $ref: `${base}#${pointer}` })));
+  if (!validator) {
+    validator = ajv.compile({ $ref: `${base}#${pointer}` });
+    validators.set(pointer, validator);
+  }
   return validator;
 }
 
@@ -100,7 +103,10 @@ interface Call {
 }
 
 /** Calls the proxy and checks status, headers and body against the document; returns the response. */
-async function check(target: string, { method = 'GET', token = testKey, headers = {}, via = () => proxy }: Call = {}): Promise<{ status: number; headers: Headers; text: string }> {
+async function check(
+  target: string,
+  { method = 'GET', token = testKey, headers = {}, via = () => proxy }: Call = {},
+): Promise<{ status: number; headers: Headers; text: string }> {
   const requestHeaders = new Headers(headers);
   if (token !== null && !requestHeaders.has('Authorization')) requestHeaders.set('Authorization', `Bearer ${token}`);
   const response = await fetch(`${via().url}${target}`, { method, headers: requestHeaders });
@@ -108,13 +114,13 @@ async function check(target: string, { method = 'GET', token = testKey, headers 
   const pathname = target.split('?')[0] as string;
   const where = `${method} ${target} → ${response.status}`;
 
-  expect(at(`/paths/${escape(pathname)}/get`), `${where}: operation documented`).toBeDefined();
-  const responsePointer = follow(`/paths/${escape(pathname)}/get/responses/${response.status}`);
+  expect(at(`/paths/${pointerSegment(pathname)}/get`), `${where}: operation documented`).toBeDefined();
+  const responsePointer = follow(`/paths/${pointerSegment(pathname)}/get/responses/${response.status}`);
   const documented = at(responsePointer);
   expect(documented, `${where}: status documented`).toBeDefined();
 
   for (const name of Object.keys((documented?.headers as Json | undefined) ?? {})) {
-    const headerPointer = follow(`${responsePointer}/headers/${escape(name)}`);
+    const headerPointer = follow(`${responsePointer}/headers/${pointerSegment(name)}`);
     const value = response.headers.get(name);
     if (value === null) {
       expect(at(headerPointer)?.required, `${where}: header ${name} is required`).not.toBe(true);
@@ -129,7 +135,7 @@ async function check(target: string, { method = 'GET', token = testKey, headers 
     const mediaType = (response.headers.get('content-type') ?? '').split(';')[0] as string;
     expect(Object.keys(content), `${where}: media type`).toContain(mediaType);
     const body: unknown = mediaType === 'application/json' ? JSON.parse(text) : text;
-    const validator = validatorAt(`${responsePointer}/content/${escape(mediaType)}/schema`);
+    const validator = validatorAt(`${responsePointer}/content/${pointerSegment(mediaType)}/schema`);
     expect(validator(body), `${where}: body: ${JSON.stringify(validator.errors)}`).toBe(true);
   }
   checked.add(`${pathname} ${response.status}`);
@@ -155,12 +161,21 @@ function validValue(route: Route, param: RouteParam, position: number): string {
 
 /** A value of the right form that matches nothing, or undefined where every value of the form is answered. */
 function unmatchedValue(param: RouteParam): string | undefined {
-  const values: Record<string, string | undefined> = { uuid: zeroUuid, code: 'zz9', name: 'Nowhere At All', domain: 'nowhere.invalid', integer: '999999', year: '1999' };
+  const values: Record<string, string | undefined> = {
+    uuid: zeroUuid,
+    code: 'zz9',
+    name: 'Nowhere At All',
+    domain: 'nowhere.invalid',
+    integer: '999999',
+    year: '1999',
+  };
   return values[param.kind];
 }
 
 const query = (route: Route, value: (param: RouteParam, position: number) => string): string =>
-  route.params.length === 0 ? route.path : `${route.path}?${route.params.map((param, position) => `${param.name}=${encodeURIComponent(value(param, position))}`).join('&')}`;
+  route.params.length === 0
+    ? route.path
+    : `${route.path}?${route.params.map((param, position) => `${param.name}=${encodeURIComponent(value(param, position))}`).join('&')}`;
 
 describe('the OpenAPI document', () => {
   it('is valid OpenAPI 3.1 for @readme/openapi-parser, without warnings', async () => {
@@ -174,10 +189,18 @@ describe('the OpenAPI document', () => {
     const lookups = Object.keys(document.paths as Json).filter((pathname) => pathname.includes('/api/'));
     expect(lookups.sort()).toEqual(routes.map((route) => route.path).sort());
     for (const route of routes) {
-      const operation = at(`/paths/${escape(route.path)}/get`) as Json;
-      const parameters = ((operation.parameters as Json[] | undefined) ?? []).map((parameter) => (typeof parameter.$ref === 'string' ? (at(follow(parameter.$ref.slice(1))) as Json) : parameter));
-      expect(parameters.filter((parameter) => parameter.in === 'query').map((parameter) => [parameter.name, parameter.required]), route.path).toEqual(route.params.map((param) => [param.name, true]));
-      expect(parameters.filter((parameter) => parameter.in === 'header').map((parameter) => [parameter.name, parameter.required]), route.path).toEqual([
+      const operation = at(`/paths/${pointerSegment(route.path)}/get`) as Json;
+      const parameters = ((operation.parameters as Json[] | undefined) ?? []).map((parameter) =>
+        typeof parameter.$ref === 'string' ? (at(follow(parameter.$ref.slice(1))) as Json) : parameter,
+      );
+      expect(
+        parameters.filter((parameter) => parameter.in === 'query').map((parameter) => [parameter.name, parameter.required]),
+        route.path,
+      ).toEqual(route.params.map((param) => [param.name, true]));
+      expect(
+        parameters.filter((parameter) => parameter.in === 'header').map((parameter) => [parameter.name, parameter.required]),
+        route.path,
+      ).toEqual([
         ['X-Request-Id', false],
         ['traceparent', false],
         ['If-None-Match', false],
@@ -189,7 +212,9 @@ describe('the OpenAPI document', () => {
 
   it('types each parameter by kind, for generated clients: UUIDs with their format, integers, booleans, years', () => {
     const schemaOf = (path: string, name: string): Json | undefined =>
-      ((at(`/paths/${escape(path)}/get/parameters`) as unknown as { name: string; schema: Json }[] | undefined) ?? []).find((parameter) => parameter.name === name)?.schema;
+      ((at(`/paths/${pointerSegment(path)}/get/parameters`) as unknown as { name: string; schema: Json }[] | undefined) ?? []).find(
+        (parameter) => parameter.name === name,
+      )?.schema;
     expect(schemaOf('/addressmanagement/api/country/getbyid', 'id')).toEqual({ type: 'string', format: 'uuid' });
     expect(schemaOf('/addressmanagement/api/countryholiday/getbycountryid', 'Year')).toMatchObject({ type: 'integer' });
     expect(schemaOf('/addressmanagement/api/callingcode/getbycode', 'code')).toMatchObject({ type: 'integer' });
@@ -204,7 +229,7 @@ describe('the OpenAPI document', () => {
     const schemas = at('/components/schemas') as Record<string, { properties: Json }>;
     expect(Object.keys(schemas.Country?.properties ?? {})).not.toContain('altNames');
     expect(Object.keys(schemas.Bank?.properties ?? {})).toEqual(['id', 'name', 'code']);
-    const getAll = follow(`/paths/${escape('/addressmanagement/api/country/getall')}/get/responses/200`);
+    const getAll = follow(`/paths/${pointerSegment('/addressmanagement/api/country/getall')}/get/responses/200`);
     expect(at(`${getAll}/content/application~1json/schema/properties/body/items`)).toEqual({ $ref: '#/components/schemas/CountryWithoutFlag' });
     expect(Object.keys(schemas.CountryWithoutFlag?.properties ?? {})).not.toContain('flag');
   });
@@ -294,7 +319,7 @@ describe('the documentation over HTTP, without a token', () => {
     expect((await fetch(`${proxy.url}/openapi.json`)).headers.get('content-security-policy')).toBeNull();
   });
 
-  it('states the data licences beside the code\'s, in the document and on the page', async () => {
+  it("states the data licences beside the code's, in the document and on the page", async () => {
     const document = (await (await fetch(`${proxy.url}/openapi.json`)).json()) as { info: { license: { identifier: string }; description: string } };
     expect(document.info.license.identifier).toBe('MIT AND ODbL-1.0 AND CC-BY-4.0 AND CC-BY-3.0-IGO AND LGPL-2.1-or-later AND MPL-2.0 AND Unicode-3.0');
     expect(document.info.description).toContain('Open Database License 1.0');

@@ -26,15 +26,22 @@ beforeAll(async () => {
 afterAll(() => service.close());
 
 describe('linted', () => {
-  it('by Redocly\'s recommended ruleset: no error, no warning', async () => {
-    const { stdout } = await run(bin('redocly'), ['lint', '--extends', 'recommended', '--format', 'json', document], { cwd: repoRoot, env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' } });
+  it("by Redocly's recommended ruleset: no error, no warning", async () => {
+    const { stdout } = await run(bin('redocly'), ['lint', '--extends', 'recommended', '--format', 'json', document], {
+      cwd: repoRoot,
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+    });
     const report = JSON.parse(stdout) as { totals: { errors: number; warnings: number }; problems: unknown[] };
     expect(report.problems).toEqual([]);
     expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
   });
 
-  it('by Spectral\'s spectral:oas ruleset (.spectral.yaml): no problem of any severity', async () => {
-    const { stdout } = await run(bin('spectral'), ['lint', '--ruleset', path.join(repoRoot, '.spectral.yaml'), '--fail-severity', 'hint', '--format', 'json', document], { cwd: repoRoot });
+  it("by Spectral's spectral:oas ruleset (.spectral.yaml): no problem of any severity", async () => {
+    const { stdout } = await run(
+      bin('spectral'),
+      ['lint', '--ruleset', path.join(repoRoot, '.spectral.yaml'), '--fail-severity', 'hint', '--format', 'json', document],
+      { cwd: repoRoot },
+    );
     expect(JSON.parse(stdout.slice(0, stdout.lastIndexOf(']') + 1))).toEqual([]);
   });
 });
@@ -63,7 +70,16 @@ console.log(JSON.stringify(names));
     await writeFile(
       path.join(work, 'tsconfig.json'),
       JSON.stringify({
-        compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, allowImportingTsExtensions: true, skipLibCheck: true, types: ['node'] },
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          noEmit: true,
+          allowImportingTsExtensions: true,
+          skipLibCheck: true,
+          types: ['node'],
+        },
         files: ['client.ts'],
       }),
     );

@@ -70,7 +70,7 @@ describe('examples from a build of the real data', () => {
     build = await serve(path.join(repoRoot, 'data'));
   });
 
-  it('every query parameter of every lookup carries an example of its schema\'s type', () => {
+  it("every query parameter of every lookup carries an example of its schema's type", () => {
     const typed = lookups.flatMap((route) =>
       (build.document.paths[route.path]?.get.parameters ?? [])
         .filter((parameter) => parameter.in === 'query')
@@ -94,8 +94,9 @@ describe('examples from a build of the real data', () => {
     }
   });
 
-  it('the examples a user reads are Türkiye\'s: TR, TUR, Türkiye, TRY, 34 and İstanbul, 90, tr, and this year', () => {
-    const example = (suffix: string, position = 0): Example | undefined => examplesOf(build, routes.find((route) => route.path.endsWith(suffix)) as Route)[position];
+  it("the examples a user reads are Türkiye's: TR, TUR, Türkiye, TRY, 34 and İstanbul, 90, tr, and this year", () => {
+    const example = (suffix: string, position = 0): Example | undefined =>
+      examplesOf(build, routes.find((route) => route.path.endsWith(suffix)) as Route)[position];
     expect({
       alpha2code: example('/country/getbyalpha2code'),
       alpha3code: example('/country/getbyalpha3code'),
@@ -123,7 +124,7 @@ describe('examples from a build of the real data', () => {
     });
   });
 
-  it('Türkiye first: every lookup\'s examples find Türkiye\'s records (İstanbul, its districts, a Turkish bank, TRY, Europe/Istanbul …)', async () => {
+  it("Türkiye first: every lookup's examples find Türkiye's records (İstanbul, its districts, a Turkish bank, TRY, Europe/Istanbul …)", async () => {
     // Found here by their codes, over HTTP, independently of the examples.
     const found = async <T>(target: string): Promise<T> => (await call(build, target)).body as T;
     const turkey = await found<FixtureRecord>('/addressmanagement/api/country/getbyalpha2code?alpha2code=TR');
@@ -161,7 +162,7 @@ describe('examples from a build of the real data', () => {
 });
 
 describe('examples follow the data', () => {
-  it('on the fixture, every example answers 200, and the year example is this year moved into the build\'s window', async () => {
+  it("on the fixture, every example answers 200, and the year example is this year moved into the build's window", async () => {
     const build = await serve(path.join(repoRoot, 'test/fixtures/data'));
     const answers = await callExamples(build);
     expect(answers.filter(({ status }) => status !== 200).map(({ target, status }) => `${target} → ${status}`)).toEqual([]);
@@ -185,12 +186,12 @@ describe('examples follow the data', () => {
 
     const build = await serve(dataDir);
     const example = (suffix: string): Example | undefined => examplesOf(build, routes.find((route) => route.path.endsWith(suffix)) as Route)[0];
-    expect([example('/currency/getbycode'), example('/currency/getbyid'), example('/countrycurrency/getbycurrencycode'), example('/countrycurrency/getbyid')]).toEqual([
-      first?.code,
-      first?.id,
-      first?.code,
-      firstLink?.id,
-    ]);
+    expect([
+      example('/currency/getbycode'),
+      example('/currency/getbyid'),
+      example('/countrycurrency/getbycurrencycode'),
+      example('/countrycurrency/getbyid'),
+    ]).toEqual([first?.code, first?.id, first?.code, firstLink?.id]);
     // Türkiye is still the country example.
     expect(example('/country/getbyalpha2code')).toBe('TR');
     const answers = await callExamples(build);

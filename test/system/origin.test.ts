@@ -39,7 +39,13 @@ const secret = ['X-Origin-Secret', 'origin-secret-for-tests'] as const;
 
 /** A static file server over `root` (resolved per request, like nginx following the dist link). */
 function startStaticOrigin(root: string): Promise<StaticOrigin> {
-  const origin: Omit<StaticOrigin, 'url' | 'close'> = { hits: new Map(), arrivals: new EventEmitter(), mode: 'serve', notModified: 0, lastAuthorization: undefined };
+  const origin: Omit<StaticOrigin, 'url' | 'close'> = {
+    hits: new Map(),
+    arrivals: new EventEmitter(),
+    mode: 'serve',
+    notModified: 0,
+    lastAuthorization: undefined,
+  };
   const server = http.createServer(async (request, response) => {
     const pathname = (request.url ?? '/').split('?')[0] ?? '/';
     origin.hits.set(pathname, (origin.hits.get(pathname) ?? 0) + 1);
@@ -260,7 +266,10 @@ describe('origin mode, failing at start', () => {
       expect((await call(service, tryCurrency)).status).toBe(200);
       await origin.close();
       expect((await call(service, tryCurrency)).status).toBe(200);
-      expect(await call(service, '/addressmanagement/api/region/getall')).toMatchObject({ status: 502, message: expect.stringMatching(/origin is unreachable \(ECONNREFUSED\)/) });
+      expect(await call(service, '/addressmanagement/api/region/getall')).toMatchObject({
+        status: 502,
+        message: expect.stringMatching(/origin is unreachable \(ECONNREFUSED\)/),
+      });
     } finally {
       await service.close();
     }
@@ -282,10 +291,20 @@ describe('origin mode, public files from a faulty origin', () => {
   let origin: StaticOrigin;
   let local: RunningService;
   const startFresh = async (): Promise<RunningService> =>
-    startService(loadConfig({ PORT: '0', DIST_DIR: distDir, API_KEYS: testKey, ORIGIN_URL: origin.url, ORIGIN_HEADER: `${secret[0]}: ${secret[1]}`, ORIGIN_CACHE_DIR: await tempDir() }), {
-      log: silentLogger,
-      originTimeouts: testTimeouts,
-    });
+    startService(
+      loadConfig({
+        PORT: '0',
+        DIST_DIR: distDir,
+        API_KEYS: testKey,
+        ORIGIN_URL: origin.url,
+        ORIGIN_HEADER: `${secret[0]}: ${secret[1]}`,
+        ORIGIN_CACHE_DIR: await tempDir(),
+      }),
+      {
+        log: silentLogger,
+        originTimeouts: testTimeouts,
+      },
+    );
   beforeAll(async () => {
     distDir = await buildFixture();
     origin = await startStaticOrigin(distDir);
@@ -350,14 +369,25 @@ describe('origin mode, public files from a faulty origin', () => {
 
 /** Waits until `file` exists: the local copy is written behind the response, not before it. */
 async function saved(file: string): Promise<void> {
-  while (!(await access(file).then(() => true, () => false))) await new Promise((resolve) => setTimeout(resolve, 10));
+  while (
+    !(await access(file).then(
+      () => true,
+      () => false,
+    ))
+  )
+    await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
 describe('origin mode, starting while the origin is down', () => {
   let distDir: string;
   let origin: StaticOrigin;
   let copyDir: string;
-  const settings = (): NodeJS.ProcessEnv => ({ API_KEYS: testKey, ORIGIN_URL: origin.url, ORIGIN_HEADER: `${secret[0]}: ${secret[1]}`, ORIGIN_CACHE_DIR: copyDir });
+  const settings = (): NodeJS.ProcessEnv => ({
+    API_KEYS: testKey,
+    ORIGIN_URL: origin.url,
+    ORIGIN_HEADER: `${secret[0]}: ${secret[1]}`,
+    ORIGIN_CACHE_DIR: copyDir,
+  });
   const tryEtag = async (): Promise<string> => {
     const manifest = JSON.parse(await readFile(path.join(distDir, 'manifest.json'), 'utf8')) as { files: Record<string, { etag: string }> };
     return manifest.files['financemanagement/api/currency/getbycode/try.json']?.etag ?? '';

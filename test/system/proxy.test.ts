@@ -1,15 +1,18 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordTypes, routes } from '../../contract/routes.ts';
+import { recordTypes, routes, type RecordType } from '../../contract/routes.ts';
 import type { RunningServer } from '../../proxy/http/server.ts';
-import { buildFixture, fixtureRecords, pick, startProxy, testKey, without, type FixtureRecord } from '../support/service.ts';
+import { buildFixture, fixtureRecords, itemAt, pick, startProxy, testKey, without, type FixtureRecord } from '../support/service.ts';
 
 const uuidV4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const address = '/addressmanagement/api';
 const finance = '/financemanagement/api';
 
 // Loaded before the tests are collected: the success cases below are built from them.
-const records = Object.fromEntries(await Promise.all(recordTypes.map(async (type) => [type, await fixtureRecords(type)] as const)));
+const records = Object.fromEntries(await Promise.all(recordTypes.map(async (type) => [type, await fixtureRecords(type)] as const))) as Record<
+  RecordType,
+  FixtureRecord[]
+>;
 
 let proxy: RunningServer;
 beforeAll(async () => {
@@ -31,7 +34,7 @@ async function call(pathAndQuery: string, init: RequestInit = {}, token: string 
   return { status: response.status, headers: response.headers, envelope: text ? JSON.parse(text) : undefined };
 }
 
-const of = (type: string, field: string, value: unknown): FixtureRecord => pick(records[type]!, field, value);
+const of = (type: RecordType, field: string, value: unknown): FixtureRecord => pick(records[type], field, value);
 const country = (alpha2: string): FixtureRecord => of('country', 'alpha2Code', alpha2);
 /** What the API shows of a country (its alternative names only find it) and of a bank (no country). */
 const shown = (record: FixtureRecord): Record<string, unknown> => without(record, 'altNames');
@@ -49,16 +52,16 @@ function successCases(): [string, unknown][] {
   const istanbulZone = of('timeZone', 'name', 'Europe/Istanbul');
   const ziraat = of('bank', 'code', '010');
   const tryCurrency = of('currency', 'code', 'TRY');
-  const trLinks = (type: string): FixtureRecord[] => records[type]!.filter((link) => link.countryId === tr.id);
-  const trDays = (type: string): FixtureRecord[] => records[type]!.filter((day) => day.countryId === tr.id);
+  const trLinks = (type: RecordType): FixtureRecord[] => records[type].filter((link) => link.countryId === tr.id);
+  const trDays = (type: RecordType): FixtureRecord[] => records[type].filter((day) => day.countryId === tr.id);
   return [
-    [`${finance}/bank/getbycountryid?countryId=${tr.id}`, records.bank!.map(bankBody)],
+    [`${finance}/bank/getbycountryid?countryId=${tr.id}`, records.bank.map(bankBody)],
     [`${finance}/bank/getbyid?id=${ziraat.id}`, bankBody(ziraat)],
     [`${finance}/bank/getbycode?code=010`, bankBody(ziraat)],
     [`${finance}/currency/getall`, records.currency],
     [`${finance}/currency/getbyid?id=${tryCurrency.id}`, tryCurrency],
     [`${finance}/currency/getbycode?code=try`, tryCurrency],
-    [`${address}/country/getall`, records.country!.map(noFlag)],
+    [`${address}/country/getall`, records.country.map(noFlag)],
     [`${address}/country/getbyid?id=${tr.id}`, shown(tr)],
     [`${address}/country/getbyalpha2code?alpha2code=tr`, shown(tr)],
     [`${address}/country/getbyalpha3code?alpha3code=DEU`, shown(de)],
@@ -73,7 +76,7 @@ function successCases(): [string, unknown][] {
     [`${address}/district/getbystateprovinceid?stateprovinceid=${istanbul.id}`, [kadikoy]],
     [`${address}/district/getbyid?id=${kadikoy.id}`, kadikoy],
     [`${address}/district/getbyname?name=kadikoy&countryId=${tr.id}`, kadikoy],
-    [`${address}/neighborhood/getbydistrictid?districtid=${kadikoy.id}`, records.neighborhood!.filter((n) => n.districtId === kadikoy.id)],
+    [`${address}/neighborhood/getbydistrictid?districtid=${kadikoy.id}`, records.neighborhood.filter((n) => n.districtId === kadikoy.id)],
     [`${address}/callingcode/getall`, records.callingCode],
     [`${address}/callingcode/getbyid?id=${tr.callingCodeId}`, of('callingCode', 'code', 90)],
     [`${address}/callingcode/getbycode?code=90`, of('callingCode', 'code', 90)],
@@ -84,17 +87,17 @@ function successCases(): [string, unknown][] {
     [`${address}/webdomain/getall`, records.webDomain],
     [`${address}/webdomain/getbyid?id=${trDomain.id}`, trDomain],
     [`${address}/webdomain/getbyname?name=COM.TR`, of('webDomain', 'name', 'com.tr')],
-    [`${address}/webdomain/getbyistoplevel?istoplevel=true`, records.webDomain!.filter((domain) => domain.isTopLevel)],
+    [`${address}/webdomain/getbyistoplevel?istoplevel=true`, records.webDomain.filter((domain) => domain.isTopLevel)],
     [`${address}/countrycurrency/getbycountryid?countryid=${tr.id}`, trLinks('countryCurrency')],
     [`${address}/countrycurrency/getbycurrencycode?currencycode=try`, trLinks('countryCurrency')],
-    [`${address}/countrycurrency/getbyid?id=${trLinks('countryCurrency')[0]!.id}`, trLinks('countryCurrency')[0]],
+    [`${address}/countrycurrency/getbyid?id=${itemAt(trLinks('countryCurrency'), 0).id}`, trLinks('countryCurrency')[0]],
     [`${address}/countrylanguage/getbycountryid?countryid=${tr.id}`, trLinks('countryLanguage')],
     [`${address}/countrylanguage/getbylanguageid?languageid=${turkish.id}`, trLinks('countryLanguage')],
-    [`${address}/countrylanguage/getbyid?id=${trLinks('countryLanguage')[0]!.id}`, trLinks('countryLanguage')[0]],
+    [`${address}/countrylanguage/getbyid?id=${itemAt(trLinks('countryLanguage'), 0).id}`, trLinks('countryLanguage')[0]],
     [`${address}/countrytimezone/getbycountryid?countryid=${tr.id}`, trLinks('countryTimeZone')],
     [`${address}/countrytimezone/getbytimezoneid?timezoneid=${istanbulZone.id}`, trLinks('countryTimeZone')],
-    [`${address}/countrytimezone/getbyid?id=${trLinks('countryTimeZone')[0]!.id}`, trLinks('countryTimeZone')[0]],
-    [`${address}/countrytoplevelwebdomain/getbyid?id=${trLinks('countryTopLevelWebDomain')[0]!.id}`, trLinks('countryTopLevelWebDomain')[0]],
+    [`${address}/countrytimezone/getbyid?id=${itemAt(trLinks('countryTimeZone'), 0).id}`, trLinks('countryTimeZone')[0]],
+    [`${address}/countrytoplevelwebdomain/getbyid?id=${itemAt(trLinks('countryTopLevelWebDomain'), 0).id}`, trLinks('countryTopLevelWebDomain')[0]],
     [`${address}/countrytoplevelwebdomain/getbywebdomainid?webdomainid=${trDomain.id}`, trLinks('countryTopLevelWebDomain')],
     [`${address}/countryholiday/getbycountryid?CountryId=${tr.id}&Year=2024`, trDays('countryHoliday')],
     [`${address}/countryspecialday/getbycountryid?CountryId=${tr.id}&Year=2024`, trDays('countrySpecialDay')],
@@ -201,7 +204,11 @@ describe('errors', () => {
 
   it('400 naming a missing parameter and its expected form', async () => {
     await expectFailure(call(`${address}/country/getbyalpha2code`), 400, /^Missing query parameter alpha2code: expected a code of letters and digits/);
-    await expectFailure(call(`${address}/countryholiday/getbycountryid?CountryId=${country('TR').id}`), 400, /^Missing query parameter Year: expected a four-digit year/);
+    await expectFailure(
+      call(`${address}/countryholiday/getbycountryid?CountryId=${country('TR').id}`),
+      400,
+      /^Missing query parameter Year: expected a four-digit year/,
+    );
   });
 
   it('400 naming a malformed parameter', async () => {
@@ -213,7 +220,11 @@ describe('errors', () => {
 
   it('400 for a repeated parameter, whatever the letter case of the repeats', async () => {
     const tr = country('TR').id;
-    await expectFailure(call(`${address}/stateprovince/getbycountryid?countryid=${tr}&CountryId=${tr}`), 400, /^Query parameter countryid is given 2 times: give it once/);
+    await expectFailure(
+      call(`${address}/stateprovince/getbycountryid?countryid=${tr}&CountryId=${tr}`),
+      400,
+      /^Query parameter countryid is given 2 times: give it once/,
+    );
   });
 
   it('404 for an unknown path', async () => {
@@ -222,17 +233,33 @@ describe('errors', () => {
 
   it('404 naming what was looked for when nothing matches', async () => {
     await expectFailure(call(`${address}/country/getbyalpha2code?alpha2code=XX`), 404, /^No country has alpha2code "XX"\.$/);
-    await expectFailure(call(`${address}/country/getbyid?id=00000000-0000-4000-8000-000000000000`), 404, /^No country has id "00000000-0000-4000-8000-000000000000"\.$/);
-    await expectFailure(call(`${address}/district/getbyname?name=Kadıköy&countryId=${country('DE').id}`), 404, /^No district has countryId ".*" and name "Kadıköy"\.$/);
+    await expectFailure(
+      call(`${address}/country/getbyid?id=00000000-0000-4000-8000-000000000000`),
+      404,
+      /^No country has id "00000000-0000-4000-8000-000000000000"\.$/,
+    );
+    await expectFailure(
+      call(`${address}/district/getbyname?name=Kadıköy&countryId=${country('DE').id}`),
+      404,
+      /^No district has countryId ".*" and name "Kadıköy"\.$/,
+    );
   });
 
   it('404 for a list whose parent does not exist', async () => {
-    await expectFailure(call(`${address}/stateprovince/getbycountryid?countryid=00000000-0000-4000-8000-000000000000`), 404, /^No country has id "00000000-0000-4000-8000-000000000000"\.$/);
+    await expectFailure(
+      call(`${address}/stateprovince/getbycountryid?countryid=00000000-0000-4000-8000-000000000000`),
+      404,
+      /^No country has id "00000000-0000-4000-8000-000000000000"\.$/,
+    );
     await expectFailure(call(`${address}/countrycurrency/getbycurrencycode?currencycode=XYZ`), 404, /^No currency has code "XYZ"\.$/);
   });
 
   it('404 for a year outside the window, naming the window', async () => {
-    await expectFailure(call(`${address}/countryholiday/getbycountryid?CountryId=${country('TR').id}&Year=2026`), 404, /^Year 2026 is outside the years this service holds: 2023 to 2025\.$/);
+    await expectFailure(
+      call(`${address}/countryholiday/getbycountryid?CountryId=${country('TR').id}&Year=2026`),
+      404,
+      /^Year 2026 is outside the years this service holds: 2023 to 2025\.$/,
+    );
   });
 
   it('405 with Allow for methods that would change something', async () => {

@@ -52,7 +52,10 @@ describe('the real data, served', () => {
     for (const country of countries) {
       await body(`/addressmanagement/api/callingcode/getbyid?id=${country.callingCodeId}`);
       const inRegion = await body<Country[]>(`/addressmanagement/api/country/getbyregionid?regionid=${country.regionId}`);
-      expect(inRegion.some((member) => member.id === country.id && typeof member.flag === 'string'), country.name).toBe(true);
+      expect(
+        inRegion.some((member) => member.id === country.id && typeof member.flag === 'string'),
+        country.name,
+      ).toBe(true);
     }
   });
 
@@ -69,7 +72,10 @@ describe('compression, on real bodies', () => {
   /** undici's fetch decodes bodies itself; a raw request shows the coding on the wire. */
   async function raw(target: string, acceptEncoding: string, method = 'GET'): Promise<{ status: number; headers: Record<string, string>; body: Buffer }> {
     const { request } = await import('undici');
-    const response = await request(`${proxy.url}${target}`, { method: method as 'GET', headers: { Authorization: `Bearer ${testKey}`, 'Accept-Encoding': acceptEncoding } });
+    const response = await request(`${proxy.url}${target}`, {
+      method: method as 'GET',
+      headers: { Authorization: `Bearer ${testKey}`, 'Accept-Encoding': acceptEncoding },
+    });
     return { status: response.statusCode, headers: response.headers as Record<string, string>, body: Buffer.from(await response.body.arrayBuffer()) };
   }
   const withoutId = (text: string): unknown => {
@@ -103,4 +109,3 @@ describe('compression, on real bodies', () => {
     expect(Number(head.headers['content-length'])).toBe((await raw(countries, 'identity')).body.length);
   });
 });
-

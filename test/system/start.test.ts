@@ -55,7 +55,10 @@ describe('npm start', () => {
   it('with no auth setting makes a development key, keeps it in .dev-token and prints a working curl line', async () => {
     const cwd = await tempDir();
     const first = run('proxy/main.ts', [], cwd, { PORT: '0', DIST_DIR: distDir });
-    const [, token, url] = await waitFor(first, /curl -H "Authorization: Bearer (\S+)" "(http:\/\/127\.0\.0\.1:\d+)\/addressmanagement\/api\/country\/getbyalpha2code\?alpha2code=TR"/);
+    const [, token, url] = await waitFor(
+      first,
+      /curl -H "Authorization: Bearer (\S+)" "(http:\/\/127\.0\.0\.1:\d+)\/addressmanagement\/api\/country\/getbyalpha2code\?alpha2code=TR"/,
+    );
     expect((await readFile(path.join(cwd, '.dev-token'), 'utf8')).trim()).toBe(token);
     expect((await stat(path.join(cwd, '.dev-token'))).mode & 0o777).toBe(0o600);
     const reply = await fetch(`${url}/addressmanagement/api/country/getbyalpha2code?alpha2code=TR`, { headers: { Authorization: `Bearer ${token}` } });
@@ -73,12 +76,16 @@ describe('npm start', () => {
 
   it('runs as npm start runs it: the bundle npm run build:proxy writes, two workers under cluster', { timeout: 60_000 }, async () => {
     await new Promise<void>((resolve, reject) =>
-      spawn('npm', ['run', '--silent', 'build:proxy'], { cwd: repoRoot, stdio: 'inherit' }).once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`build:proxy exited ${code}`)))),
+      spawn('npm', ['run', '--silent', 'build:proxy'], { cwd: repoRoot, stdio: 'inherit' }).once('exit', (code) =>
+        code === 0 ? resolve() : reject(new Error(`build:proxy exited ${code}`)),
+      ),
     );
     const bundle = path.join(repoRoot, '.proxy-build', 'main.mjs');
     const started = runCommand(process.execPath, [bundle], await tempDir(), { PORT: '0', DIST_DIR: distDir, API_KEYS: 'bundle-key-0123456789', WORKERS: '2' });
     const [, url] = await waitFor(started, /listening on (http:\/\/\S+) /);
-    const reply = await fetch(`${url}/addressmanagement/api/country/getbyalpha2code?alpha2code=tr`, { headers: { Authorization: 'Bearer bundle-key-0123456789' } });
+    const reply = await fetch(`${url}/addressmanagement/api/country/getbyalpha2code?alpha2code=tr`, {
+      headers: { Authorization: 'Bearer bundle-key-0123456789' },
+    });
     expect(reply.status).toBe(200);
     expect(((await reply.json()) as { body: { name: string } }).body.name).toBe('Türkiye');
     started.child.kill('SIGTERM');
@@ -91,9 +98,18 @@ describe('npm start', () => {
     const { port } = holder.address() as AddressInfo;
     try {
       for (const workers of ['1', '2']) {
-        const started = run('proxy/main.ts', [], await tempDir(), { PORT: String(port), HOST: '127.0.0.1', DIST_DIR: distDir, API_KEYS: 'test-key-0123456789abcdef', WORKERS: workers, LOG_LEVEL: 'warn' });
+        const started = run('proxy/main.ts', [], await tempDir(), {
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          DIST_DIR: distDir,
+          API_KEYS: 'test-key-0123456789abcdef',
+          WORKERS: workers,
+          LOG_LEVEL: 'warn',
+        });
         expect(await exitOf(started), workers).toBe(1);
-        expect(started.output(), workers).toBe(`cannot start: 127.0.0.1:${port} is already in use by another process: stop it, or set PORT (and HOST) to a free address\n`);
+        expect(started.output(), workers).toBe(
+          `cannot start: 127.0.0.1:${port} is already in use by another process: stop it, or set PORT (and HOST) to a free address\n`,
+        );
       }
     } finally {
       await new Promise<void>((resolve) => holder.close(() => resolve()));
@@ -210,7 +226,10 @@ describe('configuration', () => {
       logLevel: 'warn',
       production: true,
     });
-    expect(loadConfig({ TRUSTED_PROXIES: '10.0.0.0/8, 2001:db8::1' }).limits.trustedProxies?.rules).toEqual(['Subnet: IPv6 2001:db8::1/128', 'Subnet: IPv4 10.0.0.0/8']);
+    expect(loadConfig({ TRUSTED_PROXIES: '10.0.0.0/8, 2001:db8::1' }).limits.trustedProxies?.rules).toEqual([
+      'Subnet: IPv6 2001:db8::1/128',
+      'Subnet: IPv4 10.0.0.0/8',
+    ]);
     expect(loadConfig({ PORT: '', API_KEYS: '' }).port).toBe(8080);
   });
 

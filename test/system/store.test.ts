@@ -74,7 +74,7 @@ describe('reading a manifest', () => {
     expect(opened.manifest).toEqual(manifest);
     const byId = opened.index.get('/addressmanagement/api/neighborhood/getbyid');
     expect(byId?.size).toBe(60_000);
-    expect(findLookup(opened.index, '/addressmanagement/api/neighborhood/getbyid', ['0'.repeat(31) + 'a'])?.entry).toEqual({ size: 110, etag: '"etag10"' });
+    expect(findLookup(opened.index, '/addressmanagement/api/neighborhood/getbyid', [`${'0'.repeat(31)}a`])?.entry).toEqual({ size: 110, etag: '"etag10"' });
   });
 
   it.each([
@@ -90,7 +90,9 @@ describe('reading a manifest', () => {
       'a negative size': { 'addressmanagement/api/country/getall.json': { size: -1, etag: '"x"' } },
     };
     const bytes = given ?? Buffer.from(JSON.stringify({ ...manifest, files: files[what] }));
-    await expect(readManifest(bytes, 'the manifest')).rejects.toThrow(new RegExp(`^the manifest is not a manifest written by npm run build: .*${message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    await expect(readManifest(bytes, 'the manifest')).rejects.toThrow(
+      new RegExp(`^the manifest is not a manifest written by npm run build: .*${message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
+    );
     await expect(readManifest(Buffer.from(bytes), 'the manifest')).rejects.toBeInstanceOf(ManifestError);
   });
 });

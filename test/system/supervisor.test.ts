@@ -121,10 +121,11 @@ async function startOrigin(root: string): Promise<{ url: string; down: boolean; 
   const { port } = server.address() as AddressInfo;
   return Object.assign(state, {
     url: `http://127.0.0.1:${port}/`,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   });
 }
 
@@ -162,7 +163,8 @@ describe('the primary', () => {
     const primary = await startPrimary(distDir, { ORIGIN_URL: origin.url, ORIGIN_CACHE_DIR: copyDir });
     try {
       const lookup = `${primary.url}/financemanagement/api/currency/getbycode?code=TRY`;
-      const ask = (): Promise<number> => fetch(lookup, { headers: { Authorization: `Bearer ${testKey}`, Connection: 'close' } }).then((response) => response.status);
+      const ask = (): Promise<number> =>
+        fetch(lookup, { headers: { Authorization: `Bearer ${testKey}`, Connection: 'close' } }).then((response) => response.status);
       expect(await ask()).toBe(200);
       // Saved behind the response: wait until the body is in the copy.
       while ((await readdir(path.join(copyDir, 'bodies')).catch(() => [])).filter((name) => name.endsWith('.json')).length === 0) {

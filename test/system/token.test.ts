@@ -61,8 +61,13 @@ describe('npm run token', () => {
     expect(failure).toMatchObject({ code: 2, stderr: expect.stringContaining('set JWT_SECRET, or give a private key with --key FILE or JWT_PRIVATE_KEY') });
     const noSubject = await mint([], { JWT_SECRET: secret }).catch((error: { stderr: string }) => error);
     expect(noSubject).toMatchObject({ stderr: expect.stringContaining('--sub NAME is required') });
-    const tooLong = await mint(['--sub', 'x', '--ttl', '7d'], { JWT_SECRET: secret, JWT_MAX_LIFETIME: '' }).catch((error: { stderr: string; code: number }) => error);
-    expect(tooLong).toMatchObject({ code: 2, stderr: expect.stringContaining('--ttl 7d is longer than JWT_MAX_LIFETIME (86400 s): the proxy would refuse the token') });
+    const tooLong = await mint(['--sub', 'x', '--ttl', '7d'], { JWT_SECRET: secret, JWT_MAX_LIFETIME: '' }).catch(
+      (error: { stderr: string; code: number }) => error,
+    );
+    expect(tooLong).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--ttl 7d is longer than JWT_MAX_LIFETIME (86400 s): the proxy would refuse the token'),
+    });
     const allowed = await mint(['--sub', 'x', '--ttl', '7d'], { JWT_SECRET: secret, JWT_MAX_LIFETIME: '604800' });
     expect((decodeJwt(allowed).exp ?? 0) - (decodeJwt(allowed).iat ?? 0)).toBe(604_800);
   });

@@ -27,15 +27,22 @@ function walkthrough(): string {
     .join('\n');
 }
 
-describe('the README\'s token walkthrough', () => {
+describe("the README's token walkthrough", () => {
   it('works pasted in order: the proxy starts with the secret, the minted token reads the lira, and kill stops the proxy', { timeout: 120_000 }, async () => {
     const port = await freePort();
     const script = walkthrough();
     expect(script).toContain('8080');
     const environment: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), DIST_DIR: await buildFixture(), WORKERS: '2', LOG_LEVEL: 'warn' };
     for (const name of ['JWT_SECRET', 'API_KEYS', 'API_KEYS_FILE', 'JWT_PUBLIC_KEY', 'JWKS_URL', 'FINANCE_SCOPE', 'ADDRESS_SCOPE']) delete environment[name];
-    const { stdout } = await promisify(execFile)('bash', ['-e', '-c', script.replaceAll('8080', String(port))], { cwd: repoRoot, env: environment, timeout: 100_000 });
-    const envelope = JSON.parse(stdout.slice(stdout.indexOf('{"header"'), stdout.lastIndexOf('}') + 1)) as { header: { isSuccess: boolean }; body: { code: string; name: string } };
+    const { stdout } = await promisify(execFile)('bash', ['-e', '-c', script.replaceAll('8080', String(port))], {
+      cwd: repoRoot,
+      env: environment,
+      timeout: 100_000,
+    });
+    const envelope = JSON.parse(stdout.slice(stdout.indexOf('{"header"'), stdout.lastIndexOf('}') + 1)) as {
+      header: { isSuccess: boolean };
+      body: { code: string; name: string };
+    };
     expect(envelope.header.isSuccess).toBe(true);
     expect(envelope.body).toMatchObject({ code: 'TRY', name: 'Turkish Lira' });
     // `kill %1` stopped the proxy (npm start execs node, so the signal reaches it): the port is free again.

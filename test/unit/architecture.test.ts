@@ -51,8 +51,20 @@ describe('the dependency rule', () => {
   });
 
   it('the proxy loads none of the packages only the build and the import need', () => {
-    const buildOnly = ['world-countries', 'cldr-core', 'flag-icons', 'libphonenumber-js', 'currency-codes', 'fast-glob', 'date-holidays', 'moment-timezone', 'swagger-ui-dist'];
-    const loaded = importsOf('proxy').flatMap(([file, imports]) => imports.filter((target) => buildOnly.includes(target)).map((target) => `${file} → ${target}`));
+    const buildOnly = [
+      'world-countries',
+      'cldr-core',
+      'flag-icons',
+      'libphonenumber-js',
+      'currency-codes',
+      'fast-glob',
+      'date-holidays',
+      'moment-timezone',
+      'swagger-ui-dist',
+    ];
+    const loaded = importsOf('proxy').flatMap(([file, imports]) =>
+      imports.filter((target) => buildOnly.includes(target)).map((target) => `${file} → ${target}`),
+    );
     expect(loaded).toEqual([]);
   });
 

@@ -13,7 +13,10 @@ describe('the configuration table of the README', () => {
     const start = readme.indexOf('| Variable | Default | Meaning |');
     const rows = readme.slice(start).split('\n').slice(2);
     const listed = rows
-      .slice(0, rows.findIndex((line) => !line.startsWith('|')))
+      .slice(
+        0,
+        rows.findIndex((line) => !line.startsWith('|')),
+      )
       .flatMap((line) => [...(line.split('|')[1] ?? '').matchAll(/`([A-Z_]+)`/g)].map((match) => match[1]));
     expect([...listed].sort()).toEqual([...settingNames, 'JWT_PRIVATE_KEY'].sort());
   });

@@ -93,7 +93,10 @@ describe('every key, whatever the input', () => {
   it('is a safe ASCII file name: no slash, no leading dot, no "..", at most 240 characters', () => {
     // A fixed-seed generator over tricky characters: path syntax, controls, marks, scripts, emoji.
     let seed = 20261121;
-    const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = (): number => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
     const alphabet = [...'./\\%\0\n :?#&=~_-aZİıŞçÄ\u0307\u0301Ωж中🙂\u202e'];
     const kinds: ParamKind[] = ['uuid', 'code', 'name', 'domain', 'integer', 'boolean', 'year'];
     for (let round = 0; round < 5000; round++) {

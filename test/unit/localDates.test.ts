@@ -4,15 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { tzdataVersion } from '../../generator/import/standardOffsets.ts';
-import {
-  addDays,
-  formatLocalDateTime,
-  localDaySpan,
-  localInstant,
-  startOfLocalDay,
-  wallClockHours,
-  weekdayOf,
-} from '../../generator/import/localDates.ts';
+import { addDays, formatLocalDateTime, localDaySpan, localInstant, startOfLocalDay, wallClockHours, weekdayOf } from '../../generator/import/localDates.ts';
 
 describe('localDaySpan', () => {
   it('runs from local midnight to the next local midnight with the offset in force', () => {

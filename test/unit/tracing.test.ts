@@ -5,10 +5,13 @@ const uuidV4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]
 
 describe('request ids', () => {
   it('adopts a client UUID as the globalId and echoes it', () => {
-    expect(requestIdsOf('0AF7651E-916C-4D5C-8A4B-3F2E1D0C9B8A')).toEqual({ globalId: '0af7651e-916c-4d5c-8a4b-3f2e1d0c9b8a', requestId: '0AF7651E-916C-4D5C-8A4B-3F2E1D0C9B8A' });
+    expect(requestIdsOf('0AF7651E-916C-4D5C-8A4B-3F2E1D0C9B8A')).toEqual({
+      globalId: '0af7651e-916c-4d5c-8a4b-3f2e1d0c9b8a',
+      requestId: '0AF7651E-916C-4D5C-8A4B-3F2E1D0C9B8A',
+    });
   });
 
-  it('echoes any other short token (nginx\'s $request_id) beside a fresh globalId', () => {
+  it("echoes any other short token (nginx's $request_id) beside a fresh globalId", () => {
     const ids = requestIdsOf('3f2e1d0c9b8a7f6e5d4c3b2a19081726');
     expect(ids.requestId).toBe('3f2e1d0c9b8a7f6e5d4c3b2a19081726');
     expect(ids.globalId).toMatch(uuidV4);
@@ -25,7 +28,10 @@ describe('request ids', () => {
 
 describe('traceparent (W3C Trace Context)', () => {
   it('reads the trace and parent ids of a version 00 header, and of a later version with more fields', () => {
-    expect(traceOf('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01')).toEqual({ traceId: '4bf92f3577b34da6a3ce929d0e0e4736', parentId: '00f067aa0ba902b7' });
+    expect(traceOf('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01')).toEqual({
+      traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+      parentId: '00f067aa0ba902b7',
+    });
     expect(traceOf('cc-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-what-the-future-will-be-like')).toEqual({
       traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
       parentId: '00f067aa0ba902b7',
