@@ -63,7 +63,10 @@ currencies Unicode License v3 (CLDR), holidays MIT (python-holidays).
 </html>
 `;
 
-/** No validator badge (it would send the document to validator.swagger.io), no top bar. */
+/**
+ * No validator badge (it would send the document to validator.swagger.io), no top bar; models shown
+ * as schemas, folded until clicked, so that an expanded operation stays a few screens tall.
+ */
 const indexJs = `window.ui = SwaggerUIBundle({
   url: '/openapi.json',
   dom_id: '#swagger-ui',
@@ -72,6 +75,8 @@ const indexJs = `window.ui = SwaggerUIBundle({
   layout: 'BaseLayout',
   validatorUrl: null,
   persistAuthorization: false,
+  defaultModelRendering: 'model',
+  defaultModelExpandDepth: 0,
 });
 `;
 

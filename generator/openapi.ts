@@ -127,17 +127,8 @@ function lookupOperation(route: Route, context: OperationContext): JsonObject {
       400: ref('responses', route.params.length > 0 ? 'BadParameter' : 'BadAuthorization'),
       ...responsesFor([401, 'Unauthorized'], [403, 'Forbidden']),
       404: notFoundOf(route, context),
-      ...responsesFor(
-        [405, 'MethodNotAllowed'],
-        [408, 'RequestTimeout'],
-        [417, 'ExpectationFailed'],
-        [429, 'TooManyRequests'],
-        [431, 'HeadersTooLarge'],
-        [502, 'BadGateway'],
-        [503, 'Unavailable'],
-        [504, 'GatewayTimeout'],
-        [505, 'VersionNotSupported'],
-      ),
+      ...responsesFor([429, 'TooManyRequests'], [503, 'Unavailable']),
+      default: ref('responses', 'OtherFailure'),
     },
   };
 }
@@ -169,12 +160,8 @@ function serviceOperation(operationId: string, summary: string, description: str
         content: { 'application/json': { schema: envelope(ref('schemas', body)) } },
       },
       400: ref('responses', secured ? 'BadAuthorization' : 'Unparsable'),
-      ...(secured ? responsesFor([401, 'Unauthorized']) : {}),
-      ...responsesFor([405, 'MethodNotAllowed'], [408, 'RequestTimeout'], [417, 'ExpectationFailed']),
-      ...(secured ? responsesFor([429, 'TooManyRequests']) : {}),
-      ...responsesFor([431, 'HeadersTooLarge']),
-      ...(secured ? responsesFor([503, 'Unavailable']) : {}),
-      ...responsesFor([505, 'VersionNotSupported']),
+      ...(secured ? responsesFor([401, 'Unauthorized'], [429, 'TooManyRequests'], [503, 'Unavailable']) : {}),
+      default: ref('responses', 'OtherFailure'),
     },
   };
 }
@@ -200,16 +187,8 @@ function publicFileOperation(operationId: string, summary: string, description: 
       },
       400: ref('responses', 'Unparsable'),
       404: failure('The build being served has no documentation (built before it existed).'),
-      ...responsesFor(
-        [405, 'MethodNotAllowed'],
-        [408, 'RequestTimeout'],
-        [417, 'ExpectationFailed'],
-        [431, 'HeadersTooLarge'],
-        [502, 'BadGateway'],
-        [503, 'Unavailable'],
-        [504, 'GatewayTimeout'],
-        [505, 'VersionNotSupported'],
-      ),
+      503: ref('responses', 'Unavailable'),
+      default: ref('responses', 'OtherFailure'),
     },
   };
 }

@@ -125,7 +125,7 @@ function headers(): JsonObject {
       type: 'string',
       pattern: '^Bearer realm=',
     }),
-    Allow: header('The methods the service answers.', { const: allowedMethods }),
+    AllowOptional: header('On a 405: the methods the service answers.', { const: allowedMethods }, false),
     RetryAfter: header('Seconds to wait before retrying, when the cause is expected to pass.', { type: 'string', pattern: '^[0-9]+$' }, false),
     RetryAfterLimited: header('Seconds until the spent budget has room again.', { type: 'string', pattern: '^[1-9][0-9]*$' }),
     // draft-ietf-httpapi-ratelimit-headers-10 §3 and §4.
@@ -232,19 +232,16 @@ function responses(): JsonObject {
     Forbidden: failure('The token lacks the scope this area requires (FINANCE_SCOPE, ADDRESS_SCOPE): error="insufficient_scope".', {
       'WWW-Authenticate': 'WWWAuthenticate',
     }),
-    MethodNotAllowed: failure('A method other than GET, HEAD and OPTIONS (CONNECT and unknown methods included): the service only reads.', { Allow: 'Allow' }),
-    RequestTimeout: failure('The request was not completed in time (headers within 10 s, the whole request within 30 s).'),
-    ExpectationFailed: failure('An Expect header other than 100-continue (which is honoured).'),
-    HeadersTooLarge: failure('The request line and headers are over 16 KiB.'),
-    VersionNotSupported: failure('An HTTP major version other than 1 on the request line (HTTP/2.0, the HTTP/2 preface): send HTTP/1.1.'),
-    BadGateway: failure('Origin mode only: the data origin is unreachable or answered wrongly.'),
+    OtherFailure: failure(
+      'Any other refusal, each in the envelope with a message that says what to change: 405 a method other than GET, HEAD and OPTIONS (with Allow); 408 a request not completed in time (headers within 10 s, the whole request within 30 s); 417 an Expect other than 100-continue; 431 a request line and headers over 16 KiB; 505 an HTTP major version other than 1; and in origin mode 502 (the origin unreachable or wrong) and 504 (the origin too slow).',
+      { Allow: 'AllowOptional' },
+    ),
     Unavailable: failure(
       "Tokens cannot be verified because the identity provider's key set is unreachable (fail closed), the origin is switching builds, or a body file the build lists could not be read.",
       {
         'Retry-After': 'RetryAfter',
       },
     ),
-    GatewayTimeout: failure('Origin mode only: the data origin did not answer in time.'),
   };
 }
 

@@ -11,6 +11,7 @@ import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { configurationIds } from './report.ts';
 import { findProgram } from './servers.ts';
 import { repoRoot, tempDir } from '../support/service.ts';
 import { reportMissing } from '../support/tools.ts';
@@ -20,17 +21,8 @@ const missing = [
   findProgram('nginx', ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/local/nginx/sbin/nginx']) ? undefined : 'nginx',
 ].filter((name) => name !== undefined);
 
-const configurations = [
-  'nginx',
-  'node-floor',
-  'local-apikey',
-  'local-apikey-metrics',
-  'local-apikey-ratelimit',
-  'local-apikey-log-info',
-  'local-jwt',
-  'origin-warm',
-  'origin-cold',
-];
+/** Every configuration the bench defines is measured, in its order. */
+const configurations = [...configurationIds];
 
 interface BenchJson {
   readonly results: Record<string, { configuration: string; requestsPerSecond: number; errors: number; p50Ms: number; p99Ms: number }[]>;

@@ -127,6 +127,23 @@ describe.skipIf(!chromiumBinary)('in Chromium', () => {
     }
   });
 
+  it('/docs keeps an expanded operation short: the statuses a client handles each shown, the rare ones under default, models folded', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    try {
+      await page.goto(`${service.running.url}/docs`);
+      const operation = page.locator('[id$="-country-getbyalpha2code"]');
+      await operation.locator('.opblock-summary').click();
+      await operation.locator('.responses-table').waitFor();
+      const codes = await operation.locator('.responses-table > tbody > tr.response').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-code')));
+      expect(codes).toEqual(['200', '304', '400', '401', '403', '404', '429', '503', 'default']);
+      // With each of 15 statuses written out and every model unfolded it was 7,750 px (six screens and more).
+      const height = (await operation.boundingBox())?.height ?? Number.POSITIVE_INFINITY;
+      expect(height).toBeLessThan(4500);
+    } finally {
+      await page.close();
+    }
+  });
+
   it('/docs "Try it out" is prefilled with the build\'s examples: TR for alpha2code, Türkiye\'s id for a country id', async () => {
     const turkey = pick(await fixtureRecords('country'), 'alpha2Code', 'TR');
     const page = await browser.newPage();

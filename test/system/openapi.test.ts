@@ -115,7 +115,10 @@ async function check(
   const where = `${method} ${target} → ${response.status}`;
 
   expect(at(`/paths/${pointerSegment(pathname)}/get`), `${where}: operation documented`).toBeDefined();
-  const responsePointer = follow(`/paths/${pointerSegment(pathname)}/get/responses/${response.status}`);
+  // OpenAPI 3.1 §4.8.16: the status's own response, else its range (4XX), else the default.
+  const responses = `/paths/${pointerSegment(pathname)}/get/responses`;
+  const key = [String(response.status), `${String(response.status)[0]}XX`, 'default'].find((candidate) => at(`${responses}/${candidate}`) !== undefined);
+  const responsePointer = follow(`${responses}/${key ?? response.status}`);
   const documented = at(responsePointer);
   expect(documented, `${where}: status documented`).toBeDefined();
 
