@@ -18,6 +18,7 @@ export const expectedForms: Record<ParamKind, string> = {
   integer: 'a whole number such as 90',
   boolean: 'true or false',
   year: 'a four-digit year such as 2026',
+  postalCode: 'a postal code such as 34710: 3 to 10 letters and digits, spaces and hyphens ignored',
 };
 
 const maxNameLength = 200;
@@ -117,5 +118,10 @@ export function normaliseKey(kind: ParamKind, raw: string): KeyResult {
     }
     case 'year':
       return /^[0-9]{4}$/.test(value) ? { ok: true, key: value } : rejected(kind);
+    case 'postalCode': {
+      if (value.length > 20) return rejected(kind);
+      const key = value.replace(/[ -]/g, '').toLowerCase();
+      return /^[a-z0-9]{3,10}$/.test(key) ? { ok: true, key } : rejected(kind);
+    }
   }
 }

@@ -7,7 +7,7 @@
  */
 
 /** How a query value is validated and normalised into a file-name-safe key (see keys.ts). */
-export type ParamKind = 'uuid' | 'code' | 'name' | 'domain' | 'integer' | 'boolean' | 'year';
+export type ParamKind = 'uuid' | 'code' | 'name' | 'domain' | 'integer' | 'boolean' | 'year' | 'postalCode';
 
 export const recordTypes = [
   'bank',
@@ -75,8 +75,8 @@ export interface Route {
   readonly parent?: { readonly record: RecordType; readonly field: string };
   /** Record fields left out of this operation's bodies (country getall carries no flag). */
   readonly omit?: readonly string[];
-  /** Not in the spec: added where the spec leaves a reference unresolvable. */
-  readonly extension?: true;
+  /** Not in the spec: why the service offers it anyway (the OpenAPI document marks it `x-extension`). */
+  readonly extension?: string;
 }
 
 const uuid = (name: string, field = name): RouteParam => ({ name, kind: 'uuid', field });
@@ -155,6 +155,14 @@ export const routes: readonly Route[] = [
   },
 
   byParentId(`${address}/neighborhood`, 'neighborhood', 'districtid', 'districtId', 'district'),
+  { ...byId(`${address}/neighborhood`, 'neighborhood'), extension: 'every other resource of the spec has getbyid; neighbourhoods lacked it' },
+  {
+    path: `${address}/neighborhood/getbyzipcode`,
+    record: 'neighborhood',
+    shape: 'list',
+    params: [{ name: 'zipcode', kind: 'postalCode', field: 'zipCode' }],
+    extension: 'the lookup an address form makes first: one postal code covers several neighbourhoods',
+  },
 
   getAll(`${address}/callingcode`, 'callingCode'),
   byId(`${address}/callingcode`, 'callingCode'),
@@ -190,9 +198,10 @@ export const routes: readonly Route[] = [
   byParentId(`${address}/countrytimezone`, 'countryTimeZone', 'countryid', 'countryId', 'country'),
   byParentId(`${address}/countrytimezone`, 'countryTimeZone', 'timezoneid', 'timeZoneId', 'timeZone'),
   byId(`${address}/countrytimezone`, 'countryTimeZone'),
-  // The spec's country time-zone links point at time-zone records it gives no operation for.
-  { ...getAll(`${address}/timezone`, 'timeZone'), extension: true },
-  { ...byId(`${address}/timezone`, 'timeZone'), extension: true },
+  ...[getAll(`${address}/timezone`, 'timeZone'), byId(`${address}/timezone`, 'timeZone')].map((route) => ({
+    ...route,
+    extension: "the spec's country time-zone links point at time-zone records it gives no operation for",
+  })),
 
   byId(`${address}/countrytoplevelwebdomain`, 'countryTopLevelWebDomain'),
   byParentId(`${address}/countrytoplevelwebdomain`, 'countryTopLevelWebDomain', 'webdomainid', 'webDomainId', 'webDomain'),

@@ -86,9 +86,7 @@ function descriptionOf(route: Route, { holidayYears }: OperationContext): string
     lines.push("When several records fold to one name, a record's own name wins over another record's alternative name, then the first in data order.");
   }
   if (route.omit?.length) lines.push(`Items carry no ${route.omit.join(', ')}: the single lookups do.`);
-  if (route.extension) {
-    lines.push('**Extension**: not in the reference-data API specification, which leaves the references this operation resolves without one.');
-  }
+  if (route.extension) lines.push(`**Extension**: not in the reference-data API specification; offered because ${route.extension}.`);
   return lines.join(' ');
 }
 

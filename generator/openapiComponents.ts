@@ -254,6 +254,7 @@ const kindNotes: Record<ParamKind, string> = {
   integer: '`90`, `+90` and `090` are the same.',
   boolean: 'Any letter case.',
   year: '',
+  postalCode: '`34710`, `34 710` and `34-710` are the same; letters in any case.',
 };
 
 function querySchemaOf(kind: ParamKind): JsonObject {
@@ -272,6 +273,8 @@ function querySchemaOf(kind: ParamKind): JsonObject {
       return { type: 'string', minLength: 1, maxLength: 253 };
     case 'name':
       return { type: 'string', minLength: 1, maxLength: 200 };
+    case 'postalCode':
+      return { type: 'string', minLength: 3, maxLength: 20, pattern: '^[A-Za-z0-9 -]+$' };
   }
 }
 

@@ -51,6 +51,7 @@ function successCases(): [string, unknown][] {
   const trDomain = of('webDomain', 'name', 'tr');
   const istanbulZone = of('timeZone', 'name', 'Europe/Istanbul');
   const ziraat = of('bank', 'code', '010');
+  const caferaga = of('neighborhood', 'zipCode', '34710');
   const tryCurrency = of('currency', 'code', 'TRY');
   const trLinks = (type: RecordType): FixtureRecord[] => records[type].filter((link) => link.countryId === tr.id);
   const trDays = (type: RecordType): FixtureRecord[] => records[type].filter((day) => day.countryId === tr.id);
@@ -77,6 +78,8 @@ function successCases(): [string, unknown][] {
     [`${address}/district/getbyid?id=${kadikoy.id}`, kadikoy],
     [`${address}/district/getbyname?name=kadikoy&countryId=${tr.id}`, kadikoy],
     [`${address}/neighborhood/getbydistrictid?districtid=${kadikoy.id}`, records.neighborhood.filter((n) => n.districtId === kadikoy.id)],
+    [`${address}/neighborhood/getbyid?id=${caferaga.id}`, caferaga],
+    [`${address}/neighborhood/getbyzipcode?zipcode=34%20710`, [caferaga]],
     [`${address}/callingcode/getall`, records.callingCode],
     [`${address}/callingcode/getbyid?id=${tr.callingCodeId}`, of('callingCode', 'code', 90)],
     [`${address}/callingcode/getbycode?code=90`, of('callingCode', 'code', 90)],
@@ -243,6 +246,13 @@ describe('errors', () => {
       404,
       /^No district has countryId ".*" and name "Kadıköy"\.$/,
     );
+    await expectFailure(call(`${address}/neighborhood/getbyzipcode?zipcode=99999`), 404, /^No neighborhood has zipcode "99999"\.$/);
+  });
+
+  it('400 for a postal code that cannot be one, naming the form expected', async () => {
+    for (const zipcode of ['34', '34710347103', '34_710', 'İ3471']) {
+      await expectFailure(call(`${address}/neighborhood/getbyzipcode?zipcode=${encodeURIComponent(zipcode)}`), 400, /zipcode.*a postal code such as 34710/);
+    }
   });
 
   it('404 for a list whose parent does not exist', async () => {

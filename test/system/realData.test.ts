@@ -64,6 +64,21 @@ describe('the real data, served', () => {
     expect(await body('/financemanagement/api/currency/getbycode?code=Eur')).toMatchObject({ code: 'EUR', name: 'Euro' });
     expect(await body('/addressmanagement/api/callingcode/getbycode?code=%2B90')).toMatchObject({ code: 90 });
   });
+
+  it("finds neighbourhoods by postal code: İstanbul Kadıköy's 34710 lists Caferağa, each of them by id too", async () => {
+    interface Neighborhood {
+      id: string;
+      districtId: string;
+      name: string;
+      zipCode: string;
+    }
+    const listed = await body<Neighborhood[]>('/addressmanagement/api/neighborhood/getbyzipcode?zipcode=34710');
+    expect(listed.map((neighborhood) => neighborhood.name)).toContain('Caferağa Mah');
+    expect(listed.every((neighborhood) => neighborhood.zipCode === '34710')).toBe(true);
+    const [first] = listed;
+    expect(await body(`/addressmanagement/api/district/getbyid?id=${first?.districtId}`)).toMatchObject({ name: 'Kadıköy' });
+    for (const neighborhood of listed) expect(await body(`/addressmanagement/api/neighborhood/getbyid?id=${neighborhood.id}`)).toEqual(neighborhood);
+  });
 });
 
 describe('compression, on real bodies', () => {
