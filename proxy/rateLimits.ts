@@ -53,8 +53,7 @@ export interface Standing {
 /**
  * Counts go out at once, up to this many messages per policy a second (so a worker at a lighter load
  * than that is never behind the others); beyond it, in one message every flushSpacingMs: at most
- * 70 messages a second per worker through the primary, however heavy the load. (At 300 a second the
- * primary's relaying cost about 1 µs per request at 50,000 requests a second on 2 cores.)
+ * 70 messages a second per worker through the primary, however heavy the load.
  */
 const immediateSharesPerSecond = 20;
 const flushSpacingMs = 20;
@@ -64,8 +63,6 @@ export class SharedLimiter {
   readonly #limiter: RateLimiterMemory;
   readonly #policyField: string;
   readonly #pending = new Map<string, number>();
-  /** Each key's standing as the library last gave it, counted along since (admit). */
-  readonly #known = new Map<string, { remaining: number; endsAt: number }>();
   #flushScheduled = false;
   /** Messages that may still go out at once in the second that began at #creditSince. */
   #credit = 0;
@@ -89,37 +86,11 @@ export class SharedLimiter {
     );
   }
 
-  /**
-   * consume() for every request of a token: the RateLimit fields when allowed; when not, whatever
-   * `refuse` throws with the standing.
-   *
-   * Far from the limit the answer is synchronous. The library counts inside consume() at once and
-   * only hands its result over through a promise; this limiter keeps each key's standing from the
-   * library's last answer and counts along with it (each request here, each count absorbed from the
-   * other workers), so while more than one request is left in the window it answers from that
-   * standing and the response never waits for a microtask. Near the limit, at a new window, or for
-   * a key not seen, it waits for the library's own answer, which also sets the standing again.
-   */
-  admit(key: string, refuse: (standing: Standing) => never): RateLimitFields | Promise<RateLimitFields> {
+  /** consume() for every request of a token: the RateLimit fields when allowed; when not, whatever `refuse` throws. */
+  admit(key: string, refuse: (standing: Standing) => never): Promise<RateLimitFields> {
     this.#note(key, 1);
-    const counted = this.#limiter.consume(key, 1);
-    const known = this.#known.get(key);
-    const now = Date.now();
-    if (known !== undefined && known.remaining > 1 && known.endsAt > now) {
-      known.remaining--;
-      // Refused only if the counts drifted apart (they do not); the next answer near the limit is the library's.
-      counted.catch(ignore);
-      return {
-        'RateLimit-Policy': this.#policyField,
-        RateLimit: `"${this.policy}";r=${known.remaining};t=${Math.max(1, Math.ceil((known.endsAt - now) / 1000))}`,
-      };
-    }
-    return counted.then(
-      (result) => {
-        if (this.#known.size >= knownKeysLimit) this.#known.clear();
-        this.#known.set(key, { remaining: Math.max(0, this.budget.points - result.consumedPoints), endsAt: now + result.msBeforeNext });
-        return this.#fields(result);
-      },
+    return this.#limiter.consume(key, 1).then(
+      (result) => this.#standing(true, result).headers,
       (result: unknown) => refuse(this.#standing(false, refusal(result))),
     );
   }
@@ -134,8 +105,6 @@ export class SharedLimiter {
     for (const [key, points] of counts) {
       if (typeof key !== 'string' || !Number.isSafeInteger(points) || points <= 0) continue;
       void this.#limiter.penalty(key, points);
-      const known = this.#known.get(key);
-      if (known !== undefined) known.remaining = Math.max(0, known.remaining - points);
     }
   }
 
@@ -146,12 +115,12 @@ export class SharedLimiter {
   #standing(allowed: boolean, result: RateLimiterRes): Standing {
     const remaining = Math.max(0, this.budget.points - result.consumedPoints);
     const resetSeconds = Math.max(1, Math.ceil(result.msBeforeNext / 1000));
-    return { allowed, remaining, resetSeconds, headers: this.#fields(result) };
-  }
-
-  #fields(result: RateLimiterRes): RateLimitFields {
-    const remaining = Math.max(0, this.budget.points - result.consumedPoints);
-    return { 'RateLimit-Policy': this.#policyField, RateLimit: `"${this.policy}";r=${remaining};t=${Math.max(1, Math.ceil(result.msBeforeNext / 1000))}` };
+    return {
+      allowed,
+      remaining,
+      resetSeconds,
+      headers: { 'RateLimit-Policy': this.#policyField, RateLimit: `"${this.policy}";r=${remaining};t=${resetSeconds}` },
+    };
   }
 
   #note(key: string, points: number): void {
@@ -181,11 +150,6 @@ export class SharedLimiter {
     this.share?.({ rateLimitShare: { policy: this.policy, counts } });
   }
 }
-
-/** Standings kept at most: past it they are dropped, and each key's next answer is the library's again. */
-const knownKeysLimit = 100_000;
-
-const ignore = (): void => {};
 
 /** The library rejects with the key's state when the budget is spent; anything else is a fault. */
 function refusal(result: unknown): RateLimiterRes {

@@ -24,10 +24,10 @@ export interface Admission {
   /** The principal of the request's token, or a ServiceError: 401 or 400, or 429 for an address out of budget. */
   authenticate(request: http.IncomingMessage): Principal | Promise<Principal>;
   /**
-   * Counts a request against the principal's budget: nothing to add when there is no budget, the
-   * RateLimit fields to send (at once while the budget is far from spent), or a 429 ServiceError.
+   * Counts a request against the principal's budget: nothing to add when there is no budget (no
+   * promise either), the RateLimit fields to send, or a 429 ServiceError.
    */
-  admit(principal: Principal): undefined | RateLimitFields | Promise<RateLimitFields>;
+  admit(principal: Principal): undefined | Promise<RateLimitFields>;
   /** Counts another worker counted (relayed by the primary). */
   absorb(message: ShareMessage): void;
 }
