@@ -4,6 +4,7 @@
  * made of ASCII characters that are safe in a file name on any static host (nginx, S3, a CDN):
  * `[a-z0-9._-]`, never starting with a dot.
  */
+import { hash } from 'node:crypto';
 import { domainToASCII } from 'node:url';
 import type { ParamKind } from './routes.ts';
 
@@ -49,9 +50,20 @@ const letterFolds: Record<string, string> = {
   ſ: 's',
 };
 const letterFoldPattern = new RegExp(`[${Object.keys(letterFolds).join('')}]`, 'gu');
-/** Apostrophes vanish ("Côte d'Ivoire" = "Cote dIvoire"); any other run of non-letters is one separator. */
+/**
+ * The marks that are accents, which folding removes: the combining diacritics Latin, Greek and
+ * Cyrillic letters decompose into, Hebrew points and Arabic vowel signs (written or left out at
+ * will). Every other mark is part of its letter and stays: Indic and Southeast Asian vowel signs
+ * (without them टोगो, Togo, and टोंगा, Tonga, were one name), viramas, and the kana voicing marks
+ * (ド is not ト).
+ */
+const accents = /[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed]/gu;
+/**
+ * Apostrophes vanish ("Côte d'Ivoire" = "Cote dIvoire"); any other run of what is not a letter, a
+ * mark left on one, or a digit is one separator.
+ */
 const apostrophes = /['’ʼʻ`´‘]/gu;
-const separators = /[^\p{L}\p{N}]+/gu;
+const separators = /[^\p{L}\p{M}\p{N}]+/gu;
 
 /**
  * Folds a name for case- and accent-insensitive matching, Turkish-aware: `İSTANBUL`, `istanbul`,
@@ -61,10 +73,10 @@ const separators = /[^\p{L}\p{N}]+/gu;
  */
 export function foldName(raw: string): string {
   const folded = raw
-    .toLowerCase() // İ becomes i + U+0307, removed with the other marks below
+    .toLowerCase() // İ becomes i + U+0307, removed with the other accents below
     .normalize('NFKD')
-    .replace(/\p{M}/gu, '')
-    .normalize('NFC') // recomposes what is not an accent, such as Hangul syllables
+    .replace(accents, '')
+    .normalize('NFC') // recomposes what is not an accent: Hangul syllables, ド from ト and its voicing mark
     .replace(letterFoldPattern, (letter) => letterFolds[letter] ?? letter)
     .replace(apostrophes, '')
     .replace(separators, '-')
@@ -74,6 +86,16 @@ export function foldName(raw: string): string {
     key += char <= '\u007f' ? char : `_${char.codePointAt(0)?.toString(16)}_`;
   }
   return key;
+}
+
+/**
+ * A folded name too long for a file name (a long name in a script written as `_hex_` code points:
+ * 41 Georgian letters are 246 characters) as its start and a hash of the whole, 240 characters in
+ * all. Folded names hold no `.`, so a shortened key never equals a folded one.
+ */
+function shortenKey(key: string): string {
+  const digest = hash('sha256', key, 'hex').slice(0, 26);
+  return `${key.slice(0, maxKeyLength - digest.length - 1)}.${digest}`;
 }
 
 /** A UUID as it is written in the files: lower case, with hyphens. */
@@ -101,7 +123,8 @@ export function normaliseKey(kind: ParamKind, raw: string): KeyResult {
     case 'name': {
       if (value.length > maxNameLength) return rejected(kind);
       const key = foldName(value);
-      return key.length > 0 && key.length <= maxKeyLength ? { ok: true, key } : rejected(kind);
+      if (key.length === 0) return rejected(kind);
+      return { ok: true, key: key.length <= maxKeyLength ? key : shortenKey(key) };
     }
     case 'domain': {
       if (!domainInput.test(value)) return rejected(kind);

@@ -57,8 +57,11 @@ export interface RouteParam {
   readonly kind: ParamKind;
   /** The record field (or derived field, see generator/bodies.ts) the value is compared with. */
   readonly field: string;
-  /** A record field holding extra names that also find the record (country alternative names). */
-  readonly aliasField?: string;
+  /**
+   * Record fields holding extra names that also find the record, strongest first: a country's
+   * alternative names, then its names in other languages. See the ambiguity rule in generator/bodies.ts.
+   */
+  readonly aliasFields?: readonly string[];
 }
 
 export interface Route {
@@ -128,7 +131,7 @@ export const routes: readonly Route[] = [
     path: `${address}/country/getbyname`,
     record: 'country',
     shape: 'single',
-    params: [{ name: 'name', kind: 'name', field: 'name', aliasField: 'altNames' }],
+    params: [{ name: 'name', kind: 'name', field: 'name', aliasFields: ['altNames', 'localizedNames'] }],
   },
   byParentId(`${address}/country`, 'country', 'regionid', 'regionId', 'region'),
 

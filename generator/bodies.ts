@@ -28,11 +28,28 @@ function derivedFields(dataset: Dataset): Partial<Record<RecordType, Record<stri
   };
 }
 
-/** A candidate for a single lookup: tier 0 matched by its own field, tier 1 by an alias. */
+/**
+ * A candidate for a single lookup: tier 0 matched by its own field, 1 by its first alias field, 2 by
+ * the next…; within a tier, the greater weight wins (how many CLDR locales use a localized name).
+ */
 interface Candidate {
   readonly record: DataRecord;
   readonly tier: number;
+  readonly weight: number;
 }
+
+/** An alias field's names: plain strings (weight 1), or `{name, locales}` weighed by their locales. */
+function aliasesOf(record: DataRecord, field: string): { value: unknown; weight: number }[] {
+  const values = (record[field] as unknown[] | undefined) ?? [];
+  return values.map((value) =>
+    typeof value === 'object' && value !== null && 'name' in value
+      ? { value: value.name, weight: 'locales' in value && Array.isArray(value.locales) ? value.locales.length : 1 }
+      : { value, weight: 1 },
+  );
+}
+
+/** The ambiguity rule's order: lower tier first, then greater weight; sort() keeps data order for ties. */
+const rank = (a: Candidate, b: Candidate): number => a.tier - b.tier || b.weight - a.weight;
 
 export function indexData(dataset: Dataset, settings: BuildSettings, routes: readonly Route[]): IndexedBodies {
   const derived = derivedFields(dataset);
@@ -119,28 +136,37 @@ export function indexData(dataset: Dataset, settings: BuildSettings, routes: rea
     const candidates = new Map<string, Candidate[]>();
     for (const record of records) {
       const perParam = route.params.map((param) => {
-        const own = { value: fieldValue(route.record, record, param.field), tier: 0, field: param.field };
-        const aliases = param.aliasField ? ((record[param.aliasField] as unknown[] | undefined) ?? []) : [];
-        const named = [own, ...aliases.map((value) => ({ value, tier: 1, field: param.aliasField }))];
-        return named.flatMap(({ value, tier, field }) => {
+        const own = { value: fieldValue(route.record, record, param.field), tier: 0, weight: 1, field: param.field };
+        const aliases = (param.aliasFields ?? []).flatMap((field, position) =>
+          aliasesOf(record, field).map(({ value, weight }) => ({ value, tier: position + 1, weight, field })),
+        );
+        return [own, ...aliases].flatMap(({ value, tier, weight, field }) => {
           const key = keyOf(route.record, record, param, value, field);
-          return key === undefined ? [] : [{ key, tier }];
+          return key === undefined ? [] : [{ key, tier, weight }];
         });
       });
-      const tuples = perParam.reduce<{ keys: string[]; tier: number }[]>(
-        (partial, options) => partial.flatMap((tuple) => options.map(({ key, tier }) => ({ keys: [...tuple.keys, key], tier: Math.max(tuple.tier, tier) }))),
-        [{ keys: [], tier: 0 }],
+      const tuples = perParam.reduce<{ keys: string[]; tier: number; weight: number }[]>(
+        (partial, options) =>
+          partial.flatMap((tuple) =>
+            options.map(({ key, tier, weight }) => ({ keys: [...tuple.keys, key], tier: Math.max(tuple.tier, tier), weight: Math.min(tuple.weight, weight) })),
+          ),
+        [{ keys: [], tier: 0, weight: Number.POSITIVE_INFINITY }],
       );
-      for (const { keys, tier } of tuples) {
+      for (const { keys, tier, weight } of tuples) {
         const tuple = keys.join('/');
         const list = candidates.get(tuple) ?? [];
-        if (!list.some((candidate) => candidate.record === record)) list.push({ record, tier });
+        // A record found twice under one key (two spellings that fold alike) counts once, at its best.
+        const known = list.findIndex((candidate) => candidate.record === record);
+        const candidate = { record, tier, weight };
+        if (known === -1) list.push(candidate);
+        else if (rank(candidate, list[known] as Candidate) < 0) list[known] = candidate;
         candidates.set(tuple, list);
       }
     }
     for (const [tuple, list] of candidates) {
-      // The documented rule: a record's own name beats another's alias; then the first in data order.
-      const ranked = [...list].sort((a, b) => a.tier - b.tier);
+      // The documented rule: a record's own name beats another's alternative name, which beats another's
+      // name in another language, the one more CLDR locales use first; then the first in data order.
+      const ranked = [...list].sort(rank);
       const [chosen, ...others] = ranked;
       if (!chosen) continue;
       const file = bodyPath(route, tuple.split('/'));

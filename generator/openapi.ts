@@ -82,8 +82,18 @@ function descriptionOf(route: Route, { holidayYears }: OperationContext): string
   }
   if (route.params.some((param) => param.kind === 'year'))
     lines.push(`Years ${holidayYears.first} to ${holidayYears.last} exist; another year answers 404 naming the window.`);
+  const aliased = route.params.some((param) => (param.aliasFields?.length ?? 0) > 0);
+  if (aliased) {
+    lines.push(
+      '**Extension**: the name may also be an alternative name (Turkey, Czech Republic) or the name in any language Unicode CLDR names every country in (Almanya, Allemagne, Deutschland, ドイツ, Германия); the answer is the same record.',
+    );
+  }
   if (route.params.some((param) => param.kind === 'name') && route.shape === 'single') {
-    lines.push("When several records fold to one name, a record's own name wins over another record's alternative name, then the first in data order.");
+    lines.push(
+      aliased
+        ? "When several records fold to one name, a record's own name wins over another's alternative name, which wins over another's name in another language; then the first in data order. manifest.json lists every such name."
+        : 'When several records fold to one name, the first in data order wins. manifest.json lists every such name.',
+    );
   }
   if (route.omit?.length) lines.push(`Items carry no ${route.omit.join(', ')}: the single lookups do.`);
   if (route.extension) lines.push(`**Extension**: not in the reference-data API specification; offered because ${route.extension}.`);

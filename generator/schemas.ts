@@ -46,6 +46,14 @@ export const countrySchema = z.strictObject({
   displayOrder: z.number().int().min(0),
   /** Other names that find the country by name (Turkey for Türkiye); not in responses. */
   altNames: z.array(text).optional(),
+  /**
+   * The country's names in other languages (Unicode CLDR) with the locales that use each; they also
+   * find it by name, and where two countries share one the country more locales call so wins. Not in
+   * responses.
+   */
+  localizedNames: z
+    .array(z.strictObject({ name: text, locales: z.array(z.string().regex(/^[a-z]{2,3}(-[A-Za-z0-9]+)*$/, 'must be a CLDR locale')).min(1) }))
+    .optional(),
 });
 export const regionSchema = z.strictObject({ id, name: text });
 export const stateProvinceSchema = z.strictObject({ id, countryId: id, name: text, abbreviation: text });
@@ -107,7 +115,7 @@ export const recordDefinitions: Record<RecordType, RecordDefinition> = {
   currency: { schema: currencySchema, hidden: [], references: [] },
   country: {
     schema: countrySchema,
-    hidden: ['altNames'],
+    hidden: ['altNames', 'localizedNames'],
     references: [
       { field: 'callingCodeId', to: 'callingCode' },
       { field: 'regionId', to: 'region' },

@@ -8,7 +8,9 @@
  * The previous build is kept so that a proxy still reading it is not cut off.
  *
  * A body the previous build already holds with the same ETag is hard-linked from it instead of
- * written again: a rebuild after a small data change writes only what changed.
+ * written again: a rebuild after a small data change writes only what changed. Within a build, a
+ * body already written under another key (a country by id, by code and by each of its names) is a
+ * hard link to it: one copy on disk.
  */
 import { link, lstat, mkdir, readdir, readlink, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -49,6 +51,13 @@ async function writeBodies(buildDir: string, bodies: ReadonlyMap<string, string>
   const files: Manifest['files'] = {};
   const queue = [...bodies.keys()].sort();
   for (const file of queue) files[file] = { size: 0, etag: '""' }; // keeps the manifest's keys sorted
+  /** The first file of this build written with each body, by ETag: later files with that body link to it. */
+  const firstWithBody = new Map<string, Promise<string | undefined>>();
+  const linkTo = (source: string, target: string): Promise<boolean> =>
+    link(source, target).then(
+      () => true,
+      () => false, // another file system, a file removed by hand: written instead
+    );
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < queue.length) {
@@ -56,14 +65,24 @@ async function writeBodies(buildDir: string, bodies: ReadonlyMap<string, string>
       const body = Buffer.from(bodies.get(file) ?? '', 'utf8');
       const etag = computeEtag(body);
       const target = path.join(buildDir, file);
-      const linked =
-        previous?.files[file]?.etag === etag &&
-        (await link(path.join(previous.dir, file), target).then(
-          () => true,
-          () => false, // another file system, a file removed by hand: written instead
-        ));
-      if (!linked) await writeFile(target, body);
       files[file] = { size: body.length, etag };
+      const first = firstWithBody.get(etag);
+      if (first !== undefined) {
+        const source = await first;
+        if (source !== undefined && (await linkTo(source, target))) continue;
+        await writeFile(target, body);
+        continue;
+      }
+      const written = (async (): Promise<string | undefined> => {
+        const linked = previous?.files[file]?.etag === etag && (await linkTo(path.join(previous.dir, file), target));
+        if (!linked) await writeFile(target, body);
+        return target;
+      })();
+      firstWithBody.set(
+        etag,
+        written.catch(() => undefined),
+      );
+      await written;
     }
   };
   await Promise.all(Array.from({ length: writeConcurrency }, worker));

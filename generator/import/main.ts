@@ -15,6 +15,7 @@ import { callingCodeSchema, countrySchema, currencySchema, regionSchema } from '
 import { buildCallingCodes, callingCodeByCountry, knownCallingCodes } from './callingCodes.ts';
 import { loadCurrenciesInUse, loadTerritoryPopulations } from './cldr.ts';
 import { buildCountries } from './countries.ts';
+import { withLocalizedNames } from './countryNames.ts';
 import { buildCurrencies } from './currencies.ts';
 import { assertCuratedCountriesExist, loadCuratedFacts } from './curated.ts';
 import { reuseIds } from './ids.ts';
@@ -37,6 +38,8 @@ export interface ImportResult {
   readonly files: readonly WrittenFile[];
   /** ISO 4217 list-one codes left out because CLDR ends their use everywhere. */
   readonly withdrawnCurrencies: readonly string[];
+  /** What the CLDR country names came to. */
+  readonly localizedNames: { readonly locales: number; readonly names: number; readonly unkeyable: readonly string[] };
 }
 
 export const defaultDataDir = path.join(repositoryRoot, 'data');
@@ -65,15 +68,17 @@ export async function importReferenceData(dataDir: string = defaultDataDir): Pro
     const id = callingCodeIdByCode.get(code);
     if (id !== undefined) callingCodeIdByCountry.set(alpha2Code, id);
   }
-  const countries = await buildCountries(
-    isoCountries,
-    {
-      populationByCountry: (await loadCountryPopulations(dataDir, isoCountries, await loadTerritoryPopulations())).populationByCountry,
-      callingCodeIdByCountry,
-      regionIdByName: new Map(regions.map((region) => [region.name, region.id])),
-      curated,
-    },
-    reuseIds('country', await readRecords(fileOf('country'), countrySchema), (country) => country.alpha3Code),
+  const { countries, names: localizedNames } = await withLocalizedNames(
+    await buildCountries(
+      isoCountries,
+      {
+        populationByCountry: (await loadCountryPopulations(dataDir, isoCountries, await loadTerritoryPopulations())).populationByCountry,
+        callingCodeIdByCountry,
+        regionIdByName: new Map(regions.map((region) => [region.name, region.id])),
+        curated,
+      },
+      reuseIds('country', await readRecords(fileOf('country'), countrySchema), (country) => country.alpha3Code),
+    ),
   );
   const { currencies, withdrawn } = buildCurrencies(
     await loadCurrenciesInUse(),
@@ -129,16 +134,23 @@ export async function importReferenceData(dataDir: string = defaultDataDir): Pro
       files.push({ file, count: records.length, outcome: await writeRecords(file, records) });
     }
   }
-  return { files, withdrawnCurrencies: withdrawn };
+  const localizedNameCount = [...localizedNames.byCountry.values()].reduce((sum, names) => sum + names.length, 0);
+  return {
+    files,
+    withdrawnCurrencies: withdrawn,
+    localizedNames: { locales: localizedNames.locales.length, names: localizedNameCount, unkeyable: localizedNames.unkeyable },
+  };
 }
 
 async function main(): Promise<void> {
   try {
-    const { files, withdrawnCurrencies } = await importReferenceData();
+    const { files, withdrawnCurrencies, localizedNames } = await importReferenceData();
     for (const { file, count, outcome } of files) {
       console.log(`${path.relative(process.cwd(), file)}: ${count} records, ${outcome}`);
     }
     console.log(`left out as withdrawn (CLDR): ${withdrawnCurrencies.join(', ') || 'none'}`);
+    console.log(`country names from ${localizedNames.locales} CLDR locales: ${localizedNames.names} beside the names the countries had`);
+    for (const name of localizedNames.unkeyable) console.log(`  left out, too long for a lookup key: ${name}`);
   } catch (error) {
     console.error(error instanceof ImportError ? error.message : error);
     process.exitCode = 1;

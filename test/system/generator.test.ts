@@ -84,8 +84,10 @@ describe('the generator on the fixture dataset', () => {
     const countryRecords = await fixtureRecords('country');
     const germany = itemAt(countryRecords, 0);
     const turkey = itemAt(countryRecords, 1);
-    expect(await readBody(distDir, `${api}/country/getbyalpha2code/tr.json`)).toEqual(without(turkey, 'altNames'));
-    expect(await readBody(distDir, `${api}/country/getall.json`)).toEqual([germany, turkey].map((country) => without(country, 'altNames', 'flag')));
+    expect(await readBody(distDir, `${api}/country/getbyalpha2code/tr.json`)).toEqual(without(turkey, 'altNames', 'localizedNames'));
+    expect(await readBody(distDir, `${api}/country/getall.json`)).toEqual(
+      [germany, turkey].map((country) => without(country, 'altNames', 'localizedNames', 'flag')),
+    );
     const banks = await fixtureRecords('bank');
     expect(await readBody(distDir, `financemanagement/api/bank/getbycode/010.json`)).toEqual(without(pick(banks, 'code', '010'), 'countryId'));
   });
@@ -111,8 +113,49 @@ describe('the generator on the fixture dataset', () => {
 
   it('finds countries by alternative names too', async () => {
     const turkey = pick(await fixtureRecords('country'), 'alpha2Code', 'TR');
-    expect(await readBody(distDir, `${api}/country/getbyname/turkey.json`)).toEqual(without(turkey, 'altNames'));
-    expect(await readBody(distDir, `${api}/country/getbyname/turkiye.json`)).toEqual(without(turkey, 'altNames'));
+    expect(await readBody(distDir, `${api}/country/getbyname/turkey.json`)).toEqual(without(turkey, 'altNames', 'localizedNames'));
+    expect(await readBody(distDir, `${api}/country/getbyname/turkiye.json`)).toEqual(without(turkey, 'altNames', 'localizedNames'));
+  });
+
+  it('finds countries by their names in other languages, each body file a hard link to the one by id', async () => {
+    const germany = pick(await fixtureRecords('country'), 'alpha2Code', 'DE');
+    const byId = `${api}/country/getbyid/${germany.id}.json`;
+    for (const key of ['allemagne', 'almanya', '_30c9__30a4__30c4_']) {
+      const file = `${api}/country/getbyname/${key}.json`;
+      expect(await readBody(distDir, file)).toEqual(without(germany, 'altNames', 'localizedNames'));
+      expect((await stat(path.join(distDir, file))).ino, key).toBe((await stat(path.join(distDir, byId))).ino);
+    }
+  });
+
+  it('ranks a name several countries share: own name, then alternative name, then the name more CLDR locales use, then data order', async () => {
+    const [germany, turkey] = [itemAt(await fixtureRecords('country'), 0), itemAt(await fixtureRecords('country'), 1)];
+    const dataDir = await fixtureWith('country.json', (records) => {
+      const [first, second] = [itemAt(records, 0), itemAt(records, 1)];
+      // Germany (first in data order) is also called Turkey and Türkei here, in one locale each.
+      first.localizedNames = [
+        { name: 'Turkey', locales: ['xx'] },
+        { name: 'Türkiye', locales: ['xx'] },
+        { name: 'Kata', locales: ['mi'] },
+        { name: 'Guiana', locales: ['gl'] },
+      ];
+      second.localizedNames = [
+        { name: 'Kata', locales: ['ak', 'cgg'] },
+        { name: 'Guiana', locales: ['gl'] },
+      ];
+    });
+    const built = await buildFixture(dataDir);
+    const chosen = async (key: string): Promise<unknown> => ((await readBody(built, `${api}/country/getbyname/${key}.json`)) as { id: string }).id;
+    expect(await chosen('turkiye')).toBe(turkey.id); // Türkiye's own name
+    expect(await chosen('turkey')).toBe(turkey.id); // Türkiye's alternative name
+    expect(await chosen('kata')).toBe(turkey.id); // two locales against one
+    expect(await chosen('guiana')).toBe(germany.id); // a tie: data order
+    const ambiguous = (await readManifest(built)).ambiguous.filter((entry) => entry.file.includes('/country/getbyname/'));
+    expect(ambiguous.map(({ file, chosen: id, others }) => [path.basename(file), id, others]).sort()).toEqual([
+      ['guiana.json', germany.id, [turkey.id]],
+      ['kata.json', turkey.id, [germany.id]],
+      ['turkey.json', turkey.id, [germany.id]],
+      ['turkiye.json', turkey.id, [germany.id]],
+    ]);
   });
 
   it('writes the same bytes for the same data: only the build id and time differ', async () => {

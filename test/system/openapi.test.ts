@@ -231,6 +231,7 @@ describe('the OpenAPI document', () => {
   it('shows records without hidden fields, and country getall without flag', () => {
     const schemas = at('/components/schemas') as Record<string, { properties: Json }>;
     expect(Object.keys(schemas.Country?.properties ?? {})).not.toContain('altNames');
+    expect(Object.keys(schemas.Country?.properties ?? {})).not.toContain('localizedNames');
     expect(Object.keys(schemas.Bank?.properties ?? {})).toEqual(['id', 'name', 'code']);
     const getAll = follow(`/paths/${pointerSegment('/addressmanagement/api/country/getall')}/get/responses/200`);
     expect(at(`${getAll}/content/application~1json/schema/properties/body/items`)).toEqual({ $ref: '#/components/schemas/CountryWithoutFlag' });

@@ -37,9 +37,9 @@ async function call(pathAndQuery: string, init: RequestInit = {}, token: string 
 const of = (type: RecordType, field: string, value: unknown): FixtureRecord => pick(records[type], field, value);
 const country = (alpha2: string): FixtureRecord => of('country', 'alpha2Code', alpha2);
 /** What the API shows of a country (its alternative names only find it) and of a bank (no country). */
-const shown = (record: FixtureRecord): Record<string, unknown> => without(record, 'altNames');
+const shown = (record: FixtureRecord): Record<string, unknown> => without(record, 'altNames', 'localizedNames');
 const bankBody = (bank: FixtureRecord): Record<string, unknown> => without(bank, 'countryId');
-const noFlag = (record: FixtureRecord): Record<string, unknown> => without(record, 'altNames', 'flag');
+const noFlag = (record: FixtureRecord): Record<string, unknown> => without(record, 'altNames', 'localizedNames', 'flag');
 
 /** One successful call per operation, with the whole body it must answer. */
 function successCases(): [string, unknown][] {

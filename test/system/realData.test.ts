@@ -47,6 +47,21 @@ describe('the real data, served', () => {
     expect((await body<Country>('/addressmanagement/api/country/getbyname?name=Czech%20Republic')).alpha2Code).toBe('CZ');
   });
 
+  it('finds a country by its name in other languages (Unicode CLDR), answering the same body as by code', async () => {
+    const germany = await body<Country>('/addressmanagement/api/country/getbyalpha2code?alpha2code=DE');
+    for (const name of ['Almanya', 'ALMANYA', 'Allemagne', 'allemagne', 'Deutschland', 'ドイツ', 'Германия', 'ГЕРМАНИЯ', 'Alemania', '德国']) {
+      expect(await body(`/addressmanagement/api/country/getbyname?name=${encodeURIComponent(name)}`), name).toEqual(germany);
+    }
+    // Hindi: Togo and Tonga differ only in their vowel signs, which folding keeps.
+    expect((await body<Country>(`/addressmanagement/api/country/getbyname?name=${encodeURIComponent('टोगो')}`)).alpha2Code).toBe('TG');
+    expect((await body<Country>(`/addressmanagement/api/country/getbyname?name=${encodeURIComponent('टोंगा')}`)).alpha2Code).toBe('TO');
+    // "Kata" is Qatar in nine CLDR locales and Chad in one (Māori "Kāta"): the majority wins.
+    expect((await body<Country>('/addressmanagement/api/country/getbyname?name=Kata')).alpha2Code).toBe('QA');
+    // A name longer than a file name allows once folded (41 Georgian letters and more) still finds it.
+    const southGeorgia = 'სამხრეთ ჯორჯია და სამხრეთ სენდვიჩის კუნძულები';
+    expect((await body<Country>(`/addressmanagement/api/country/getbyname?name=${encodeURIComponent(southGeorgia)}`)).alpha2Code).toBe('GS');
+  });
+
   it('resolves every country’s calling code and region over HTTP', async () => {
     const countries = await body<Country[]>('/addressmanagement/api/country/getall');
     for (const country of countries) {

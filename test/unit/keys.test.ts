@@ -42,12 +42,30 @@ describe('name keys', () => {
     expect(foldName('МОСКВА')).toBe(foldName('москва'));
   });
 
-  it('refuse names with no letter or digit, and overlong names', () => {
+  it('refuse names with no letter or digit, and names over 200 characters', () => {
     expect(keyOf('name', ' - ')).toBeUndefined();
     expect(keyOf('name', '')).toBeUndefined();
     expect(keyOf('name', 'a'.repeat(201))).toBeUndefined();
-    expect(keyOf('name', '中'.repeat(40))).toHaveLength(240); // 40 × `_4e2d_`: the longest key allowed
-    expect(keyOf('name', '中'.repeat(41))).toBeUndefined();
+  });
+
+  it('shorten a key too long for a file name to its start and a hash of the whole', () => {
+    expect(keyOf('name', '中'.repeat(40))).toBe('_4e2d_'.repeat(40)); // 240 characters: the longest kept whole
+    const georgian = 'სამხრეთ ჯორჯია და სამხრეთ სენდვიჩის კუნძულები'; // South Georgia in Georgian (CLDR)
+    const key = keyOf('name', georgian) ?? '';
+    expect(key).toMatch(/^_10e1__10d0__10db_[a-z0-9_-]+\.[0-9a-f]{26}$/);
+    expect(key).toHaveLength(240);
+    expect(keyOf('name', georgian.toUpperCase())).toBe(key);
+    expect(keyOf('name', `${georgian}ს`)).not.toBe(key); // same start, another name
+  });
+
+  it('keep the marks that are letters: Indic vowel signs, viramas, kana voicing marks', () => {
+    // Hindi (CLDR): Togo and Tonga differ only in their vowel signs.
+    expect(foldName('टोगो')).not.toBe(foldName('टोंगा'));
+    expect(foldName('ドイツ')).not.toBe(foldName('トイツ'));
+    expect(foldName('ドイツ')).toBe(foldName('ﾄﾞｲﾂ')); // half-width kana fold to full width
+    // Accents still go, in Greek and Arabic too.
+    expect(foldName('Ελλάδα')).toBe(foldName('ΕΛΛΑΔΑ'));
+    expect(foldName('مِصْر')).toBe(foldName('مصر'));
   });
 });
 
