@@ -4,10 +4,19 @@
  */
 import { banksCheck } from './banks.ts';
 import type { DataCheck } from './check.ts';
+import { countryNamesCheck } from './countryNames.ts';
 import { holidaysCheck } from './holidays.ts';
 import { populationCheck } from './population.ts';
 import { postalCodesCheck } from './postalCodes.ts';
 import { subdivisionsCheck } from './subdivisions.ts';
 import { timeZonesCheck } from './timeZones.ts';
 
-export const dataChecks: readonly DataCheck[] = [subdivisionsCheck, populationCheck, banksCheck, timeZonesCheck, postalCodesCheck, holidaysCheck];
+export const dataChecks: readonly DataCheck[] = [
+  subdivisionsCheck,
+  populationCheck,
+  banksCheck,
+  timeZonesCheck,
+  postalCodesCheck,
+  holidaysCheck,
+  countryNamesCheck,
+];
