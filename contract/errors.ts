@@ -27,6 +27,7 @@ export type ErrorCode =
   | 'ERR_PARAM_MISSING'
   | 'ERR_PARAM_REPEATED'
   | 'ERR_PARAM_INVALID'
+  | 'ERR_LANGUAGE_UNAVAILABLE'
   | 'ERR_YEAR_OUT_OF_RANGE'
   | 'ERR_NOT_FOUND'
   // The body store: the build on disk or at the origin.

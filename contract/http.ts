@@ -23,10 +23,12 @@ export const noStore = 'no-store';
  * Vary (RFC 9110 §12.5.5): every request header that changes an answer, so that no cache (a
  * browser's included) reuses one answer for another request. A lookup's answer depends on the
  * token (a request without one, or with a wrong one, is refused), on the coding the client
- * accepts, and, when CORS allows only some origins, on the Origin.
+ * accepts, and, when CORS allows only some origins, on the Origin; a holiday or special-day
+ * lookup's also on Accept-Language, which chooses its names' language when the query does not.
  */
-export function varyOf(answer: 'lookup' | 'public', corsVariesByOrigin: boolean): string {
-  const headers = answer === 'lookup' ? ['Authorization', 'Accept-Encoding'] : ['Accept-Encoding'];
+export function varyOf(answer: 'lookup' | 'language' | 'public', corsVariesByOrigin: boolean): string {
+  const headers = answer === 'public' ? ['Accept-Encoding'] : ['Authorization', 'Accept-Encoding'];
+  if (answer === 'language') headers.push('Accept-Language');
   if (corsVariesByOrigin) headers.push('Origin');
   return headers.join(', ');
 }

@@ -98,6 +98,23 @@ function shortenKey(key: string): string {
   return `${key.slice(0, maxKeyLength - digest.length - 1)}.${digest}`;
 }
 
+/** What a language value looks like, for 400 messages. */
+export const languageForm = 'a language tag such as en or tr (any letter case; en-US and en_GB mean en)';
+
+/** A BCP 47 tag, or the `en_US` form python-holidays and POSIX locales write: a primary subtag of 2 or 3 letters, then subtags. */
+const languageTagPattern = /^([a-z]{2,3})(?:[-_][a-z0-9]{1,8})*$/i;
+
+/**
+ * A language tag's key: its primary subtag in lower case (`EN`, `en-US` and `en_GB` are `en`). The
+ * generator names a language's bodies with it and the proxy finds them with it; the service holds
+ * one variety of each language, so the region or script a client names cannot choose another.
+ */
+export function languageKey(raw: string): KeyResult {
+  const value = raw.trim();
+  const match = value.length <= 35 ? languageTagPattern.exec(value) : null;
+  return match?.[1] ? { ok: true, key: match[1].toLowerCase() } : { ok: false, expected: languageForm };
+}
+
 /** A UUID as it is written in the files: lower case, with hyphens. */
 const canonicalUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 

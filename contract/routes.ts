@@ -64,6 +64,26 @@ export interface RouteParam {
   readonly aliasFields?: readonly string[];
 }
 
+/**
+ * Names that come in more than one language (holidays and special days). The optional query
+ * parameter `param` names the language, or else Accept-Language chooses; without either, the
+ * records' own. The records' own names are the body without a language; every other language of
+ * a parent (a country) has bodies of its own beside the parent's (languageBodyKeys), where its
+ * names differ. manifest.json `languages` lists each parent's.
+ */
+export interface RouteLanguages {
+  /** The query parameter's name as the API writes it; matched case-insensitively. */
+  readonly param: string;
+  /** The record field whose text differs by language. */
+  readonly field: string;
+  /** The hidden record field naming the language of `field`: a BCP 47 tag (`tr`, `zh-CN`, `en`). */
+  readonly languageField: string;
+  /** The hidden record field holding `field` in other languages, by tag (`{"en-US": "Republic Day"}`). */
+  readonly translationsField: string;
+  /** The language every parent answers, in its own names where it has none in this one. */
+  readonly alwaysAnswered: string;
+}
+
 export interface Route {
   /** Lower-case path; requests are matched case-insensitively. */
   readonly path: string;
@@ -80,6 +100,8 @@ export interface Route {
   readonly omit?: readonly string[];
   /** Not in the spec: why the service offers it anyway (the OpenAPI document marks it `x-extension`). */
   readonly extension?: string;
+  /** The body's names come in several languages (see RouteLanguages). */
+  readonly languages?: RouteLanguages;
 }
 
 const uuid = (name: string, field = name): RouteParam => ({ name, kind: 'uuid', field });
@@ -103,12 +125,21 @@ const byParentId = (path: string, record: RecordType, param: string, field: stri
   params: [uuid(param, field)],
   parent: { record: parent, field: 'id' },
 });
+/** Holiday and special-day names: the country's own language, or English (python-holidays' translations). */
+const dayNames: RouteLanguages = {
+  param: 'language',
+  field: 'summary',
+  languageField: 'language',
+  translationsField: 'translations',
+  alwaysAnswered: 'en',
+};
 const byCountryAndYear = (path: string, record: RecordType): Route => ({
   path: `${path}/getbycountryid`,
   record,
   shape: 'list',
   params: [uuid('CountryId', 'countryId'), { name: 'Year', kind: 'year', field: 'year' }],
   parent: { record: 'country', field: 'id' },
+  languages: dayNames,
 });
 
 const finance = '/financemanagement/api';
@@ -238,4 +269,14 @@ export function routeParts(route: Route): { area: string; resource: string; oper
  */
 export function bodyPath(route: Route, keys: readonly string[]): string {
   return keys.length === 0 ? `${route.path.slice(1)}.json` : `${route.path.slice(1)}/${keys.join('/')}.json`;
+}
+
+/**
+ * The keys of a lookup's body in another language (keys.ts languageKey): the language follows the
+ * parent, `…/getbycountryid/<countryId>/en/2024.json` beside `…/<countryId>/2024.json`, so that a
+ * language adds one directory per country rather than one per country and year.
+ */
+export function languageBodyKeys(keys: readonly string[], languageKey: string): string[] {
+  const [parent, ...rest] = keys;
+  return parent === undefined ? [languageKey] : [parent, languageKey, ...rest];
 }

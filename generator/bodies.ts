@@ -3,15 +3,17 @@
  * The result maps a body file's path (relative to dist/) to the body's JSON text.
  */
 import { normaliseKey } from '../contract/keys.ts';
-import { bodyPath, recordLabels, type Route, type RouteParam, type RecordType } from '../contract/routes.ts';
+import { bodyPath, languageBodyKeys, recordLabels, type Route, type RouteParam, type RecordType } from '../contract/routes.ts';
 import type { Manifest } from '../contract/manifest.ts';
 import { BuildError } from './errors.ts';
+import { ParentLanguages, textIn } from './languages.ts';
 import { shownFields, type BuildSettings, type DataRecord } from './schemas.ts';
 import type { Dataset } from './validate.ts';
 
 export interface IndexedBodies {
   readonly bodies: ReadonlyMap<string, string>;
   readonly ambiguous: Manifest['ambiguous'];
+  readonly languages: Manifest['languages'];
 }
 
 type DerivedField = (record: DataRecord) => unknown;
@@ -71,7 +73,15 @@ export function indexData(dataset: Dataset, settings: BuildSettings, routes: rea
     return undefined;
   };
 
-  /** The record as the API shows it: hidden fields and the route's omitted fields left out. */
+  /** The record as the API shows it: hidden fields and the route's omitted fields left out; `text` replaces one field's value. */
+  const show = (type: RecordType, record: DataRecord, omit: readonly string[], text?: { field: string; value: unknown }): string =>
+    JSON.stringify(
+      Object.fromEntries(
+        shownFields(type, omit)
+          .filter((field) => field in record)
+          .map((field) => [field, field === text?.field ? text.value : record[field]]),
+      ),
+    );
   const project = (type: RecordType, record: DataRecord, omit: readonly string[]): string => {
     const cacheKey = `${type}:${omit.join(',')}`;
     let cache = projections.get(cacheKey);
@@ -81,17 +91,23 @@ export function indexData(dataset: Dataset, settings: BuildSettings, routes: rea
     }
     let json = cache.get(record);
     if (json === undefined) {
-      json = JSON.stringify(
-        Object.fromEntries(
-          shownFields(type, omit)
-            .filter((field) => field in record)
-            .map((field) => [field, record[field]]),
-        ),
-      );
+      json = show(type, record, omit);
       cache.set(record, json);
     }
     return json;
   };
+
+  /** The languages of every parent of a route with names in several, gathered before any body is written. */
+  const languages = new ParentLanguages();
+  for (const route of routes) {
+    const [first] = route.params;
+    if (!route.languages || !first) continue;
+    for (const record of dataset.records.get(route.record) ?? []) {
+      const parent = keyOf(route.record, record, first, fieldValue(route.record, record, first.field));
+      if (parent !== undefined) languages.add(parent, record, route.languages);
+    }
+  }
+  problems.push(...languages.problems());
 
   /** Every key tuple a list route must answer, so that an existing parent with no children gets []. */
   const requiredKeys = (route: Route): string[][] => {
@@ -113,7 +129,7 @@ export function indexData(dataset: Dataset, settings: BuildSettings, routes: rea
 
   const indexList = (route: Route, records: readonly DataRecord[]): void => {
     const omit = route.omit ?? [];
-    const groups = new Map<string, string[]>();
+    const groups = new Map<string, DataRecord[]>();
     const required = requiredKeys(route).map((keys) => keys.join('/'));
     for (const tuple of required) groups.set(tuple, []);
     for (const record of records) {
@@ -121,14 +137,24 @@ export function indexData(dataset: Dataset, settings: BuildSettings, routes: rea
       if (keys.some((key) => key === undefined)) continue;
       const tuple = keys.join('/');
       const group = groups.get(tuple);
-      if (group) group.push(project(route.record, record, omit));
+      if (group) group.push(record);
       else if (required.length > 0) {
         const fields = route.params.map((param) => param.field).join(' + ');
         problems.push(`${whereIs(route.record, record)}: ${fields} ${tuple} is outside what ${route.path} serves (check data/build.json)`);
-      } else groups.set(tuple, [project(route.record, record, omit)]);
+      } else groups.set(tuple, [record]);
     }
     for (const [tuple, items] of groups) {
-      bodies.set(bodyPath(route, tuple === '' ? [] : tuple.split('/')), `[${items.join(',')}]`);
+      const keys = tuple === '' ? [] : tuple.split('/');
+      const body = `[${items.map((record) => project(route.record, record, omit)).join(',')}]`;
+      bodies.set(bodyPath(route, keys), body);
+      const [parent] = keys;
+      const named = route.languages;
+      if (!named || parent === undefined) continue;
+      for (const { tag, key } of languages.others(parent)) {
+        const inLanguage = `[${items.map((record) => show(route.record, record, omit, { field: named.field, value: textIn(record, named, tag) })).join(',')}]`;
+        // Where no name differs (a year without days), the own body answers for this language too.
+        if (inLanguage !== body) bodies.set(bodyPath(route, languageBodyKeys(keys, key)), inLanguage);
+      }
     }
   };
 
@@ -181,7 +207,7 @@ export function indexData(dataset: Dataset, settings: BuildSettings, routes: rea
     else indexSingle(route, records);
   }
   if (problems.length > 0) throw new BuildError(problems);
-  return { bodies, ambiguous };
+  return { bodies, ambiguous, languages: languages.toManifest() };
 }
 
 /** Records per record type, for the manifest. */

@@ -117,7 +117,7 @@ export async function buildDist({ dataDir, distDir, force = false }: BuildOption
   const loaded = parseInputs(inputs);
   const settings = validateSettings(loaded.settings);
   const dataset = validateData(loaded.files);
-  const { bodies, ambiguous } = indexData(dataset, settings, routes);
+  const { bodies, ambiguous, languages } = indexData(dataset, settings, routes);
   const now = new Date();
   const buildId = newBuildId(now);
   const counts = countRecords(dataset);
@@ -125,7 +125,7 @@ export async function buildDist({ dataDir, distDir, force = false }: BuildOption
   const written = await writeDist(
     distDir,
     bodies,
-    { buildId, builtAt: now.toISOString(), dataVersion: loaded.dataVersion, inputsVersion, holidayYears: settings.holidayYears, counts, ambiguous },
+    { buildId, builtAt: now.toISOString(), dataVersion: loaded.dataVersion, inputsVersion, holidayYears: settings.holidayYears, counts, ambiguous, languages },
     publicFiles,
     current,
   );

@@ -8,6 +8,7 @@
 import packageJson from '../package.json' with { type: 'json' };
 import { recordLabels, routes, type Route, routeParts } from '../contract/routes.ts';
 import { components, envelope, failure, foundResponseName, headerRefs, queryParameter, ref, type JsonObject } from './openapiComponents.ts';
+import { languageParameter } from './openapiLanguages.ts';
 import { pickExamples, type ParameterExamples } from './openapiExamples.ts';
 import type { Dataset } from './validate.ts';
 
@@ -97,6 +98,11 @@ function descriptionOf(route: Route, { holidayYears }: OperationContext): string
   }
   if (route.omit?.length) lines.push(`Items carry no ${route.omit.join(', ')}: the single lookups do.`);
   if (route.extension) lines.push(`**Extension**: not in the reference-data API specification; offered because ${route.extension}.`);
+  if (route.languages) {
+    lines.push(
+      `**Extension**: the names come in the country's own language or in English (\`${route.languages.param}\`, else Accept-Language; without either, the own, unchanged), with Content-Language and \`Vary: Accept-Language\`. A country without English names answers its own for \`${route.languages.alwaysAnswered}\`.`,
+    );
+  }
   return lines.join(' ');
 }
 
@@ -128,7 +134,13 @@ function lookupOperation(route: Route, context: OperationContext): JsonObject {
     summary: summaryOf(route),
     description: descriptionOf(route, context),
     ...(route.extension ? { 'x-extension': true } : {}),
-    parameters: [...queryParameters(route, context), ...commonHeaderParameters, ref('parameters', 'IfNoneMatch')],
+    parameters: [
+      ...queryParameters(route, context),
+      ...(route.languages ? [languageParameter(route.languages)] : []),
+      ...commonHeaderParameters,
+      ref('parameters', 'IfNoneMatch'),
+      ...(route.languages ? [ref('parameters', 'AcceptLanguage')] : []),
+    ],
     responses: {
       200: ref('responses', foundResponseName(route)),
       304: ref('responses', 'NotModified'),

@@ -10,6 +10,7 @@ import { expectedForms } from '../contract/keys.ts';
 import { manifestEntrySchema, manifestSchema } from '../contract/manifest.ts';
 import { recordLabels, recordTypes, routes, type ParamKind, type RecordType, type Route, type RouteParam } from '../contract/routes.ts';
 import { allowedMethods, cacheControl, noStore, publicCacheControl, realm } from '../contract/http.ts';
+import { acceptLanguageParameter, languageHeaders } from './openapiLanguages.ts';
 import { recordDefinitions, shownFields } from './schemas.ts';
 
 export type JsonObject = Record<string, unknown>;
@@ -139,6 +140,7 @@ function headers(): JsonObject {
       { type: 'string', pattern: '^"(token|failedauth)";r=[0-9]+;t=[0-9]+$' },
       false,
     ),
+    ...languageHeaders(header),
     // Absent when Node's HTTP parser refused the request (400), or the origin answered (documentation in origin mode).
     WWWAuthenticateOptional: header(
       'When the Authorization header is malformed: error="invalid_request".',
@@ -197,7 +199,7 @@ function foundResponses(): JsonObject {
       foundResponseName(route),
       {
         description: route.shape === 'list' ? `Found: an array of ${recordLabels[route.record]} records.` : `Found: one ${recordLabels[route.record]} record.`,
-        headers: headerRefs(lookupHeaders),
+        headers: headerRefs(route.languages ? { ...lookupHeaders, 'Content-Language': 'ContentLanguage', Vary: 'VaryLanguage' } : lookupHeaders),
         content: { 'application/json': { schema: envelope(route.shape === 'list' ? { type: 'array', items: record } : record) } },
       },
     ];
@@ -209,7 +211,7 @@ function responses(): JsonObject {
   return {
     ...foundResponses(),
     BadParameter: badRequest(
-      'A query parameter is missing, malformed or repeated (the message names it and the form expected); or a malformed Authorization header (error="invalid_request")',
+      'A query parameter is missing, malformed or repeated (the message names it and the form expected); for holidays and special days, a language the country has no names in (the message names those it has); or a malformed Authorization header (error="invalid_request")',
     ),
     BadAuthorization: badRequest('A malformed Authorization header (error="invalid_request")'),
     Unparsable: badRequest('Never for this endpoint itself'),
@@ -293,6 +295,7 @@ export function queryParameter(param: RouteParam, holidayYears: { first: number;
 /** The request headers every operation reads (openapi.ts adds If-None-Match where answers carry an ETag). */
 function headerParameters(): JsonObject {
   return {
+    AcceptLanguage: acceptLanguageParameter,
     IfNoneMatch: {
       name: 'If-None-Match',
       in: 'header',

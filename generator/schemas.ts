@@ -86,12 +86,19 @@ export const countryCurrencySchema = z.strictObject({ id, countryId: id, currenc
 export const countryLanguageSchema = z.strictObject({ id, countryId: id, languageId: id });
 export const countryTimeZoneSchema = z.strictObject({ id, countryId: id, timeZoneId: id });
 export const countryTopLevelWebDomainSchema = z.strictObject({ id, countryId: id, webDomainId: id });
+/** A BCP 47 language tag as python-holidays' codes become one: `tr`, `zh-CN`, `en-US`, `pap-CW`. */
+const languageTag = z.string().regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'must be a language tag such as tr, zh-CN or en-US');
+
 export const countryDaySchema = z.strictObject({
   id,
   countryId: id,
   summary: text,
   startDate: localDateTime,
   endDate: localDateTime,
+  /** The language of `summary` (`en` where the source names the country's days in English); not in responses. */
+  language: languageTag,
+  /** `summary` in other languages, by tag: its English name (`en-US`, `en-HK` …) where the source has one; not in responses. */
+  translations: z.record(languageTag, text).optional(),
 });
 
 /** A field that refers to another record: `to`'s `toField` (its id unless said otherwise). */
@@ -141,8 +148,8 @@ export const recordDefinitions: Record<RecordType, RecordDefinition> = {
     hidden: [],
     references: [countryRef, { field: 'webDomainId', to: 'webDomain' }],
   },
-  countryHoliday: { schema: countryDaySchema, hidden: [], references: [countryRef] },
-  countrySpecialDay: { schema: countryDaySchema, hidden: [], references: [countryRef] },
+  countryHoliday: { schema: countryDaySchema, hidden: ['language', 'translations'], references: [countryRef] },
+  countrySpecialDay: { schema: countryDaySchema, hidden: ['language', 'translations'], references: [countryRef] },
 };
 
 export type Bank = z.infer<typeof bankSchema>;

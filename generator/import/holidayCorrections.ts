@@ -28,7 +28,14 @@ const correctionSchema = z.union([
   z.strictObject({ ...cited, action: z.literal('move'), date: day, to: day }),
   z.strictObject({ ...cited, action: z.enum(['remove', 'demote']), name: z.string().min(1), years }),
   z.strictObject({ ...cited, action: z.literal('move'), name: z.string().min(1), years, toMonthDay: z.string().regex(/^\d{2}-\d{2}$/, 'must be MM-DD') }),
-  z.strictObject({ ...cited, action: z.literal('add'), date: day, name: z.string().min(1) }),
+  z.strictObject({
+    ...cited,
+    action: z.literal('add'),
+    date: day,
+    name: z.string().min(1),
+    /** The day's English name, where a source gives one (python-holidays' name of the same holiday elsewhere). */
+    english: z.strictObject({ name: z.string().min(1), source: sourceUrl }).optional(),
+  }),
   z.strictObject({ ...cited, action: z.literal('promote'), date: day, name: z.string().min(1) }),
 ]);
 export type HolidayCorrection = z.infer<typeof correctionSchema>;
@@ -92,6 +99,9 @@ export function correctHolidays(
   for (const specialDay of days.specialDays) {
     (promotions.some((correction) => isNamedDay(correction)(specialDay)) ? holidays : specialDays).push(specialDay);
   }
-  for (const correction of own) if (correction.action === 'add') holidays.push({ day: correction.date, summary: correction.name });
+  for (const correction of own) {
+    if (correction.action !== 'add') continue;
+    holidays.push({ day: correction.date, summary: correction.name, ...(correction.english ? { english: correction.english.name } : {}) });
+  }
   return { holidays, specialDays };
 }

@@ -10,7 +10,9 @@
  *   weekend days worked to pay for a day off (China's 调休, Russia's transfers), named by the day
  *   off that names them.
  * - Names are python-holidays' in the entity's default language (English where it has none); a
- *   date with two names is two records.
+ *   date with two names is two records. Each record also says the language of its name
+ *   (`language`) and, where that is not English, carries its English name (`translations`):
+ *   python-holidays' own, paired name by name in the snapshot (holidays_snapshot.py, Pairing).
  * - Times are those of one zone per country: its only zone, or the capital's (holidayTimeZones).
  * - Each record runs from the day's local midnight to the next day's (a Turkish eve from 13:00);
  *   python-holidays' half days carry no hour and are whole days.
@@ -27,7 +29,7 @@ import { localDaySpan } from './localDates.ts';
 import { publicCategory, readSnapshot, type SnapshotCountry } from './pythonHolidays.ts';
 import { loadTurkeyDays } from './turkeyDays.ts';
 import { correctHolidays, loadHolidayCorrections, type HolidayCorrection } from './holidayCorrections.ts';
-import type { CountryDayLists, HolidayYears, ObservedDay } from './observedDays.ts';
+import type { CountryDayLists, DayLanguages, HolidayYears, ObservedDay } from './observedDays.ts';
 import { loadWorkingDayTerms, nameWorkingDays, type WorkingDayTerms } from './workingDays.ts';
 import { compareCodePoints } from './ordering.ts';
 
@@ -35,6 +37,7 @@ type CountryDay = z.infer<typeof countryDaySchema>;
 
 interface CountryDays extends CountryDayLists {
   readonly timeZone: string;
+  readonly languages: DayLanguages;
 }
 
 /**
@@ -99,6 +102,9 @@ export function holidayTimeZone(alpha2Code: string): string {
   return only;
 }
 
+/** python-holidays' language codes as BCP 47 tags: `zh_CN` → `zh-CN`; no default language → `en` (its names are English). */
+const languageTag = (code: string | null): string => (code ?? 'en').replace('_', '-');
+
 /** A country's days as python-holidays gives them: its public days, and all the others. */
 function daysFromSnapshot(
   alpha2Code: string,
@@ -108,11 +114,22 @@ function daysFromSnapshot(
 ): CountryDays | undefined {
   const snapshotHolidays: ObservedDay[] = [];
   const specialDays: ObservedDay[] = [];
-  for (const [day, category, summary] of entity.days) (category === publicCategory ? snapshotHolidays : specialDays).push({ day, summary });
+  const englishOf = new Map<string, string>();
+  for (const [day, category, summary, english] of entity.days) {
+    (category === publicCategory ? snapshotHolidays : specialDays).push(english === null ? { day, summary } : { day, summary, english });
+    if (english !== null) englishOf.set(summary, english);
+  }
   specialDays.push(...nameWorkingDays(alpha2Code, entity, terms));
   const corrected = correctHolidays(alpha2Code, { holidays: snapshotHolidays, specialDays }, corrections);
   if (corrected.holidays.length === 0 && corrected.specialDays.length === 0) return undefined;
-  return { timeZone: holidayTimeZone(alpha2Code), ...corrected };
+  // A corrections' added day is named as the snapshot names that holiday on its other days.
+  const named = (days: readonly ObservedDay[]) =>
+    days.map((entry) => {
+      const english = entry.english ?? englishOf.get(entry.summary);
+      return english === undefined ? entry : { ...entry, english };
+    });
+  const languages = { own: languageTag(entity.language), ...(entity.english === null ? {} : { english: languageTag(entity.english) }) };
+  return { timeZone: holidayTimeZone(alpha2Code), languages, holidays: named(corrected.holidays), specialDays: named(corrected.specialDays) };
 }
 
 async function readHolidayYears(dataDir: string): Promise<HolidayYears> {
@@ -135,19 +152,23 @@ const naturalKey = (alpha2Code: string, startDate: string, summary: string) => J
  * One record per distinct day and name (a special day may come from two categories, bank and
  * government, under one name), by start, then name.
  */
-function buildRecords(country: Country, timeZone: string, days: readonly ObservedDay[], idFor: IdFor<string>): CountryDay[] {
+function buildRecords(country: Country, { timeZone, languages }: CountryDays, days: readonly ObservedDay[], idFor: IdFor<string>): CountryDay[] {
   const byKey = new Map<string, CountryDay>();
-  for (const { day, summary, from } of days) {
+  for (const { day, summary, english, from } of days) {
     const { startDate, endDate } = localDaySpan(timeZone, day, from);
     const key = naturalKey(country.alpha2Code, startDate, summary);
-    if (!byKey.has(key)) byKey.set(key, { id: idFor(key), countryId: country.id, summary, startDate, endDate });
+    const translations = english !== undefined && languages.english !== undefined ? { translations: { [languages.english]: english } } : {};
+    if (!byKey.has(key)) byKey.set(key, { id: idFor(key), countryId: country.id, summary, startDate, endDate, language: languages.own, ...translations });
   }
   return [...byKey.values()].sort((a, b) => compareCodePoints(a.startDate, b.startDate) || compareCodePoints(a.summary, b.summary));
 }
 
+/** Ids are read from records written before they said their language, too. */
+const previousDaySchema = countryDaySchema.partial({ language: true });
+
 async function previousIds(context: ImportContext, recordType: 'countryHoliday' | 'countrySpecialDay'): Promise<IdFor<string>> {
   const alpha2ById = new Map(context.countries.map((country) => [country.id, country.alpha2Code]));
-  return reuseIds(recordType, await context.previous(recordType, countryDaySchema), (record) =>
+  return reuseIds(recordType, await context.previous(recordType, previousDaySchema), (record) =>
     naturalKey(alpha2ById.get(record.countryId) ?? record.countryId, record.startDate, record.summary),
   );
 }
@@ -183,8 +204,8 @@ export const importHolidays: DatasetImporter = async (context) => {
         : entity && daysFromSnapshot(country.alpha2Code, entity, corrections, workingDayTerms);
     if (days === undefined) continue;
     const part = country.alpha2Code.toLowerCase();
-    const holidays = buildRecords(country, days.timeZone, days.holidays, holidayIds);
-    const specialDays = buildRecords(country, days.timeZone, days.specialDays, specialDayIds);
+    const holidays = buildRecords(country, days, days.holidays, holidayIds);
+    const specialDays = buildRecords(country, days, days.specialDays, specialDayIds);
     if (holidays.length > 0) holidayParts.set(part, holidays);
     if (specialDays.length > 0) specialDayParts.set(part, specialDays);
   }

@@ -39,11 +39,13 @@ const snapshotSchema = z.strictObject({
     z.strictObject({
       /** null: the entity has no default language and python-holidays writes its names in English. */
       language: z.string().nullable(),
+      /** The language of the English names (en_US, or the entity's own English such as en_HK); null where the names are English already. */
+      english: z.string().nullable(),
       categories: z.array(z.string().min(1)).min(1),
-      /** [day, category, name in the default language, name in English]. */
-      days: z.array(z.tuple([civilDay, z.string().min(1), name, name])),
-      /** Weekend days worked to pay for a day off: [day, the day off's name (naming this day), in English]. */
-      weekendWorkdays: z.array(z.tuple([civilDay, name, name])),
+      /** [day, category, name in the default language, its English name or null (see holidays_snapshot.py, Pairing)]. */
+      days: z.array(z.tuple([civilDay, z.string().min(1), name, name.nullable()])),
+      /** Weekend days worked to pay for a day off: [day, the day off's name (naming this day), its English name or null]. */
+      weekendWorkdays: z.array(z.tuple([civilDay, name, name.nullable()])),
     }),
   ),
 });

@@ -3,12 +3,13 @@
  * of date-holidays, which lists 15 Temmuz before 2017 and 1 Mayıs before 2009 and computes the
  * bayram dates. The first days of Ramazan and Kurban Bayramı and the kandil nights are Diyanet's
  * published dates (data/curated/turkey-religious-holidays.json, kept by its own researcher) where
- * that file covers a year, and date-holidays' Hijri calendar otherwise.
+ * that file covers a year, and date-holidays' Hijri calendar otherwise. Each name has its English
+ * name beside it, with the source it is taken from (python-holidays' TR catalogue for the holidays).
  */
 import Holidays from 'date-holidays';
 import { z } from 'zod';
 import { readCuratedFile, sourceUrl } from './curatedFile.ts';
-import type { HolidayYears, ObservedDay } from './observedDays.ts';
+import type { DayLanguages, HolidayYears, ObservedDay } from './observedDays.ts';
 import { ImportError } from './importError.ts';
 import { addDays, weekdayOf, type CivilDay } from './localDates.ts';
 
@@ -22,15 +23,23 @@ const year = z.number().int().min(1900).max(2200);
 const firstDaysKey = z.enum(['ramazanBayrami', 'kurbanBayrami']);
 const kandilKey = z.enum(['regaib', 'mirac', 'berat', 'kadir', 'mevlid']);
 
+/** A name's English name and the public page it is taken from. */
+const english = { english: note, englishSource: sourceUrl };
+
 const turkeyDaysSchema = z.strictObject({
   note,
   timeZone: z.string().min(1),
+  /** BCP 47 tags of the names and of their English names. */
+  languages: z.strictObject({ own: z.string().min(2), english: z.string().min(2) }),
   publicHolidays: z.array(
     z.strictObject({
       summary: note,
+      ...english,
       on: fixedDate,
       since: year.optional(),
       eve: note.optional(),
+      /** The eve's English name, from the same source as the holiday's. */
+      eveEnglish: note.optional(),
       law: note,
       sources,
     }),
@@ -38,9 +47,11 @@ const turkeyDaysSchema = z.strictObject({
   religiousHolidays: z.array(
     z.strictObject({
       summary: note,
+      ...english,
       firstDays: firstDaysKey,
       days: z.number().int().min(1),
       eve: note,
+      eveEnglish: note,
       /** date-holidays' rule for the first day, for the years Diyanet's dates are not curated. */
       computedRule: note,
       law: note,
@@ -49,10 +60,11 @@ const turkeyDaysSchema = z.strictObject({
   ),
   /** The eves (arife) of the bayrams and of Cumhuriyet Bayramı are half days from this local time. */
   halfDayFrom: z.string().regex(/^\d{2}:\d{2}$/),
-  specialDays: z.array(z.strictObject({ summary: note, on: z.union([fixedDate, nthSunday]), why: note, sources })),
+  specialDays: z.array(z.strictObject({ summary: note, ...english, on: z.union([fixedDate, nthSunday]), why: note, sources })),
   kandils: z.array(
     z.strictObject({
       summary: note,
+      ...english,
       key: kandilKey,
       computedRule: note,
       /** Regaib: the Thursday before the first Friday on or after the rule's day (1 Recep). */
@@ -91,6 +103,7 @@ export const religiousDatesFile = 'turkey-religious-holidays.json';
 
 export interface TurkeyDays {
   readonly timeZone: string;
+  readonly languages: DayLanguages;
   readonly holidays: readonly ObservedDay[];
   readonly specialDays: readonly ObservedDay[];
 }
@@ -184,16 +197,19 @@ export async function loadTurkeyDays(dataDir: string, window: HolidayYears): Pro
 
   const holidays: ObservedDay[] = [];
   const specialDays: ObservedDay[] = [];
-  const halfDay = (day: CivilDay, summary: string) => specialDays.push({ day, summary, from: rules.halfDayFrom });
+  const halfDay = (day: CivilDay, summary: string, english: string | undefined) =>
+    specialDays.push({ day, summary, ...(english === undefined ? {} : { english }), from: rules.halfDayFrom });
 
   for (const inYear of years) {
     for (const holiday of rules.publicHolidays) {
       if (holiday.since !== undefined && inYear < holiday.since) continue;
       const day = dayOfRule(holiday.on, inYear);
-      holidays.push({ day, summary: holiday.summary });
-      if (holiday.eve !== undefined) halfDay(addDays(day, -1), holiday.eve);
+      holidays.push({ day, summary: holiday.summary, english: holiday.english });
+      if (holiday.eve !== undefined) halfDay(addDays(day, -1), holiday.eve, holiday.eveEnglish);
     }
-    for (const specialDay of rules.specialDays) specialDays.push({ day: dayOfRule(specialDay.on, inYear), summary: specialDay.summary });
+    for (const specialDay of rules.specialDays) {
+      specialDays.push({ day: dayOfRule(specialDay.on, inYear), summary: specialDay.summary, english: specialDay.english });
+    }
   }
 
   for (const holiday of rules.religiousHolidays) {
@@ -203,8 +219,10 @@ export async function loadTurkeyDays(dataDir: string, window: HolidayYears): Pro
     });
     assertHijriSpacing(holiday.summary, firstDays);
     for (const first of firstDays) {
-      halfDay(addDays(first, -1), holiday.eve);
-      for (let offset = 0; offset < holiday.days; offset += 1) holidays.push({ day: addDays(first, offset), summary: holiday.summary });
+      halfDay(addDays(first, -1), holiday.eve, holiday.eveEnglish);
+      for (let offset = 0; offset < holiday.days; offset += 1) {
+        holidays.push({ day: addDays(first, offset), summary: holiday.summary, english: holiday.english });
+      }
     }
   }
 
@@ -219,11 +237,12 @@ export async function loadTurkeyDays(dataDir: string, window: HolidayYears): Pro
     });
     const unique = [...new Set(nights)];
     assertHijriSpacing(kandil.summary, unique);
-    for (const night of unique) specialDays.push({ day: night, summary: kandil.summary });
+    for (const night of unique) specialDays.push({ day: night, summary: kandil.summary, english: kandil.english });
   }
 
   return {
     timeZone: rules.timeZone,
+    languages: rules.languages,
     holidays: holidays.filter((entry) => inWindow(entry.day)),
     specialDays: specialDays.filter((entry) => inWindow(entry.day)),
   };

@@ -51,16 +51,24 @@ const dateWriters: readonly DateWriter[] = [
   (day) => `${parts(day).month}/${parts(day).dayOfMonth}/${parts(day).year}`,
 ];
 
+interface NamedWorkday {
+  readonly workday: string;
+  readonly dayOff: string;
+  readonly dayOffName: string;
+  /** The day off's English name, where the snapshot has one. */
+  readonly dayOffEnglish: string | null;
+}
+
 /** The working days of one country, each paired with the day off whose name carries its date. */
-function pairs(alpha2Code: string, entity: SnapshotCountry): { workday: string; dayOff: string; dayOffName: string }[] {
+function pairs(alpha2Code: string, entity: SnapshotCountry): NamedWorkday[] {
   const daysOfName = new Map<string, string[]>();
   for (const [day, , summary] of entity.days) daysOfName.set(summary, [...(daysOfName.get(summary) ?? []), day]);
-  const found = new Map<string, { workday: string; dayOff: string; dayOffName: string }>();
-  for (const [workday, dayOffName] of entity.weekendWorkdays) {
+  const found = new Map<string, NamedWorkday>();
+  for (const [workday, dayOffName, dayOffEnglish] of entity.weekendWorkdays) {
     const daysOff = daysOfName.get(dayOffName) ?? [];
     if (daysOff.length === 0)
       throw new ImportError([`python-holidays snapshot: ${alpha2Code} working day ${workday} names "${dayOffName}", which is no day of the snapshot`]);
-    for (const dayOff of daysOff) found.set(`${workday} ${dayOff}`, { workday, dayOff, dayOffName });
+    for (const dayOff of daysOff) found.set(`${workday} ${dayOff}`, { workday, dayOff, dayOffName, dayOffEnglish });
   }
   return [...found.values()];
 }
@@ -75,6 +83,17 @@ function dateWriterOf(alpha2Code: string, named: readonly { workday: string; day
   return writer;
 }
 
+/**
+ * The English name, for a country whose names are in another language: the term's English with
+ * the day off's date written as its English name writes it ("Working day (→ 02/03/2025)").
+ */
+function englishNamer(alpha2Code: string, named: readonly NamedWorkday[], english: string): ((dayOff: string) => string) | undefined {
+  const inEnglish = named.flatMap(({ workday, dayOffEnglish }) => (dayOffEnglish === null ? [] : [{ workday, dayOffName: dayOffEnglish }]));
+  if (inEnglish.length < named.length) return undefined;
+  const writeDate = dateWriterOf(alpha2Code, inEnglish);
+  return (dayOff) => `${english} (→ ${writeDate(dayOff)})`;
+}
+
 export function nameWorkingDays(alpha2Code: string, entity: SnapshotCountry, terms: WorkingDayTerms): ObservedDay[] {
   const named = pairs(alpha2Code, entity);
   if (named.length === 0) return [];
@@ -85,5 +104,10 @@ export function nameWorkingDays(alpha2Code: string, entity: SnapshotCountry, ter
     ]);
   }
   const writeDate = dateWriterOf(alpha2Code, named);
-  return named.map(({ workday, dayOff }) => ({ day: workday, summary: term.label.replace('{date}', writeDate(dayOff)) }));
+  const nameInEnglish = entity.english === null ? undefined : englishNamer(alpha2Code, named, term.english);
+  return named.map(({ workday, dayOff }) => ({
+    day: workday,
+    summary: term.label.replace('{date}', writeDate(dayOff)),
+    ...(nameInEnglish ? { english: nameInEnglish(dayOff) } : {}),
+  }));
 }

@@ -22,6 +22,7 @@ import { methodNotAllowed, refuseMalformed, watchExchange } from './edge.ts';
 import { sendFailure } from './failure.ts';
 import { describeBuild, probeBody } from './probes.ts';
 import { answerPublicFile, publicFileOf } from './publicFiles.ts';
+import { chooseByAcceptLanguage, resolveLanguage } from './languages.ts';
 import { echo, notFound, resolveKeys } from './query.ts';
 import { commonHeaders, send, sendEncoded, sendNotModified, whenReady } from './respond.ts';
 import { TargetMemo } from './targets.ts';
@@ -47,6 +48,8 @@ const areaOf = (route: Route): string => areas.get(route) ?? routeParts(route).a
 interface ListenerState {
   readonly targets: TargetMemo;
   readonly lookupVary: string;
+  /** The Vary of a lookup whose names come in several languages: Accept-Language may choose them. */
+  readonly languageVary: string;
   readonly publicVary: string;
 }
 
@@ -113,14 +116,21 @@ function answer(
       }
       // The scope first: a token without it learns nothing about the keys it sent.
       authorize(principal, areaOf(route), deps.scopes);
-      const { keys, given } = resolveKeys(route, query, store);
+      const { keys, given, params } = resolveKeys(route, query, store);
       const found = store.find(route.path, keys);
       if (!found) throw notFound(route, given);
-      resolved = targets.remember(target, { route, found });
+      resolved = targets.remember(target, route.languages ? resolveLanguage(route, route.languages, params, keys, found, store) : { route, found });
     }
-    const { found } = resolved;
-    return whenReady(deps.admission.admit(principal), (limits) => answerLookup(request, response, ids, cors, store, found, limits, state, deps));
+    const answered = resolved.languages ? chooseByAcceptLanguage(request.headers['accept-language'], resolved.languages) : undefined;
+    const found = answered?.found ?? resolved.found;
+    const language: Language | undefined = resolved.route.languages ? { tag: answered?.tag ?? resolved.language } : undefined;
+    return whenReady(deps.admission.admit(principal), (limits) => answerLookup(request, response, ids, cors, store, found, limits, state, deps, language));
   });
+}
+
+/** A lookup whose names come in several languages: the language of its answer, where it has names. */
+interface Language {
+  readonly tag: string | undefined;
 }
 
 /** A lookup's answer once it is let in: 304, or the body in the envelope, encoded as asked. */
@@ -132,8 +142,9 @@ function answerLookup(
   store: BodyStore,
   { file, entry }: Lookup,
   limits: RateLimitFields | undefined,
-  { lookupVary }: ListenerState,
+  { lookupVary, languageVary }: ListenerState,
   deps: ServerDependencies,
+  language?: Language,
 ): void | Promise<void> {
   const method = request.method ?? 'GET';
   // Built in one literal (this is every lookup's path), one shape with a budget and one without;
@@ -151,6 +162,10 @@ function answerLookup(
           RateLimit: limits.RateLimit,
         };
   if (cors !== noCorsHeaders) Object.assign(headers, cors);
+  if (language) {
+    headers.Vary = languageVary;
+    if (language.tag !== undefined) headers['Content-Language'] = language.tag;
+  }
   if (matchesIfNoneMatch(request.headers['if-none-match'], entry.etag)) return sendNotModified(response, headers);
   const encoding = method === 'GET' ? chooseEncoding(request.headers['accept-encoding']) : 'identity';
   const cached = store.cached(entry);
@@ -178,6 +193,7 @@ export function createRequestListener(deps: ServerDependencies): http.RequestLis
   const state: ListenerState = {
     targets: new TargetMemo(),
     lookupVary: varyOf('lookup', corsVariesByOrigin),
+    languageVary: varyOf('language', corsVariesByOrigin),
     publicVary: varyOf('public', corsVariesByOrigin),
   };
   return (request, response) => {

@@ -44,6 +44,8 @@ export interface ResolvedKeys {
   readonly keys: string[];
   /** The values as the client wrote them, for messages. */
   readonly given: string[];
+  /** Every parameter of the query, by lower-cased name (the language, which is no key, is read from it). */
+  readonly params: ReadonlyMap<string, readonly string[]>;
 }
 
 /** The route's keys from the query, or the failure that says which parameter is wrong and how. */
@@ -70,7 +72,7 @@ export function resolveKeys(route: Route, query: string, store: BodyStore): Reso
     given.push(raw);
     return result.key;
   });
-  return { keys, given };
+  return { keys, given, params };
 }
 
 /** The 404 of a lookup whose keys are well-formed but match nothing, naming what was asked. */

@@ -7,9 +7,22 @@ import type { Route } from '../../contract/routes.ts';
 import type { Lookup } from '../manifestIndex.ts';
 import type { BodyStore } from '../store.ts';
 
+/** A body in one language: its tag (Content-Language), or none for a country without names at all. */
+export interface LanguageBody {
+  readonly tag?: string;
+  readonly found: Lookup;
+}
+
+/** A lookup's bodies in each language, the country's own first. */
+export type LanguageBodies = readonly [LanguageBody, ...LanguageBody[]];
+
 export interface ResolvedTarget {
   readonly route: Route;
   readonly found: Lookup;
+  /** The language of `found`'s names (Content-Language), where the route has languages and the query named one. */
+  readonly language?: string;
+  /** Where the query named no language: the body in each, Accept-Language choosing per request (languages.ts). */
+  readonly languages?: LanguageBodies;
 }
 
 /** Targets longer than this are resolved every time (no client of this API sends one). */

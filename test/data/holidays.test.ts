@@ -396,11 +396,12 @@ describe('faults of the former source, fixed', () => {
 
 describe('weekend working days (data/curated/working-day-terms.json)', () => {
   const term = { language: 'xx', label: 'Working day (day off {date})', english: 'Working day', source: 'https://example.org/decree', evidence: 'working day' };
-  const entity = (dayOffName: string, workday = '2025-11-01') => ({
+  const entity = (dayOffName: string, workday = '2025-11-01', dayOffEnglish: string | null = null) => ({
     language: 'xx',
+    english: dayOffEnglish === null ? null : 'en_US',
     categories: ['public'],
-    days: [['2025-11-03', 'public', dayOffName, dayOffName] as [string, string, string, string]],
-    weekendWorkdays: [[workday, dayOffName, dayOffName] as [string, string, string]],
+    days: [['2025-11-03', 'public', dayOffName, dayOffEnglish] as [string, string, string, string | null]],
+    weekendWorkdays: [[workday, dayOffName, dayOffEnglish] as [string, string, string | null]],
   });
 
   it('names each worked day by the day off it pays for, its date written as the snapshot writes dates', () => {
@@ -411,6 +412,12 @@ describe('weekend working days (data/curated/working-day-terms.json)', () => {
       { day: '2025-11-01', summary: 'Working day (day off 2025. 11. 03.)' },
     ]);
     expect(nameWorkingDays('XA', entity('Day off (11/01/2025)'), { XA: term })).toEqual([{ day: '2025-11-01', summary: 'Working day (day off 11/03/2025)' }]);
+  });
+
+  it("names them in English too, the date written as the day off's English name writes it", () => {
+    expect(nameWorkingDays('XA', entity('Day off (01.11.2025)', '2025-11-01', 'Day off (substituted from 11/01/2025)'), { XA: term })).toEqual([
+      { day: '2025-11-01', summary: 'Working day (day off 03.11.2025)', english: 'Working day (→ 11/03/2025)' },
+    ]);
   });
 
   it('a country with worked days but no term, or a date written in an unknown way, stops the import', () => {

@@ -76,7 +76,7 @@ describe('the generator on the fixture dataset', () => {
   });
 
   it('counts records per type and names the holiday window', async () => {
-    expect(manifest.counts).toMatchObject({ country: 2, region: 2, district: 5, neighborhood: 4, countryHoliday: 5 });
+    expect(manifest.counts).toMatchObject({ country: 2, region: 2, district: 5, neighborhood: 4, countryHoliday: 6 });
     expect(manifest.holidayYears).toEqual({ first: 2023, last: 2025 });
   });
 

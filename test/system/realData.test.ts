@@ -96,6 +96,71 @@ describe('the real data, served', () => {
   });
 });
 
+describe('holiday names in English (issue 14)', () => {
+  interface Day {
+    id: string;
+    summary: string;
+    startDate: string;
+  }
+  const countryByCode = async (code: string) => body<Country>(`/addressmanagement/api/country/getbyalpha2code?alpha2code=${code}`);
+  async function days(target: string, headers: Record<string, string> = {}) {
+    const response = await fetch(`${proxy.url}${target}`, { headers: { Authorization: `Bearer ${testKey}`, ...headers } });
+    const envelope = (await response.json()) as { header: { message: string | null }; body: Day[] | null };
+    return { status: response.status, headers: response.headers, message: envelope.header.message, days: envelope.body ?? [] };
+  }
+  const on = (list: readonly Day[], day: string) => list.filter((entry) => entry.startDate.startsWith(day)).map((entry) => entry.summary);
+
+  it("language=en gives Türkiye's Republic Day on 29 October; without it, Cumhuriyet Bayramı as before", async () => {
+    const turkey = await countryByCode('TR');
+    const target = `/addressmanagement/api/countryholiday/getbycountryid?CountryId=${turkey.id}&Year=2024`;
+    const english = await days(`${target}&language=en`);
+    expect(english.status).toBe(200);
+    expect(on(english.days, '2024-10-29')).toEqual(['Republic Day']);
+    expect(english.headers.get('content-language')).toBe('en');
+    const own = await days(target);
+    expect(on(own.days, '2024-10-29')).toEqual(['Cumhuriyet Bayramı']);
+    expect(own.headers.get('content-language')).toBe('tr');
+    // The same records, day for day: only the names differ.
+    expect(english.days.map(({ id, startDate }) => ({ id, startDate }))).toEqual(own.days.map(({ id, startDate }) => ({ id, startDate })));
+    const eve = await days(`/addressmanagement/api/countryspecialday/getbycountryid?CountryId=${turkey.id}&Year=2024&language=en`);
+    expect(on(eve.days, '2024-10-28')).toEqual(['Republic Day (from 1pm)']);
+  });
+
+  it('Accept-Language: en chooses English, with Vary: Accept-Language; a language Türkiye has no names in is 400 naming tr and en', async () => {
+    const turkey = await countryByCode('TR');
+    const target = `/addressmanagement/api/countryholiday/getbycountryid?CountryId=${turkey.id}&Year=2024`;
+    const chosen = await days(target, { 'Accept-Language': 'en-US,en;q=0.9' });
+    expect(on(chosen.days, '2024-10-29')).toEqual(['Republic Day']);
+    expect(chosen.headers.get('vary')).toBe('Authorization, Accept-Encoding, Accept-Language');
+    const refused = await days(`${target}&language=fr`);
+    expect(refused.status).toBe(400);
+    expect(refused.message).toMatch(/"fr": this country's names are in tr and en: give language=tr or language=en/);
+  });
+
+  it("pairs each of a date's names with its own English name: Mongolia's New Harvest Days on 14 September 2024", async () => {
+    const mongolia = await countryByCode('MN');
+    const target = `/addressmanagement/api/countryspecialday/getbycountryid?CountryId=${mongolia.id}&Year=2024`;
+    const own = await days(target);
+    const english = new Map((await days(`${target}&language=en`)).days.map((day) => [day.id, day.summary]));
+    const pairs = own.days.filter((day) => day.startDate.startsWith('2024-09-14')).map((day) => [day.summary, english.get(day.id)]);
+    expect(Object.fromEntries(pairs)).toEqual({
+      'Шинэ ургацын өдрүүд': 'New Harvest Days',
+      'Үндэсний бичиг соёл, номын өдрүүд': 'National Literary, Cultural and Book Days',
+    });
+  });
+
+  it('answers a country without names of another language in its own for en: the United Kingdom in British English, Bouvet Island with []', async () => {
+    const kingdom = await countryByCode('GB');
+    const target = `/addressmanagement/api/countryholiday/getbycountryid?CountryId=${kingdom.id}&Year=2024`;
+    const english = await days(`${target}&language=en`);
+    expect(english.days).toEqual((await days(target)).days);
+    expect(english.headers.get('content-language')).toBe('en-GB');
+    const bouvet = await countryByCode('BV');
+    const none = await days(`/addressmanagement/api/countryholiday/getbycountryid?CountryId=${bouvet.id}&Year=2024&language=en`);
+    expect([none.status, none.days, none.headers.get('content-language')]).toEqual([200, [], null]);
+  });
+});
+
 describe('compression, on real bodies', () => {
   const countries = '/addressmanagement/api/country/getall';
   const region = '/addressmanagement/api/region/getall';
