@@ -25,6 +25,7 @@ import type { ImportContext, RecordOutput } from './importer.ts';
 import { datasetImporters } from './importers.ts';
 import { assertValid, readRecords, writeRecords } from './recordsFile.ts';
 import { buildRegions } from './regions.ts';
+import { writeSourceVersions } from './sourceVersions.ts';
 import { loadIsoCountries } from './worldCountries.ts';
 
 export interface WrittenFile {
@@ -37,6 +38,8 @@ export interface ImportResult {
   readonly files: readonly WrittenFile[];
   /** ISO 4217 list-one codes left out because CLDR ends their use everywhere. */
   readonly withdrawnCurrencies: readonly string[];
+  /** data/sources.json, the sources' versions (sourceVersions.ts). */
+  readonly sources: 'written' | 'unchanged';
 }
 
 export const defaultDataDir = path.join(repositoryRoot, 'data');
@@ -129,15 +132,16 @@ export async function importReferenceData(dataDir: string = defaultDataDir): Pro
       files.push({ file, count: records.length, outcome: await writeRecords(file, records) });
     }
   }
-  return { files, withdrawnCurrencies: withdrawn };
+  return { files, withdrawnCurrencies: withdrawn, sources: await writeSourceVersions(dataDir) };
 }
 
 async function main(): Promise<void> {
   try {
-    const { files, withdrawnCurrencies } = await importReferenceData();
+    const { files, withdrawnCurrencies, sources } = await importReferenceData();
     for (const { file, count, outcome } of files) {
       console.log(`${path.relative(process.cwd(), file)}: ${count} records, ${outcome}`);
     }
+    console.log(`data/sources.json (the sources' versions): ${sources}`);
     console.log(`left out as withdrawn (CLDR): ${withdrawnCurrencies.join(', ') || 'none'}`);
   } catch (error) {
     console.error(error instanceof ImportError ? error.message : error);
