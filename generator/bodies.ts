@@ -12,6 +12,8 @@ import type { Dataset } from './validate.ts';
 export interface IndexedBodies {
   readonly bodies: ReadonlyMap<string, string>;
   readonly ambiguous: Manifest['ambiguous'];
+  /** A record as the API shows it, as its bodies hold it: the exports' lines, without stringifying every record again. */
+  readonly shown: (type: RecordType, record: DataRecord) => string;
 }
 
 type DerivedField = (record: DataRecord) => unknown;
@@ -155,7 +157,7 @@ export function indexData(dataset: Dataset, settings: BuildSettings, routes: rea
     else indexSingle(route, records);
   }
   if (problems.length > 0) throw new BuildError(problems);
-  return { bodies, ambiguous };
+  return { bodies, ambiguous, shown: (type, record) => project(type, record, []) };
 }
 
 /** Records per record type, for the manifest. */

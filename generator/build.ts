@@ -142,7 +142,7 @@ export async function buildDist({ dataDir, distDir, force = false, keepBuilds = 
   const settings = validateSettings(loaded.settings);
   const dataset = validateData(loaded.files);
   const sources = validateSources(loaded.sources);
-  const { bodies, ambiguous } = indexData(dataset, settings, routes);
+  const { bodies, ambiguous, shown } = indexData(dataset, settings, routes);
   const now = new Date();
   const buildId = newBuildId(now);
   const counts = countRecords(dataset);
@@ -153,6 +153,7 @@ export async function buildDist({ dataDir, distDir, force = false, keepBuilds = 
   const kept = await keptBuilds(buildsRootOf(distDir), replaced, keepBuilds);
   const exported = await buildExports(
     dataset,
+    shown,
     { buildId, builtAt, dataVersion: loaded.dataVersion, sources },
     kept.find((build) => build.dir === replaced),
   );

@@ -16,7 +16,7 @@ import { exportFile, exportsIndexFile, exportsIndexSchema, gzipType, recordAreas
 import { jsonType } from '../contract/http.ts';
 import { computeEtag } from '../contract/manifest.ts';
 import { recordTypes, type RecordType } from '../contract/routes.ts';
-import { shownFields } from './schemas.ts';
+import type { IndexedBodies } from './bodies.ts';
 import type { DataSources } from './sources.ts';
 import type { Dataset } from './validate.ts';
 import type { DownloadFile } from './write.ts';
@@ -45,12 +45,6 @@ export interface ExportedBuild {
   readonly sources: DataSources;
 }
 
-/** The records of a type as export lines: the shown fields, in schema order, the id first. */
-export function exportLines(type: RecordType, records: readonly Readonly<Record<string, unknown>>[]): string[] {
-  const fields = shownFields(type);
-  return records.map((record) => JSON.stringify(Object.fromEntries(fields.filter((field) => field in record).map((field) => [field, record[field]]))));
-}
-
 const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
 
 /** The index of the build in `buildDir`, if it has one that parses: a kept build's, or the previous build's. */
@@ -74,14 +68,23 @@ async function reusable(previous: { dir: string; index: ExportsIndex } | undefin
   return bytes && sha256(bytes) === entry.sha256 ? { bytes, contentType: gzipType, linkFrom: file } : undefined;
 }
 
-export async function buildExports(dataset: Dataset, build: ExportedBuild, previous: { dir: string; index: ExportsIndex } | undefined): Promise<BuiltExports> {
+/**
+ * `shown` is the record as its bodies show it (bodies.ts): its shown fields in schema order, the id
+ * first, which compareLines (changes.ts) relies on.
+ */
+export async function buildExports(
+  dataset: Dataset,
+  shown: IndexedBodies['shown'],
+  build: ExportedBuild,
+  previous: { dir: string; index: ExportsIndex } | undefined,
+): Promise<BuiltExports> {
   const files = new Map<string, DownloadFile>();
   const lines = new Map<RecordType, string[]>();
   const exports: ExportsIndex['exports'] = {};
   // Side by side: zlib compresses on libuv's threads, so the largest types share the cores.
   const built = await Promise.all(
     recordTypes.map(async (type) => {
-      const typeLines = exportLines(type, dataset.records.get(type) ?? []);
+      const typeLines = (dataset.records.get(type) ?? []).map((record) => shown(type, record));
       const ndjson = Buffer.from(typeLines.map((line) => `${line}\n`).join(''), 'utf8');
       const ndjsonSha256 = sha256(ndjson);
       const file = (await reusable(previous, type, ndjsonSha256)) ?? { bytes: await compress(ndjson, { level: gzipLevel }), contentType: gzipType };
