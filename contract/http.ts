@@ -25,8 +25,9 @@ export const noStore = 'no-store';
  * token (a request without one, or with a wrong one, is refused), on the coding the client
  * accepts, and, when CORS allows only some origins, on the Origin.
  */
-export function varyOf(answer: 'lookup' | 'public', corsVariesByOrigin: boolean): string {
-  const headers = answer === 'lookup' ? ['Authorization', 'Accept-Encoding'] : ['Accept-Encoding'];
+export function varyOf(answer: 'lookup' | 'public' | 'download', corsVariesByOrigin: boolean): string {
+  // A download (an export file) is sent as it is, whatever codings the client accepts.
+  const headers = answer === 'lookup' ? ['Authorization', 'Accept-Encoding'] : answer === 'download' ? ['Authorization'] : ['Accept-Encoding'];
   if (corsVariesByOrigin) headers.push('Origin');
   return headers.join(', ');
 }

@@ -56,8 +56,9 @@ export const manifestSchema = z.strictObject({
    */
   downloads: z.record(z.string().regex(downloadFilePattern), manifestEntrySchema.extend({ contentType: z.string().min(1) })).default({}),
   /**
-   * The change lists: `latest` against the build this one replaced, `since` by each build kept
-   * (this one included, an empty list). Absent in a build made before change lists existed.
+   * The change lists: `latest` against the build this one replaced, `since` by each build kept,
+   * newest first (this one included, an empty list). Absent in a build made before change lists
+   * existed.
    */
   changes: z
     .strictObject({

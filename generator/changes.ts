@@ -103,7 +103,8 @@ export async function buildChangeLists(
   replaced: string | undefined,
 ): Promise<BuiltChangeLists> {
   const files = new Map<string, DownloadFile>();
-  const since: Record<string, string> = {};
+  // Newest first, as the proxy names them when a build asked for is not kept.
+  const since: Record<string, string> = { [current.buildId]: changeListFile(current.buildId) };
   const add = (file: string, list: ChangeList): void => {
     files.set(file, { bytes: Buffer.from(JSON.stringify(list)), contentType: jsonType });
   };
@@ -127,7 +128,6 @@ export async function buildChangeLists(
     add(file, { from: referenceOf(build.index), to: referenceOf(current), records, sources: movedSources(build.index.sources, current.sources) });
     since[build.index.buildId] = file;
   }
-  since[current.buildId] = changeListFile(current.buildId);
   add(changeListFile(current.buildId), { from: referenceOf(current), to: referenceOf(current), records: {}, sources: [] });
   const replacedBuild = kept.find((build) => build.dir === replaced);
   if (replacedBuild) return { files, changes: { latest: changeListFile(replacedBuild.index.buildId), since } };
