@@ -48,7 +48,7 @@ export const exportsIndexSchema = z.strictObject({
     z.string(),
     z.strictObject({
       /** Where to download it: `/exports/<recordType>.ndjson.gz`. */
-      path: z.string().startsWith('/exports/'),
+      path: z.string().regex(/^\/exports\/[A-Za-z]+\.ndjson\.gz$/),
       /** The scope area the download needs, as the type's lookups do. */
       area: z.string().min(1),
       records: z.number().int().nonnegative(),
