@@ -30,6 +30,7 @@ export type ErrorCode =
   | 'ERR_LANGUAGE_UNAVAILABLE'
   | 'ERR_YEAR_OUT_OF_RANGE'
   | 'ERR_NOT_FOUND'
+  | 'ERR_RANGE_NOT_SATISFIABLE'
   // The body store: the build on disk or at the origin.
   | 'ERR_DIST_MISSING'
   | 'ERR_MANIFEST_INVALID'

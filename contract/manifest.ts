@@ -4,6 +4,7 @@
  */
 import { hash } from 'node:crypto';
 import { z } from 'zod';
+import { buildIdPattern, downloadFilePattern } from './downloads.ts';
 
 export const manifestFileName = 'manifest.json';
 
@@ -54,8 +55,27 @@ export const manifestSchema = z.strictObject({
    * (e.g. `openapi.json`, `docs/index.html`). Nothing outside this list is reachable that way.
    */
   public: z.record(z.string(), manifestEntrySchema.extend({ contentType: z.string().min(1) })).default({}),
+  /** The data sources and their versions (data/sources.json): a change list names those that moved. */
+  sources: z.record(z.string(), z.string()).default({}),
+  /**
+   * Files served with a token that are not lookups: the exports, their index and the change lists
+   * (contract/downloads.ts). Nothing outside this list is reachable that way.
+   */
+  downloads: z.record(z.string().regex(downloadFilePattern), manifestEntrySchema.extend({ contentType: z.string().min(1) })).default({}),
+  /**
+   * The change lists: `latest` against the build this one replaced, `since` by each build kept,
+   * newest first (this one included, an empty list). Absent in a build made before change lists
+   * existed.
+   */
+  changes: z
+    .strictObject({
+      latest: z.string().regex(downloadFilePattern),
+      since: z.record(z.string().regex(buildIdPattern), z.string().regex(downloadFilePattern)),
+    })
+    .optional(),
 });
 
 export type Manifest = z.infer<typeof manifestSchema>;
 export type ManifestEntry = z.infer<typeof manifestEntrySchema>;
 export type PublicEntry = Manifest['public'][string];
+export type DownloadEntry = Manifest['downloads'][string];

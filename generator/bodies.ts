@@ -14,6 +14,8 @@ export interface IndexedBodies {
   readonly bodies: ReadonlyMap<string, string>;
   readonly ambiguous: Manifest['ambiguous'];
   readonly languages: Manifest['languages'];
+  /** A record as the API shows it, as its bodies hold it: the exports' lines, without stringifying every record again. */
+  readonly shown: (type: RecordType, record: DataRecord) => string;
 }
 
 type DerivedField = (record: DataRecord) => unknown;
@@ -207,7 +209,7 @@ export function indexData(dataset: Dataset, settings: BuildSettings, routes: rea
     else indexSingle(route, records);
   }
   if (problems.length > 0) throw new BuildError(problems);
-  return { bodies, ambiguous, languages: languages.toManifest() };
+  return { bodies, ambiguous, languages: languages.toManifest(), shown: (type, record) => project(type, record, []) };
 }
 
 /** Records per record type, for the manifest. */

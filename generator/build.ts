@@ -2,9 +2,11 @@
  * `npm run build`: data/ → load → validate → index → write → dist/ (bodies, manifest.json, and
  * the public files: openapi.json and the docs page).
  *
- *   tsx generator/build.ts [--data data] [--dist dist] [--if-missing]
+ *   tsx generator/build.ts [--data data] [--dist dist] [--if-missing] [--keep-builds 10]
  *
  * --if-missing builds only when dist/ has no manifest (used by `npm start` on a fresh clone).
+ * --keep-builds (default $KEEP_BUILDS, then 10) is how many builds' exports are kept, the new one
+ * included: a change list is written from each (changes.ts).
  * A build whose data and generator code are those of the current dist/ does nothing (a no-op
  * rebuild), unless --force. The dist directory defaults to $DIST_DIR, then `dist`, as for the proxy.
  */
@@ -25,6 +27,22 @@ export interface BuildOptions {
   readonly distDir: string;
   /** Build even when dist/ already holds a build of the same inputs. */
   readonly force?: boolean;
+  /** Builds whose exports are kept for change lists, the new one included (at least 2). */
+  readonly keepBuilds?: number;
+}
+
+export const defaultKeepBuilds = 10;
+/** The previous build is always kept whole (proxies may still read it), so fewer than 2 means nothing. */
+const keepBuildsRange = { min: 2, max: 100 } as const;
+
+/** A --keep-builds or KEEP_BUILDS value, or the BuildError that says what to give. */
+export function parseKeepBuilds(value: string | undefined, name: string): number {
+  if (value === undefined || value === '') return defaultKeepBuilds;
+  const count = Number(value);
+  if (!/^\d+$/.test(value) || count < keepBuildsRange.min || count > keepBuildsRange.max) {
+    throw new BuildError([`${name} ${JSON.stringify(value)}: expected a whole number of builds from ${keepBuildsRange.min} to ${keepBuildsRange.max}`]);
+  }
+  return count;
 }
 
 export interface BuildSummary extends WrittenBuild {
@@ -81,7 +99,7 @@ async function currentManifest(distDir: string, manifestFileName: string): Promi
   }
 }
 
-export async function buildDist({ dataDir, distDir, force = false }: BuildOptions): Promise<BuildSummary> {
+export async function buildDist({ dataDir, distDir, force = false, keepBuilds = defaultKeepBuilds }: BuildOptions): Promise<BuildSummary> {
   const inputs = await readInputs(dataDir);
   const inputsVersion = createHash('sha256')
     .update(inputs.dataVersion)
@@ -102,7 +120,10 @@ export async function buildDist({ dataDir, distDir, force = false }: BuildOption
     { countRecords, indexData },
     { buildOpenApiDocument },
     { validateData, validateSettings },
-    { writeDist },
+    { buildsRootOf, writeDist },
+    { buildExports },
+    { buildChangeLists, keptBuilds },
+    { validateSources },
   ] = await Promise.all([
     import('../contract/manifest.ts'),
     import('./load.ts'),
@@ -112,22 +133,50 @@ export async function buildDist({ dataDir, distDir, force = false }: BuildOption
     import('./openapi.ts'),
     import('./validate.ts'),
     import('./write.ts'),
+    import('./exports.ts'),
+    import('./changes.ts'),
+    import('./sources.ts'),
   ]);
   const current = await currentManifest(distDir, manifestFileName);
   const loaded = parseInputs(inputs);
   const settings = validateSettings(loaded.settings);
   const dataset = validateData(loaded.files);
-  const { bodies, ambiguous, languages } = indexData(dataset, settings, routes);
+  const sources = validateSources(loaded.sources);
+  const { bodies, ambiguous, languages, shown } = indexData(dataset, settings, routes);
   const now = new Date();
   const buildId = newBuildId(now);
   const counts = countRecords(dataset);
   const publicFiles = await buildPublicFiles(buildOpenApiDocument({ holidayYears: settings.holidayYears, dataset, currentYear: now.getUTCFullYear() }));
+  const builtAt = now.toISOString();
+  // The build being replaced, and the older ones whose exports the change lists start from.
+  const replaced = await realpath(distDir).catch(() => undefined);
+  const kept = await keptBuilds(buildsRootOf(distDir), replaced, keepBuilds);
+  const exported = await buildExports(
+    dataset,
+    shown,
+    { buildId, builtAt, dataVersion: loaded.dataVersion, sources },
+    kept.find((build) => build.dir === replaced),
+  );
+  const changeLists = await buildChangeLists(exported.index, exported.lines, kept, replaced);
   const written = await writeDist(
     distDir,
     bodies,
-    { buildId, builtAt: now.toISOString(), dataVersion: loaded.dataVersion, inputsVersion, holidayYears: settings.holidayYears, counts, ambiguous, languages },
+    {
+      buildId,
+      builtAt,
+      dataVersion: loaded.dataVersion,
+      inputsVersion,
+      holidayYears: settings.holidayYears,
+      counts,
+      ambiguous,
+      languages,
+      sources,
+      changes: changeLists.changes,
+    },
     publicFiles,
     current,
+    new Map([...exported.files, ...changeLists.files]),
+    kept.map((build) => build.dir),
   );
   return { ...written, buildId, dataVersion: loaded.dataVersion, counts, ambiguous: ambiguous.length, upToDate: false };
 }
@@ -139,8 +188,11 @@ async function main(): Promise<void> {
       dist: { type: 'string', default: process.env.DIST_DIR || 'dist' },
       'if-missing': { type: 'boolean', default: false },
       force: { type: 'boolean', default: false },
+      'keep-builds': { type: 'string' },
     },
   });
+  const keepBuilds =
+    values['keep-builds'] === undefined ? parseKeepBuilds(process.env.KEEP_BUILDS, 'KEEP_BUILDS') : parseKeepBuilds(values['keep-builds'], '--keep-builds');
   const distDir = values.dist;
   if (values['if-missing']) {
     const { manifestFileName } = await import('../contract/manifest.ts');
@@ -152,7 +204,7 @@ async function main(): Promise<void> {
     console.log(`${distDir}/ has no build yet: building it from ${values.data}/`);
   }
   const started = performance.now();
-  const summary = await buildDist({ dataDir: values.data, distDir, force: values.force });
+  const summary = await buildDist({ dataDir: values.data, distDir, force: values.force, keepBuilds });
   const seconds = ((performance.now() - started) / 1000).toFixed(2);
   if (summary.upToDate) {
     console.log(

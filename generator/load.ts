@@ -12,6 +12,8 @@ import { BuildError } from './errors.ts';
 /** Records live in `records/<recordType>.json` or, when large, `records/<recordType>/**\/*.json`. */
 const recordGlob = 'records/**/*.json';
 const settingsFile = 'build.json';
+/** Optional: a dataset without it (the test fixtures' copies) has no source versions to compare. */
+const sourcesFile = 'sources.json';
 
 export interface RecordFile {
   /** Path as shown in messages, relative to the working directory. */
@@ -23,6 +25,8 @@ export interface RecordFile {
 export interface LoadedData {
   readonly files: readonly RecordFile[];
   readonly settings: unknown;
+  /** data/sources.json parsed, undefined when there is none. */
+  readonly sources: unknown;
   /** sha256 over every input's path and bytes, so equal data gives an equal version. */
   readonly dataVersion: string;
 }
@@ -49,6 +53,7 @@ interface InputFile {
 export interface Inputs {
   readonly records: readonly InputFile[];
   readonly settings: InputFile;
+  readonly sources: InputFile | undefined;
   /** sha256 over every input's path and bytes, so equal data gives an equal version. */
   readonly dataVersion: string;
 }
@@ -65,9 +70,14 @@ export async function readInputs(dataDir: string): Promise<Inputs> {
   const settings = await read(settingsFile).catch(() => {
     throw new BuildError([`${path.join(dataDir, settingsFile)}: missing (it holds the build settings, e.g. the holiday year window)`]);
   });
+  const sources = await read(sourcesFile).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw new BuildError([`${path.join(dataDir, sourcesFile)}: cannot be read (${error.message})`]);
+  });
   const hash = createHash('sha256');
-  for (const { relativePath, bytes } of [...records, settings]) hash.update(relativePath).update('\0').update(bytes).update('\0');
-  return { records, settings, dataVersion: hash.digest('hex').slice(0, 16) };
+  for (const { relativePath, bytes } of [...records, settings, ...(sources ? [sources] : [])])
+    hash.update(relativePath).update('\0').update(bytes).update('\0');
+  return { records, settings, sources, dataVersion: hash.digest('hex').slice(0, 16) };
 }
 
 /** The inputs parsed: each record file's records by record type, and the settings. */
@@ -88,7 +98,12 @@ export function parseInputs(inputs: Inputs): LoadedData {
     files.push({ displayPath, recordType: typeName, records });
   }
   if (problems.length > 0) throw new BuildError(problems);
-  return { files, settings: parseJson(inputs.settings.displayPath, inputs.settings.bytes.toString('utf8')), dataVersion: inputs.dataVersion };
+  return {
+    files,
+    settings: parseJson(inputs.settings.displayPath, inputs.settings.bytes.toString('utf8')),
+    sources: inputs.sources && parseJson(inputs.sources.displayPath, inputs.sources.bytes.toString('utf8')),
+    dataVersion: inputs.dataVersion,
+  };
 }
 
 export async function loadData(dataDir: string): Promise<LoadedData> {

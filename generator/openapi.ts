@@ -9,6 +9,7 @@ import packageJson from '../package.json' with { type: 'json' };
 import { recordLabels, routes, type Route, routeParts } from '../contract/routes.ts';
 import { components, envelope, failure, foundResponseName, headerRefs, queryParameter, ref, type JsonObject } from './openapiComponents.ts';
 import { languageParameter } from './openapiLanguages.ts';
+import { downloadPaths, mirroringTag } from './openapiDownloads.ts';
 import { pickExamples, type ParameterExamples } from './openapiExamples.ts';
 import type { Dataset } from './validate.ts';
 
@@ -240,6 +241,7 @@ export function buildOpenApiDocument({ holidayYears, dataset, currentYear }: Ope
       true,
     ),
   };
+  Object.assign(paths, downloadPaths());
   paths['/healthz'] = {
     get: serviceOperation(
       'service-healthz',
@@ -287,6 +289,7 @@ export function buildOpenApiDocument({ holidayYears, dataset, currentYear }: Ope
     tags: [
       ...[...tags].map(([name, text]) => ({ name, description: text.charAt(0).toUpperCase() + text.slice(1) })),
       { name: 'service', description: 'Probes, build information and this documentation.' },
+      mirroringTag,
     ],
     security: [{ bearer: [] }],
     paths,

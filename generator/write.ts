@@ -11,6 +11,9 @@
  * written again: a rebuild after a small data change writes only what changed. Within a build, a
  * body already written under another key (a country by id, by code and by each of its names) is a
  * hard link to it: one copy on disk.
+ *
+ * Builds older than the previous one are removed, except the `exports/` of those the build keeps
+ * for its change lists (changes.ts): a few megabytes each, mostly hard links to one another.
  */
 import { link, lstat, mkdir, readdir, readlink, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -24,6 +27,14 @@ const writeConcurrency = 64;
 export interface PublicFile {
   readonly bytes: Buffer;
   readonly contentType: string;
+}
+
+/** A file served with a token outside the lookups (an export, a change list): its bytes, or a file holding them to link. */
+export interface DownloadFile {
+  readonly bytes: Buffer;
+  readonly contentType: string;
+  /** A file of an earlier build with exactly these bytes: hard-linked instead of written. */
+  readonly linkFrom?: string;
 }
 
 export interface WrittenBuild {
@@ -100,6 +111,24 @@ async function writePublicFiles(buildDir: string, publicFiles: ReadonlyMap<strin
   return entries;
 }
 
+async function writeDownloads(buildDir: string, downloads: ReadonlyMap<string, DownloadFile>): Promise<Manifest['downloads']> {
+  const entries: Manifest['downloads'] = {};
+  for (const file of [...downloads.keys()].sort()) {
+    const { bytes, contentType, linkFrom } = downloads.get(file) as DownloadFile;
+    const target = path.join(buildDir, file);
+    await mkdir(path.dirname(target), { recursive: true });
+    const linked =
+      linkFrom !== undefined &&
+      (await link(linkFrom, target).then(
+        () => true,
+        () => false,
+      ));
+    if (!linked) await writeFile(target, bytes);
+    entries[file] = { size: bytes.length, etag: computeEtag(bytes), contentType };
+  }
+  return entries;
+}
+
 async function currentTarget(distDir: string): Promise<string | undefined> {
   const stats = await lstat(distDir).catch(() => undefined);
   if (!stats) return undefined;
@@ -118,20 +147,31 @@ async function swapLink(distDir: string, buildDir: string): Promise<void> {
   await rename(link, distDir);
 }
 
-/** Removes builds other than the current and the previous one, and leftovers of failed builds. */
-async function pruneBuilds(buildsRoot: string, keep: readonly (string | undefined)[]): Promise<void> {
+/**
+ * Removes builds other than the current and the previous one, and leftovers of failed builds; of
+ * the builds in `keepExports`, everything but their `exports/`.
+ */
+async function pruneBuilds(buildsRoot: string, keep: readonly (string | undefined)[], keepExports: readonly string[]): Promise<void> {
   for (const entry of await readdir(buildsRoot)) {
     const full = path.join(buildsRoot, entry);
-    if (!keep.includes(full)) await rm(full, { recursive: true, force: true });
+    if (keep.includes(full)) continue;
+    if (!keepExports.includes(full)) {
+      await rm(full, { recursive: true, force: true });
+      continue;
+    }
+    for (const part of await readdir(full)) if (part !== 'exports') await rm(path.join(full, part), { recursive: true, force: true });
   }
 }
 
 export async function writeDist(
   distDir: string,
   bodies: ReadonlyMap<string, string>,
-  manifest: Omit<Manifest, 'files' | 'public'>,
+  manifest: Omit<Manifest, 'files' | 'public' | 'downloads'>,
   publicFiles: ReadonlyMap<string, PublicFile> = new Map(),
   previousManifest?: Manifest,
+  downloads: ReadonlyMap<string, DownloadFile> = new Map(),
+  /** Older builds whose exports are kept (their directories); the previous build is kept whole anyway. */
+  keepExports: readonly string[] = [],
 ): Promise<WrittenBuild> {
   const absoluteDist = path.resolve(distDir);
   const buildsRoot = buildsRootOf(absoluteDist);
@@ -144,7 +184,8 @@ export async function writeDist(
   try {
     files = await writeBodies(partialDir, bodies, linkable);
     const publicEntries = await writePublicFiles(partialDir, publicFiles);
-    await writeFile(path.join(partialDir, manifestFileName), `${JSON.stringify({ ...manifest, files, public: publicEntries })}\n`);
+    const downloadEntries = await writeDownloads(partialDir, downloads);
+    await writeFile(path.join(partialDir, manifestFileName), `${JSON.stringify({ ...manifest, files, public: publicEntries, downloads: downloadEntries })}\n`);
     const summary: BuildSummaryFile = {
       inputsVersion: manifest.inputsVersion,
       buildId: manifest.buildId,
@@ -162,6 +203,6 @@ export async function writeDist(
   }
   const previous = await currentTarget(absoluteDist);
   await swapLink(absoluteDist, buildDir);
-  await pruneBuilds(buildsRoot, [buildDir, previous]);
+  await pruneBuilds(buildsRoot, [buildDir, previous], keepExports);
   return { buildDir, files: bodies.size, bytes: Object.values(files).reduce((sum, entry) => sum + entry.size, 0) };
 }

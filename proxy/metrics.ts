@@ -40,7 +40,7 @@ export interface Metrics {
 /** Metrics off (no METRICS_PORT): every call does nothing. */
 export const noMetrics: Metrics = { request() {}, authFailure() {}, bodyCache() {}, originFetch() {} };
 
-const servicePaths = new Set(['/', '/healthz', '/readyz', '/meta', '/openapi.json', '/docs']);
+const servicePaths = new Set(['/', '/healthz', '/readyz', '/meta', '/meta/changes', '/openapi.json', '/docs']);
 
 /** The bounded route label of a request path, and its area. */
 function labelsOf(pathname: string): { route: string; area: string } {
@@ -48,6 +48,7 @@ function labelsOf(pathname: string): { route: string; area: string } {
   if (route) return { route: route.path, area: routeParts(route).area };
   if (servicePaths.has(pathname)) return { route: pathname, area: 'service' };
   if (pathname.startsWith('/docs/')) return { route: '/docs', area: 'service' };
+  if (pathname === '/exports' || pathname.startsWith('/exports/')) return { route: '/exports', area: 'service' };
   return { route: 'other', area: 'other' };
 }
 

@@ -125,6 +125,7 @@ function etagsOf(manifest: Manifest): Set<string> {
   const etags = new Set<string>();
   for (const entry of Object.values(manifest.files)) etags.add(entry.etag);
   for (const entry of Object.values(manifest.public)) etags.add(entry.etag);
+  for (const entry of Object.values(manifest.downloads)) etags.add(entry.etag);
   return etags;
 }
 

@@ -26,6 +26,7 @@ import type { ImportContext, RecordOutput } from './importer.ts';
 import { datasetImporters } from './importers.ts';
 import { assertValid, readRecords, writeRecords } from './recordsFile.ts';
 import { buildRegions } from './regions.ts';
+import { writeSourceVersions } from './sourceVersions.ts';
 import { loadIsoCountries } from './worldCountries.ts';
 
 export interface WrittenFile {
@@ -40,6 +41,8 @@ export interface ImportResult {
   readonly withdrawnCurrencies: readonly string[];
   /** What the CLDR country names came to. */
   readonly localizedNames: { readonly locales: number; readonly names: number; readonly unkeyable: readonly string[] };
+  /** data/sources.json, the sources' versions (sourceVersions.ts). */
+  readonly sources: 'written' | 'unchanged';
 }
 
 export const defaultDataDir = path.join(repositoryRoot, 'data');
@@ -138,16 +141,18 @@ export async function importReferenceData(dataDir: string = defaultDataDir): Pro
   return {
     files,
     withdrawnCurrencies: withdrawn,
+    sources: await writeSourceVersions(dataDir),
     localizedNames: { locales: localizedNames.locales.length, names: localizedNameCount, unkeyable: localizedNames.unkeyable },
   };
 }
 
 async function main(): Promise<void> {
   try {
-    const { files, withdrawnCurrencies, localizedNames } = await importReferenceData();
+    const { files, withdrawnCurrencies, localizedNames, sources } = await importReferenceData();
     for (const { file, count, outcome } of files) {
       console.log(`${path.relative(process.cwd(), file)}: ${count} records, ${outcome}`);
     }
+    console.log(`data/sources.json (the sources' versions): ${sources}`);
     console.log(`left out as withdrawn (CLDR): ${withdrawnCurrencies.join(', ') || 'none'}`);
     console.log(`country names from ${localizedNames.locales} CLDR locales: ${localizedNames.names} beside the names the countries had`);
     for (const name of localizedNames.unkeyable) console.log(`  left out, too long for a lookup key: ${name}`);

@@ -37,6 +37,7 @@ const outcomes: Readonly<Record<ErrorCode, { readonly status: number; readonly s
   ERR_LANGUAGE_UNAVAILABLE: { status: 400, shown: true },
   ERR_YEAR_OUT_OF_RANGE: { status: 404, shown: true },
   ERR_NOT_FOUND: { status: 404, shown: true },
+  ERR_RANGE_NOT_SATISFIABLE: { status: 416, shown: true },
   ERR_DIST_MISSING: { status: 503, shown: false },
   ERR_MANIFEST_INVALID: { status: 503, shown: false },
   ERR_BODY_UNREADABLE: { status: 503, shown: false },

@@ -20,6 +20,7 @@ import type { RateLimitFields } from '../rateLimits.ts';
 import type { BodyStore } from '../store.ts';
 import { methodNotAllowed, refuseMalformed, watchExchange } from './edge.ts';
 import { sendFailure } from './failure.ts';
+import { answerExport, resolveDownload } from './downloads.ts';
 import { describeBuild, probeBody } from './probes.ts';
 import { answerPublicFile, publicFileOf } from './publicFiles.ts';
 import { chooseByAcceptLanguage, resolveLanguage } from './languages.ts';
@@ -109,6 +110,14 @@ function answer(
     } else {
       const route = findRoute(pathname);
       if (!route) {
+        const download = resolveDownload(pathname, query, store, principal, deps.scopes);
+        if (download) {
+          return whenReady(deps.admission.admit(principal), (limits) =>
+            download.kind === 'file'
+              ? answerExport(request, response, ids, cors, deps.cors, store, download, limits)
+              : answerLookup(request, response, ids, cors, store, download.lookup, limits, state, deps),
+          );
+        }
         throw new ServiceError(
           'ERR_NO_OPERATION',
           `No operation at ${echo(pathname)}: paths look like /addressmanagement/api/country/getall (see the README).`,

@@ -1,6 +1,7 @@
 /**
  * The importer's promise for every dataset at once: re-importing unchanged sources rewrites
- * nothing and keeps every id, whatever order the existing record files are in.
+ * nothing (data/sources.json included) and keeps every id, whatever order the existing record
+ * files are in.
  */
 import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -29,7 +30,7 @@ describe('re-importing unchanged sources', () => {
       await writeFile(path.join(copy, file), formatRecords([...records].reverse()));
     }
 
-    const { files } = await importReferenceData(copy);
+    const { files, sources } = await importReferenceData(copy);
 
     const written = files
       .filter((file) => file.outcome === 'written')
@@ -46,5 +47,7 @@ describe('re-importing unchanged sources', () => {
       expect(await readFile(path.join(copy, file), 'utf8'), file).toBe(await readFile(path.join(dataDir, file), 'utf8'));
     }
     expect((await readdir(path.join(copy, 'records'))).sort()).toEqual((await readdir(path.join(dataDir, 'records'))).sort());
+    // data/sources.json names the versions of the sources installed and vendored now.
+    expect(sources).toBe('unchanged');
   });
 });

@@ -314,6 +314,15 @@ describe.skipIf(!nginxBinary)('nginx as the origin, over the fixture build', () 
     ]);
   });
 
+  it('answers the change lists, the exports index and an export file from nginx as local mode does', async () => {
+    await expectSameAnswers(local, proxied, ['/meta/changes', `/meta/changes?since=${manifest.buildId}`, '/exports/']);
+    const file = '/exports/countryHoliday.ndjson.gz';
+    const [fromDisk, fromNginx] = await Promise.all([local, proxied].map((service) => fetch(`${service.running.url}${file}`, { headers: auth })));
+    expect(fromNginx?.status).toBe(200);
+    expect(fromNginx?.headers.get('etag')).toBe(manifest.downloads[file.slice(1)]?.etag);
+    expect(Buffer.from(await (fromNginx as Response).arrayBuffer()).equals(Buffer.from(await (fromDisk as Response).arrayBuffer()))).toBe(true);
+  });
+
   it("404 for unknown keys, with local mode's message (the manifest decides; nginx is not asked)", async () => {
     const targets = [
       '/financemanagement/api/currency/getbycode?code=XXX',

@@ -92,6 +92,19 @@ function validatorAt(pointer: string): ValidateFunction {
 
 // ---- calling the proxy and checking the answer against the document -------------------------
 
+/** The document's path for a request path: itself, or the templated path it fills in (`/exports/{recordType}.ndjson.gz`). */
+function documentedPathOf(pathname: string): string {
+  if (at(`/paths/${pointerSegment(pathname)}`)) return pathname;
+  const pattern = (template: string): RegExp =>
+    new RegExp(
+      `^${template
+        .split(/\{[^}]+\}/)
+        .map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))
+        .join('[^/]+')}$`,
+    );
+  return Object.keys(document.paths as Json).find((template) => template.includes('{') && pattern(template).test(pathname)) ?? pathname;
+}
+
 /** Operation and status pairs checked against the document. */
 const checked = new Set<string>();
 
@@ -113,10 +126,11 @@ async function check(
   const text = await response.text();
   const pathname = target.split('?')[0] as string;
   const where = `${method} ${target} → ${response.status}`;
+  const documentedPath = documentedPathOf(pathname);
 
-  expect(at(`/paths/${pointerSegment(pathname)}/get`), `${where}: operation documented`).toBeDefined();
+  expect(at(`/paths/${pointerSegment(documentedPath)}/get`), `${where}: operation documented`).toBeDefined();
   // OpenAPI 3.1 §4.8.16: the status's own response, else its range (4XX), else the default.
-  const responses = `/paths/${pointerSegment(pathname)}/get/responses`;
+  const responses = `/paths/${pointerSegment(documentedPath)}/get/responses`;
   const key = [String(response.status), `${String(response.status)[0]}XX`, 'default'].find((candidate) => at(`${responses}/${candidate}`) !== undefined);
   const responsePointer = follow(`${responses}/${key ?? response.status}`);
   const documented = at(responsePointer);
@@ -276,6 +290,28 @@ describe('the proxy answers as the document says', () => {
     expect((await check('/meta', { token: null })).status).toBe(401);
     expect((await check('/healthz', { token: null })).status).toBe(200);
     expect((await check('/readyz', { token: null })).status).toBe(200);
+  });
+
+  it('the mirroring extensions: the change lists, the exports index and an export file, with their failures', async () => {
+    expect((await check('/meta/changes')).status).toBe(200);
+    expect((await check(`/meta/changes?since=${manifest.buildId}`)).status).toBe(200);
+    expect((await check('/meta/changes?since=20200101T000000Z-abcdef')).status).toBe(404);
+    expect((await check('/meta/changes?since=yesterday')).status).toBe(400);
+    expect((await check('/meta/changes', { token: null })).status).toBe(401);
+    const index = await check('/exports');
+    expect(index.status).toBe(200);
+    expect((await check('/exports', { headers: { 'If-None-Match': index.headers.get('etag') ?? '' } })).status).toBe(304);
+    const file = await check('/exports/country.ndjson.gz');
+    expect(file.status).toBe(200);
+    expect((await check('/exports/country.ndjson.gz', { headers: { Range: 'bytes=0-9' } })).status).toBe(206);
+    expect((await check('/exports/country.ndjson.gz', { headers: { Range: 'bytes=99999999-' } })).status).toBe(416);
+    expect((await check('/exports/country.ndjson.gz', { headers: { 'If-None-Match': file.headers.get('etag') ?? '' } })).status).toBe(304);
+    expect((await check('/exports/planet.ndjson.gz')).status).toBe(404);
+    expect((await check('/exports/bank.ndjson.gz', { token: scopedKey, via: () => strictProxy })).status).toBe(403);
+    expect((await check('/exports/bank.ndjson.gz', { token: null })).status).toBe(401);
+    for (const operation of ['/meta/changes', '/exports', '/exports/{recordType}.ndjson.gz']) {
+      expect(at(`/paths/${pointerSegment(operation)}/get`)?.['x-extension'], operation).toBe(true);
+    }
   });
 
   it('checked every operation for success and failure', () => {

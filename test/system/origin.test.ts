@@ -205,6 +205,26 @@ describe('origin mode', () => {
     }
   });
 
+  it('serves the change lists and the exports as local mode does: each file fetched once, checked against the manifest', async () => {
+    const { buildId } = local.build.current().manifest;
+    for (const target of ['/meta/changes', `/meta/changes?since=${buildId}`, '/exports/']) {
+      expect(await call(proxied, target), target).toEqual(await call(local, target));
+    }
+    const file = '/exports/country.ndjson.gz';
+    const before = origin.hits.get(file) ?? 0;
+    const [fromDisk, fromOrigin] = await Promise.all([local, proxied].map((service) => fetch(`${service.running.url}${file}`, { headers: auth })));
+    expect(fromOrigin?.status).toBe(200);
+    for (const header of ['etag', 'content-type', 'content-length', 'accept-ranges', 'content-disposition']) {
+      expect(fromOrigin?.headers.get(header), header).toBe(fromDisk?.headers.get(header));
+    }
+    const bytes = Buffer.from(await (fromOrigin as Response).arrayBuffer());
+    expect(bytes.equals(Buffer.from(await (fromDisk as Response).arrayBuffer()))).toBe(true);
+    const part = await fetch(`${proxied.running.url}${file}`, { headers: { ...auth, Range: 'bytes=10-19' } });
+    expect(part.status).toBe(206);
+    expect(Buffer.from(await part.arrayBuffer()).equals(bytes.subarray(10, 20))).toBe(true);
+    expect((origin.hits.get(file) ?? 0) - before).toBe(1);
+  });
+
   it('switches to a new build the origin serves, never mixing builds', async () => {
     const dataDir = await copyFixture();
     const currencyFile = path.join(dataDir, 'records', 'currency.json');
@@ -216,7 +236,10 @@ describe('origin mode', () => {
     expect(uncached).toMatchObject({ status: 503, message: expect.stringMatching(/switching builds/) });
     await proxied.build.reload('test');
     expect(proxied.build.current().manifest.buildId).toBe(built.buildId);
-    expect((await call(proxied, tryCurrency)).body).toMatchObject({ name: 'Türk Lirası' });
+    const lira = (await call(proxied, tryCurrency)).body as { id: string };
+    expect(lira).toMatchObject({ name: 'Türk Lirası' });
+    // The new build's change list, from the origin: the one field that changed.
+    expect((await call(proxied, '/meta/changes')).body).toMatchObject({ records: { currency: { changed: [{ id: lira.id, fields: ['name'] }] } } });
   });
 });
 

@@ -1,4 +1,5 @@
 /** The real data in data/, built and served end to end: what a client of `npm start` sees. */
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import path from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
@@ -202,5 +203,25 @@ describe('compression, on real bodies', () => {
     const head = await raw(countries, 'br', 'HEAD');
     expect(head.headers['content-encoding']).toBeUndefined();
     expect(Number(head.headers['content-length'])).toBe((await raw(countries, 'identity')).body.length);
+  });
+});
+
+describe('the exports and change list of a first build, on the real data', () => {
+  it('exports every record the build serves: the counts of /meta, and Caferağa (34710) among the neighbourhoods', async () => {
+    const index = await body<{ exports: Record<string, { path: string; records: number; sha256: string }> }>('/exports/');
+    const meta = await body<{ counts: Record<string, number> }>('/meta');
+    expect(Object.fromEntries(Object.entries(index.exports).map(([type, entry]) => [type, entry.records]))).toEqual(meta.counts);
+    const response = await fetch(`${proxy.url}/exports/neighborhood.ndjson.gz`, { headers: { Authorization: `Bearer ${testKey}` } });
+    const bytes = Buffer.from(await response.arrayBuffer());
+    expect(createHash('sha256').update(bytes).digest('hex')).toBe(index.exports.neighborhood?.sha256);
+    const lines = gunzipSync(bytes).toString('utf8').trimEnd().split('\n');
+    expect(lines).toHaveLength(meta.counts.neighborhood ?? -1);
+    expect(lines.map((line) => JSON.parse(line) as { name: string; zipCode: string })).toContainEqual(
+      expect.objectContaining({ name: 'Caferağa Mah', zipCode: '34710' }),
+    );
+  });
+
+  it('/meta/changes of a first build says there was none before it', async () => {
+    expect(await body('/meta/changes')).toMatchObject({ from: null, records: {}, sources: [] });
   });
 });

@@ -7,7 +7,7 @@ import { settingNames } from '../../proxy/config.ts';
 const readme = readFileSync(path.resolve(import.meta.dirname, '../../README.md'), 'utf8');
 
 describe('the configuration table of the README', () => {
-  it('is one table, listing every variable the service reads and the one npm run token reads, and no other', () => {
+  it('is one table, listing every variable the service reads and the ones npm run token and npm run build read, and no other', () => {
     const tables = readme.split('\n').filter((line) => line.startsWith('| Variable | Default | Meaning |'));
     expect(tables).toHaveLength(1);
     const start = readme.indexOf('| Variable | Default | Meaning |');
@@ -18,6 +18,6 @@ describe('the configuration table of the README', () => {
         rows.findIndex((line) => !line.startsWith('|')),
       )
       .flatMap((line) => [...(line.split('|')[1] ?? '').matchAll(/`([A-Z_]+)`/g)].map((match) => match[1]));
-    expect([...listed].sort()).toEqual([...settingNames, 'JWT_PRIVATE_KEY'].sort());
+    expect([...listed].sort()).toEqual([...settingNames, 'JWT_PRIVATE_KEY', 'KEEP_BUILDS'].sort());
   });
 });

@@ -1,0 +1,136 @@
+/**
+ * The change lists: what changed between a kept build and this one, per record type the ids added,
+ * removed and changed (with the shown fields whose values differ), and the sources whose versions
+ * moved. Worked out at build time from the kept builds' exports, one list per kept build, so that
+ * a request for one is a file like any other and nothing is compared per request.
+ *
+ * A kept build is a directory beside this one under `.dist-builds/` with an exports index: the
+ * current and the previous build whole, older ones down to their `exports/` (write.ts prunes them).
+ * A type whose NDJSON hash is the same in both builds is not read at all.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { gunzip } from 'node:zlib';
+import { changeListFile, exportFile, firstChangeListFile, type ChangeList, type ExportsIndex, type RecordChanges } from '../contract/downloads.ts';
+import { jsonType } from '../contract/http.ts';
+import type { Manifest } from '../contract/manifest.ts';
+import { recordTypes, type RecordType } from '../contract/routes.ts';
+import { readExportsIndex } from './exports.ts';
+import { movedSources } from './sources.ts';
+import type { DownloadFile } from './write.ts';
+
+const decompress = promisify(gunzip);
+
+/** A build whose exports are kept: its directory and its exports index. */
+export interface KeptBuild {
+  readonly dir: string;
+  readonly index: ExportsIndex;
+}
+
+/**
+ * The builds under `buildsRoot` whose exports a new build keeps: the one it replaces (`previousDir`)
+ * first when it has exports, then the newest others, `keep - 1` in all (the new build is the
+ * `keep`th). Unfinished builds (`.partial`) and directories without a readable index are left out.
+ */
+export async function keptBuilds(buildsRoot: string, previousDir: string | undefined, keep: number): Promise<KeptBuild[]> {
+  const entries = await readdir(buildsRoot).catch(() => [] as string[]);
+  const found: KeptBuild[] = [];
+  for (const entry of entries.filter((name) => !name.endsWith('.partial'))) {
+    const dir = path.join(buildsRoot, entry);
+    const index = await readExportsIndex(dir);
+    if (index) found.push({ dir, index });
+  }
+  const newestFirst = found.sort((a, b) => (a.index.builtAt < b.index.builtAt ? 1 : a.index.builtAt > b.index.builtAt ? -1 : 0));
+  const previous = newestFirst.find((build) => build.dir === previousDir);
+  const others = newestFirst.filter((build) => build !== previous);
+  return [...(previous ? [previous] : []), ...others].slice(0, keep - 1);
+}
+
+/** The id a line starts with (`{"id":"…"`, as exportLines writes every record), else the parsed record's. */
+function idOf(line: string): string {
+  const quoted = /^\{"id":("(?:[^"\\]|\\.)*")/.exec(line)?.[1];
+  return quoted === undefined ? String((JSON.parse(line) as { id: unknown }).id) : (JSON.parse(quoted) as string);
+}
+
+/** The fields whose values differ between two versions of a record, in the newer one's order. */
+function changedFields(before: Record<string, unknown>, after: Record<string, unknown>): string[] {
+  const fields = [...new Set([...Object.keys(after), ...Object.keys(before)])];
+  return fields.filter((field) => JSON.stringify(before[field]) !== JSON.stringify(after[field]));
+}
+
+/** One type's changes from `before` to `after` (export lines): added and changed in the new data order, removed in the old. */
+export function compareLines(before: readonly string[], after: readonly string[]): RecordChanges {
+  const earlier = new Map(before.map((line) => [idOf(line), line]));
+  const added: string[] = [];
+  const changed: RecordChanges['changed'] = [];
+  for (const line of after) {
+    const id = idOf(line);
+    const old = earlier.get(id);
+    earlier.delete(id);
+    if (old === undefined) added.push(id);
+    else if (old !== line) {
+      const fields = changedFields(JSON.parse(old) as Record<string, unknown>, JSON.parse(line) as Record<string, unknown>);
+      if (fields.length > 0) changed.push({ id, fields });
+    }
+  }
+  return { added, removed: [...earlier.keys()], changed };
+}
+
+async function readLines(build: KeptBuild, type: RecordType): Promise<string[]> {
+  if (!build.index.exports[type]) return [];
+  const text = (await decompress(await readFile(path.join(build.dir, exportFile(type))))).toString('utf8');
+  return text === '' ? [] : text.slice(0, -1).split('\n');
+}
+
+/** What is written: the change-list files, and the manifest's `changes`. */
+export interface BuiltChangeLists {
+  readonly files: ReadonlyMap<string, DownloadFile>;
+  readonly changes: NonNullable<Manifest['changes']>;
+}
+
+const referenceOf = ({ buildId, builtAt, dataVersion }: ExportsIndex): ChangeList['to'] => ({ buildId, builtAt, dataVersion });
+
+/**
+ * A change list from each kept build, one that is empty from this build to itself (a mirror that is
+ * current asks for that), and `latest`: against `replaced`, the build this one replaces, or the
+ * first-build list (from: null) when it has no exports to compare with.
+ */
+export async function buildChangeLists(
+  current: ExportsIndex,
+  lines: ReadonlyMap<RecordType, readonly string[]>,
+  kept: readonly KeptBuild[],
+  replaced: string | undefined,
+): Promise<BuiltChangeLists> {
+  const files = new Map<string, DownloadFile>();
+  // Newest first, as the proxy names them when a build asked for is not kept.
+  const since: Record<string, string> = { [current.buildId]: changeListFile(current.buildId) };
+  const add = (file: string, list: ChangeList): void => {
+    files.set(file, { bytes: Buffer.from(JSON.stringify(list)), contentType: jsonType });
+  };
+  // Kept builds often share a type's file (hard-linked while it did not change): compared once.
+  const compared = new Map<string, RecordChanges>();
+  for (const build of kept) {
+    const records: ChangeList['records'] = {};
+    for (const type of recordTypes) {
+      const before = build.index.exports[type];
+      const after = current.exports[type];
+      if (before?.ndjson.sha256 === after?.ndjson.sha256) continue;
+      const memo = `${type}:${before?.sha256 ?? 'none'}`;
+      let changes = compared.get(memo);
+      if (!changes) {
+        changes = compareLines(await readLines(build, type), lines.get(type) ?? []);
+        compared.set(memo, changes);
+      }
+      if (changes.added.length + changes.removed.length + changes.changed.length > 0) records[type] = changes;
+    }
+    const file = changeListFile(build.index.buildId);
+    add(file, { from: referenceOf(build.index), to: referenceOf(current), records, sources: movedSources(build.index.sources, current.sources) });
+    since[build.index.buildId] = file;
+  }
+  add(changeListFile(current.buildId), { from: referenceOf(current), to: referenceOf(current), records: {}, sources: [] });
+  const replacedBuild = kept.find((build) => build.dir === replaced);
+  if (replacedBuild) return { files, changes: { latest: changeListFile(replacedBuild.index.buildId), since } };
+  add(firstChangeListFile, { from: null, to: referenceOf(current), records: {}, sources: [] });
+  return { files, changes: { latest: firstChangeListFile, since } };
+}

@@ -1,0 +1,155 @@
+/**
+ * The mirroring files (contract/downloads.ts), each with a token: /exports/ (the index) and
+ * /meta/changes (a change list), answered in the envelope as lookups are; and /exports/<type>.ndjson.gz,
+ * the file itself, with ranges. A path or a `since` is only ever a key into the manifest's lists:
+ * nothing a client sends reaches the file system.
+ */
+import type http from 'node:http';
+import { buildIdForm, buildIdPattern, exportFile, exportsIndexFile, gzipType, recordAreas } from '../../contract/downloads.ts';
+import { ServiceError } from '../../contract/errors.ts';
+import { cacheControl, varyOf } from '../../contract/http.ts';
+import type { DownloadEntry, Manifest } from '../../contract/manifest.ts';
+import type { RecordType } from '../../contract/routes.ts';
+import { authorize } from '../auth/authenticate.ts';
+import type { Principal } from '../auth/principal.ts';
+import type { Config } from '../config.ts';
+import type { Lookup } from '../manifestIndex.ts';
+import { matchesIfNoneMatch, type CorsPolicy } from '../negotiation.ts';
+import type { RateLimitFields } from '../rateLimits.ts';
+import type { BodyStore } from '../store.ts';
+import { collectParams, echo } from './query.ts';
+import { sendNotModified, whenReady } from './respond.ts';
+import { requestedRange } from './ranges.ts';
+import type { RequestIds } from './tracing.ts';
+
+/** A JSON file answered in the envelope (the index, a change list), or an export file answered as it is. */
+export type Download = { readonly kind: 'envelope'; readonly lookup: Lookup } | { readonly kind: 'file'; readonly lookup: Lookup; readonly name: string };
+
+/** An export's file by its lower-cased request path, `/exports/countryholiday.ndjson.gz`: worked out once per build. */
+const exportsByPath = new WeakMap<Manifest, ReadonlyMap<string, { readonly file: string; readonly type: RecordType }>>();
+
+function exportsOf(manifest: Manifest): ReadonlyMap<string, { readonly file: string; readonly type: RecordType }> {
+  let byPath = exportsByPath.get(manifest);
+  if (!byPath) {
+    byPath = new Map(
+      (Object.keys(recordAreas) as RecordType[])
+        .map((type) => ({ type, file: exportFile(type) }))
+        .filter(({ file }) => Object.hasOwn(manifest.downloads, file))
+        .map((entry) => [`/${entry.file.toLowerCase()}`, entry]),
+    );
+    exportsByPath.set(manifest, byPath);
+  }
+  return byPath;
+}
+
+function listed(manifest: Manifest, file: string, missing: string): Lookup {
+  const entry: DownloadEntry | undefined = manifest.downloads[file];
+  if (!entry) throw new ServiceError('ERR_NO_FILE', missing);
+  return { file, entry };
+}
+
+const noExports = 'This build has no exports (it was made before they existed): run npm run build again.';
+
+/** The change list a /meta/changes query asks for: the latest, or the one since a kept build. */
+function changeList(query: string, manifest: Manifest): Lookup {
+  const { changes } = manifest;
+  if (!changes) throw new ServiceError('ERR_NO_FILE', 'This build has no change lists (it was made before they existed): run npm run build again.');
+  const values = collectParams(query).get('since');
+  if (values === undefined) return listed(manifest, changes.latest, noExports);
+  if (values.length > 1)
+    throw new ServiceError('ERR_PARAM_REPEATED', `Query parameter since is given ${values.length} times: give it once, as ${buildIdForm}.`);
+  const since = values[0] ?? '';
+  if (!buildIdPattern.test(since)) throw new ServiceError('ERR_PARAM_INVALID', `Query parameter since is ${echo(since)}: expected ${buildIdForm}.`);
+  const file = changes.since[since];
+  if (file === undefined) {
+    const kept = Object.keys(changes.since).join(', ');
+    throw new ServiceError(
+      'ERR_NOT_FOUND',
+      `Build ${since} is not kept, so there is no change list since it: the kept builds are ${kept}. Start again from the exports at /exports/.`,
+    );
+  }
+  return listed(manifest, file, noExports);
+}
+
+/**
+ * The download a path names, after the scope its record type needs; undefined when the path is not
+ * one (the caller answers 404). Paths match in any letter case, with one trailing slash ignored.
+ */
+export function resolveDownload(
+  pathname: string,
+  query: string,
+  store: BodyStore,
+  principal: Principal,
+  scopes: Config['auth']['scopes'],
+): Download | undefined {
+  const path = (pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname).toLowerCase();
+  const { manifest } = store;
+  if (path === '/meta/changes') return { kind: 'envelope', lookup: changeList(query, manifest) };
+  if (path === '/exports' || path === '/exports/index') return { kind: 'envelope', lookup: listed(manifest, exportsIndexFile, noExports) };
+  if (!path.startsWith('/exports/')) return undefined;
+  const found = exportsOf(manifest).get(path);
+  if (!found) {
+    throw new ServiceError('ERR_NO_FILE', `No export at ${echo(pathname)}: /exports/ lists them, one per record type, such as /exports/country.ndjson.gz.`);
+  }
+  authorize(principal, recordAreas[found.type], scopes);
+  return { kind: 'file', lookup: listed(manifest, found.file, noExports), name: found.file.slice('exports/'.length) };
+}
+
+/**
+ * An export file as it is (application/gzip, for a client to save: not a Content-Encoding), with
+ * its strong ETag: 304 for If-None-Match, one range (206) or 416, If-Range, HEAD.
+ */
+export function answerExport(
+  request: http.IncomingMessage,
+  response: http.ServerResponse,
+  { requestId }: RequestIds,
+  cors: Readonly<Record<string, string>>,
+  policy: CorsPolicy,
+  store: BodyStore,
+  { lookup: { file, entry }, name }: Extract<Download, { kind: 'file' }>,
+  limits: RateLimitFields | undefined,
+): void | Promise<void> {
+  const method = request.method ?? 'GET';
+  const headers: http.OutgoingHttpHeaders = {
+    ETag: entry.etag,
+    'Cache-Control': cacheControl,
+    'X-Data-Version': store.manifest.dataVersion,
+    Vary: varyOf('download', policy.origins !== '*'),
+    'X-Request-Id': requestId,
+    'Accept-Ranges': 'bytes',
+    ...limits,
+    ...cors,
+  };
+  if (matchesIfNoneMatch(request.headers['if-none-match'], entry.etag)) return sendNotModified(response, headers);
+  headers['Content-Type'] = gzipType;
+  headers['Content-Disposition'] = `attachment; filename="${name}"`;
+  // Range is defined for GET only (§14.2): a HEAD gets the whole file's headers.
+  const range = method === 'GET' ? requestedRange(request.headers.range, headerOf(request, 'if-range'), entry.etag, entry.size) : { kind: 'whole' as const };
+  if (range.kind === 'unsatisfiable') {
+    throw new ServiceError('ERR_RANGE_NOT_SATISFIABLE', `The range ${echo(request.headers.range ?? '')} is outside the file's ${entry.size} bytes.`, {
+      'Content-Range': `bytes */${entry.size}`,
+    });
+  }
+  if (method === 'HEAD') {
+    response.writeHead(200, { ...headers, 'Content-Length': entry.size });
+    return void response.end();
+  }
+  return whenReady(store.cached(entry) ?? store.read(file, entry), (bytes) => {
+    if (range.kind === 'whole') {
+      response.writeHead(200, { ...headers, 'Content-Length': bytes.length });
+      return void response.end(bytes);
+    }
+    response.writeHead(206, {
+      ...headers,
+      'Content-Range': `bytes ${range.start}-${range.end}/${bytes.length}`,
+      'Content-Length': range.end - range.start + 1,
+    });
+    response.end(bytes.subarray(range.start, range.end + 1));
+  });
+}
+
+/** A request header given once; repeated, it is read as its first value. */
+function headerOf(request: http.IncomingMessage, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
