@@ -44,16 +44,20 @@ export interface CorsPolicy {
 }
 
 /**
- * Headers a script may read from a response, besides the CORS-safelisted ones: the validator, the
- * request id, the data version, the token challenge, when to retry, and the rate limit.
+ * Headers a script may read from a response, besides the CORS-safelisted ones (Content-Language is
+ * one): the validator, the request id, the data version, the token challenge, when to retry, the
+ * rate limit, and what a script resuming an export download needs (its range and file name).
  */
-const exposedHeaders = 'ETag, X-Request-Id, X-Data-Version, WWW-Authenticate, Retry-After, RateLimit, RateLimit-Policy';
+const exposedHeaders =
+  'ETag, X-Request-Id, X-Data-Version, WWW-Authenticate, Retry-After, RateLimit, RateLimit-Policy, Accept-Ranges, Content-Range, Content-Disposition';
 
 /**
  * The request headers a preflight allows when it names none (Access-Control-Request-Headers absent
- * or unreadable): the token, revalidation, and what tracing and error-reporting libraries add.
+ * or unreadable): the token, revalidation, resuming an export download (a Range with more than one
+ * range is not CORS-safelisted), and what tracing and error-reporting libraries add.
  */
-const defaultAllowedHeaders = 'Authorization, If-None-Match, Cache-Control, Content-Type, X-Request-Id, traceparent, tracestate, baggage, sentry-trace';
+const defaultAllowedHeaders =
+  'Authorization, If-None-Match, If-Range, Range, Cache-Control, Content-Type, X-Request-Id, traceparent, tracestate, baggage, sentry-trace';
 /** A comma-separated list of header names (RFC 9110 §5.6.2 tokens), at most 2 KB: what may be echoed. */
 const headerNameList = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+(?:[ \t]*,[ \t]*[!#$%&'*+.^_`|~0-9A-Za-z-]+)*$/;
 /** Preflights are cached by browsers for a day (Chromium caps it at two hours). */

@@ -135,7 +135,8 @@ describe('CORS', () => {
       'access-control-allow-origin': '*',
       'access-control-allow-methods': 'GET, HEAD, OPTIONS',
       'access-control-allow-headers': 'authorization, if-none-match, traceparent, baggage, sentry-trace, x-request-id',
-      'access-control-expose-headers': 'ETag, X-Request-Id, X-Data-Version, WWW-Authenticate, Retry-After, RateLimit, RateLimit-Policy',
+      'access-control-expose-headers':
+        'ETag, X-Request-Id, X-Data-Version, WWW-Authenticate, Retry-After, RateLimit, RateLimit-Policy, Accept-Ranges, Content-Range, Content-Disposition',
       'access-control-max-age': '86400',
     });
     expect(response.headers.get('vary')).toBe('Access-Control-Request-Headers');
@@ -146,7 +147,7 @@ describe('CORS', () => {
       const response = await preflight(asked);
       expect(response.status, String(asked)).toBe(204);
       expect(response.headers.get('access-control-allow-headers'), String(asked)).toBe(
-        'Authorization, If-None-Match, Cache-Control, Content-Type, X-Request-Id, traceparent, tracestate, baggage, sentry-trace',
+        'Authorization, If-None-Match, If-Range, Range, Cache-Control, Content-Type, X-Request-Id, traceparent, tracestate, baggage, sentry-trace',
       );
     }
   });
