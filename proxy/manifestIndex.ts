@@ -1,7 +1,7 @@
 /**
  * A build's manifest, read without holding up requests, and the index a request finds its body in.
  *
- * The real manifest is about 10 MB with 66,000 body files. Parsed, checked and indexed in one go it
+ * The real manifest is about 24 MB with 174,000 body files (10 MB and 66,000 when this was written). Parsed, checked and indexed in one go it
  * held each worker's event loop for 200 to 300 ms on every build switch (the slowest request of a
  * steady client: 320 ms, `npm run bench:switch`). Now JSON.parse runs on a worker thread, which
  * hands back the body files as flat lists, and the main thread checks and indexes them a slice at a
@@ -17,12 +17,21 @@ export interface Lookup {
   readonly entry: ManifestEntry;
 }
 
-/** The manifest's body files by route path, then by their keys joined with `/` (routes.ts bodyPath, read backwards). */
-export type LookupIndex = ReadonlyMap<string, ReadonlyMap<string, Lookup>>;
+/**
+ * The manifest's body files by route path, then by their keys joined with `/` (routes.ts bodyPath,
+ * read backwards). Only the entries are kept: a file's path is its route and key, put back together
+ * when it is found. With 170,000 files every byte per file counts in each worker: the index holds
+ * each key once, as a string of its own (not a slice that would keep the whole list of paths
+ * alive), and no second table of files by path.
+ */
+export type LookupIndex = ReadonlyMap<string, ReadonlyMap<string, ManifestEntry>>;
+
+/** The manifest as a proxy keeps it: everything but the list of body files, which the index holds. */
+export type ServedManifest = Omit<Manifest, 'files'>;
 
 /** A manifest and the index of its lookups, ready to serve from. */
 export interface OpenedManifest {
-  readonly manifest: Manifest;
+  readonly manifest: ServedManifest;
   readonly index: LookupIndex;
 }
 
@@ -121,50 +130,69 @@ export async function readManifest(bytes: Uint8Array, where: string): Promise<Op
   const head = manifestHeadSchema.safeParse(parsed.head);
   if (!head.success) throw invalid(describeIssue(head.error.issues[0]));
 
-  const paths = parsed.paths === '' ? [] : parsed.paths.split('\n');
+  // The paths as bytes, one per character (keys are ASCII; anything else fails bodyFilePattern or is
+  // checked as decoded): each key is decoded from them into a string of its own (see LookupIndex).
+  const paths = Buffer.from(parsed.paths, 'latin1');
   const etags = parsed.etags.split('\n');
   const { sizes } = parsed;
-  const files: Record<string, ManifestEntry> = {};
-  const index = new Map<string, Map<string, Lookup>>();
-  for (let start = 0; start < paths.length; start += entriesPerTurn) {
-    if (start > 0) await yieldToRequests();
-    const end = Math.min(paths.length, start + entriesPerTurn);
-    for (let position = start; position < end; position++) {
-      const file = paths[position] as string;
-      const entry = manifestEntrySchema.safeParse({ size: sizes[position], etag: etags[position] });
-      if (!entry.success) throw invalid(`files.${file}.${describeIssue(entry.error.issues[0])}`);
-      if (!bodyFilePattern.test(file)) throw invalid(`${JSON.stringify(file.slice(0, 200))} is not a body file's path`);
-      files[file] = entry.data;
-      addLookup(index, file, entry.data);
-    }
+  const index = new Map<string, Map<string, ManifestEntry>>();
+  let position = 0;
+  let start = 0;
+  while (start < paths.length) {
+    if (position > 0 && position % entriesPerTurn === 0) await yieldToRequests();
+    const newline = paths.indexOf(0x0a, start);
+    const end = newline === -1 ? paths.length : newline;
+    const file = paths.toString('latin1', start, end);
+    const entry = manifestEntrySchema.safeParse({ size: sizes[position], etag: etags[position] });
+    if (!entry.success) throw invalid(`files.${file}.${describeIssue(entry.error.issues[0])}`);
+    if (!bodyFilePattern.test(file)) throw invalid(`${JSON.stringify(file.slice(0, 200))} is not a body file's path`);
+    addLookup(index, file, entry.data, paths, start);
+    position++;
+    start = end + 1;
   }
-  return { manifest: { ...head.data, files }, index };
+  return { manifest: head.data, index };
 }
 
-/** Files a body under its route (the path's first four segments) and its key (the rest, joined by `/`). */
-function addLookup(index: Map<string, Map<string, Lookup>>, file: string, entry: ManifestEntry): void {
+/**
+ * Files a body under its route (the path's first four segments) and its key (the rest, joined by
+ * `/`), the key decoded afresh from `bytes` (the path's bytes start at `offset`) where they are given.
+ */
+function addLookup(index: Map<string, Map<string, ManifestEntry>>, file: string, entry: ManifestEntry, bytes?: Buffer, offset = 0): void {
   let fourthSlash = file.indexOf('/');
   for (let slash = 1; slash < 4 && fourthSlash !== -1; slash++) fourthSlash = file.indexOf('/', fourthSlash + 1);
   // A list of everything (`…/getall.json`) has no key: its route runs to `.json`.
   const routeEnd = fourthSlash === -1 ? file.length - '.json'.length : fourthSlash;
   const routePath = `/${file.slice(0, routeEnd)}`;
-  const key = fourthSlash === -1 ? '' : file.slice(fourthSlash + 1, -'.json'.length);
+  const keyEnd = file.length - '.json'.length;
+  const key = fourthSlash === -1 ? '' : bytes ? bytes.toString('latin1', offset + fourthSlash + 1, offset + keyEnd) : file.slice(fourthSlash + 1, keyEnd);
   let byKey = index.get(routePath);
   if (!byKey) {
     byKey = new Map();
     index.set(routePath, byKey);
   }
-  byKey.set(key, { file, entry });
+  byKey.set(key, entry);
 }
 
 /** Indexes a manifest already in memory, at once (tests and tools; a serving process uses readManifest). */
 export function indexLookups(manifest: Manifest): LookupIndex {
-  const index = new Map<string, Map<string, Lookup>>();
+  const index = new Map<string, Map<string, ManifestEntry>>();
   for (const [file, entry] of Object.entries(manifest.files)) addLookup(index, file, entry);
   return index;
 }
 
+/** A body file's path from its route path and key: the generator's bodyPath, for a key already joined. */
+function fileOf(routePath: string, key: string): string {
+  return key === '' ? `${routePath.slice(1)}.json` : `${routePath.slice(1)}/${key}.json`;
+}
+
 /** Finds a lookup in an index: one key as it is, several joined as in the body's path. */
 export function findLookup(index: LookupIndex, routePath: string, keys: readonly string[]): Lookup | undefined {
-  return index.get(routePath)?.get(keys.length === 1 ? (keys[0] as string) : keys.join('/'));
+  const key = keys.length === 1 ? (keys[0] as string) : keys.join('/');
+  const entry = index.get(routePath)?.get(key);
+  return entry && { file: fileOf(routePath, key), entry };
+}
+
+/** Every body file of an index with its entry. */
+export function* lookupsOf(index: LookupIndex): Generator<Lookup> {
+  for (const [routePath, byKey] of index) for (const [key, entry] of byKey) yield { file: fileOf(routePath, key), entry };
 }

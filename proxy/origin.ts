@@ -8,8 +8,8 @@
  * whole, checked against the manifest's hash, cached, then answered as local mode answers them.
  */
 import { Agent, errors, request } from 'undici';
-import { computeEtag, manifestFileName, type Manifest } from '../contract/manifest.ts';
-import { findLookup, readManifest } from './manifestIndex.ts';
+import { computeEtag, manifestFileName } from '../contract/manifest.ts';
+import { findLookup, lookupsOf, readManifest } from './manifestIndex.ts';
 import type { OriginCopy } from './originCopy.ts';
 import { StoreError, type BodyCache, type BodyStore } from './store.ts';
 import { noMetrics, type Metrics } from './metrics.ts';
@@ -110,7 +110,7 @@ export async function openOriginStore(origin: OriginClient, cache: BodyCache, co
   const saved = { bytes: Buffer.from(response.body), originTag: response.etag };
   const store = await storeFromManifest(response.body, `the origin's ${manifestFileName}`, response.etag, origin, cache, copy);
   void copy.saveManifest(saved);
-  void copy.prune(etagsOf(store.manifest));
+  void copy.prune(etagsOf(store));
   return store;
 }
 
@@ -121,9 +121,10 @@ export async function openSavedOriginStore(origin: OriginClient, cache: BodyCach
   return storeFromManifest(saved.bytes, `the saved copy of the origin's ${manifestFileName}`, saved.originTag, origin, cache, copy);
 }
 
-function etagsOf(manifest: Manifest): Set<string> {
+/** The ETags of every file a store's build lists: what its saved copy keeps. */
+function etagsOf({ manifest, lookups }: Pick<BodyStore, 'manifest' | 'lookups'>): Set<string> {
   const etags = new Set<string>();
-  for (const entry of Object.values(manifest.files)) etags.add(entry.etag);
+  for (const { entry } of lookups()) etags.add(entry.etag);
   for (const entry of Object.values(manifest.public)) etags.add(entry.etag);
   for (const entry of Object.values(manifest.downloads)) etags.add(entry.etag);
   return etags;
@@ -157,6 +158,7 @@ async function storeFromManifest(
     source: origin.base,
     manifestTag,
     find: (routePath, keys) => findLookup(index, routePath, keys),
+    lookups: () => lookupsOf(index),
     cached: (entry) => cache.get(entry.etag),
     read: async (file, entry) => {
       const body = await cache.fetch(entry.etag, { context: () => load(file, entry.etag) });

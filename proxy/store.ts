@@ -8,8 +8,8 @@ import { readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { LRUCache } from 'lru-cache';
 import { ServiceError, type ErrorCode } from '../contract/errors.ts';
-import { manifestFileName, type Manifest, type ManifestEntry } from '../contract/manifest.ts';
-import { findLookup, readManifest, type Lookup } from './manifestIndex.ts';
+import { manifestFileName, type ManifestEntry } from '../contract/manifest.ts';
+import { findLookup, lookupsOf, readManifest, type Lookup, type ServedManifest } from './manifestIndex.ts';
 import { defaultBodyCacheMb } from './config.ts';
 
 export const defaultCacheBytes = defaultBodyCacheMb * 1024 * 1024;
@@ -24,11 +24,13 @@ export class StoreError extends ServiceError {
 }
 
 export interface BodyStore {
-  readonly manifest: Manifest;
+  readonly manifest: ServedManifest;
   /** Where the bodies come from, for logs: a build directory or an origin URL. */
   readonly source: string;
   /** The body of a route's lookup by its normalised keys (contract/keys.ts): undefined means no such key exists. */
   find(routePath: string, keys: readonly string[]): Lookup | undefined;
+  /** Every body file with its entry (the manifest's `files`, from the index). */
+  lookups(): Iterable<Lookup>;
   /** The body's bytes if they are in memory now: the synchronous fast path. */
   cached(entry: ManifestEntry): Buffer | undefined;
   /** The body's bytes; only call for a file the manifest lists. Throws a StoreError when they cannot be had. */
@@ -67,6 +69,7 @@ export async function openLocalStore(distDir: string, cache: BodyCache = createB
     manifest,
     source: buildDir,
     find: (routePath, keys) => findLookup(index, routePath, keys),
+    lookups: () => lookupsOf(index),
     cached: (entry) => cache.get(entry.etag),
     read: async (file, entry) => {
       const unreadable = (cause?: unknown) => new StoreError('ERR_BODY_UNREADABLE', `${file} is listed in the manifest but could not be read`, {}, { cause });
