@@ -181,8 +181,8 @@ export function envelope(body: JsonObject): JsonObject {
 /** The name of a lookup's 200 response: `Bank`, `BankList`, `CountryWithoutFlagList`. */
 export const foundResponseName = (route: Route): string => recordSchemaName(route) + (route.shape === 'list' ? 'List' : '');
 
-/** What a lookup's 200 and 304 carry. */
-const lookupHeaders = {
+/** What a lookup's 200 and 304 carry (and any JSON answered like a lookup). */
+export const lookupHeaders = {
   ETag: 'ETag',
   'Cache-Control': 'CacheControl',
   'X-Data-Version': 'DataVersion',

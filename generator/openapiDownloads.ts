@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { buildIdForm, buildIdPattern, changeListSchema, exportsIndexSchema, gzipType } from '../contract/downloads.ts';
 import { cacheControl } from '../contract/http.ts';
 import { recordTypes } from '../contract/routes.ts';
-import { envelope, failure, headerRefs, ref, type JsonObject } from './openapiComponents.ts';
+import { envelope, failure, headerRefs, lookupHeaders, ref, type JsonObject } from './openapiComponents.ts';
 
 export const mirroringTag = {
   name: 'mirroring',
@@ -42,14 +42,7 @@ function envelopeResponses(body: JsonObject, description: string, notFound: stri
   return {
     200: {
       description,
-      headers: headerRefs({
-        ETag: 'ETag',
-        'Cache-Control': 'CacheControl',
-        'X-Data-Version': 'DataVersion',
-        'X-Request-Id': 'RequestId',
-        'RateLimit-Policy': 'RateLimitPolicy',
-        RateLimit: 'RateLimit',
-      }),
+      headers: headerRefs(lookupHeaders),
       content: { 'application/json': { schema: envelope(body) } },
     },
     304: ref('responses', 'NotModified'),

@@ -12,21 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordTypes } from '../../contract/routes.ts';
 import { buildDist } from '../../generator/build.ts';
 import type { RunningService } from '../../proxy/service.ts';
+import { readmeBlock } from '../support/readme.ts';
 import { copyFixture, pick, repoRoot, startTestService, tempDir, testKey, type FixtureRecord } from '../support/service.ts';
-
-const readme = await readFile(path.join(repoRoot, 'README.md'), 'utf8');
-
-function mirrorScript(): string {
-  const start = readme.indexOf('<!-- mirror:start -->');
-  const end = readme.indexOf('<!-- mirror:end -->');
-  expect(start, 'the README marks its mirroring client').toBeGreaterThan(-1);
-  return readme
-    .slice(start, end)
-    .split('\n')
-    .slice(1)
-    .filter((line) => !line.startsWith('```'))
-    .join('\n');
-}
 
 let service: RunningService;
 let dataDir: string;
@@ -41,7 +28,7 @@ beforeAll(async () => {
   service = await startTestService(distDir);
   const folder = await tempDir('refdata-mirror-');
   script = path.join(folder, 'mirror.mjs');
-  await writeFile(script, mirrorScript());
+  await writeFile(script, readmeBlock('mirror', 'its mirroring client'));
   mirrorDir = path.join(folder, 'mirror');
 });
 afterAll(() => service.close());

@@ -5,32 +5,17 @@
  * `npm start` does not build the real data first.
  */
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import net from 'node:net';
-import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../bench/servers.ts';
+import { readmeBlock } from '../support/readme.ts';
 import { buildFixture, repoRoot } from '../support/service.ts';
-
-const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
-
-function walkthrough(): string {
-  const start = readme.indexOf('<!-- walkthrough:start -->');
-  const end = readme.indexOf('<!-- walkthrough:end -->');
-  expect(start, 'the README marks its walkthrough').toBeGreaterThan(-1);
-  return readme
-    .slice(start, end)
-    .split('\n')
-    .slice(1)
-    .filter((line) => !line.startsWith('```'))
-    .join('\n');
-}
 
 describe("the README's token walkthrough", () => {
   it('works pasted in order: the proxy starts with the secret, the minted token reads the lira, and kill stops the proxy', { timeout: 120_000 }, async () => {
     const port = await freePort();
-    const script = walkthrough();
+    const script = readmeBlock('walkthrough', 'its walkthrough');
     expect(script).toContain('8080');
     const environment: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), DIST_DIR: await buildFixture(), WORKERS: '2', LOG_LEVEL: 'warn' };
     for (const name of ['JWT_SECRET', 'API_KEYS', 'API_KEYS_FILE', 'JWT_PUBLIC_KEY', 'JWKS_URL', 'FINANCE_SCOPE', 'ADDRESS_SCOPE']) delete environment[name];
