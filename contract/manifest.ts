@@ -9,6 +9,22 @@ import { buildIdPattern, downloadFilePattern } from './downloads.ts';
 export const manifestFileName = 'manifest.json';
 
 /**
+ * Build-scoped paths, for an origin behind a cache: every build's files under
+ * `builds/<buildId>/`, whose meaning never changes (a cache may keep them forever), and
+ * `builds/current.json` naming the build being served, the one small file revalidated. The
+ * generator writes the pointer after it switches `dist`; nginx.conf serves both.
+ */
+export const buildsPath = 'builds/';
+export const currentBuildFile = `${buildsPath}current.json`;
+export const currentBuildSchema = z.object({ buildId: z.string().regex(buildIdPattern, 'must be a build id such as 20261123T172132Z-56f99d') });
+export type CurrentBuild = z.infer<typeof currentBuildSchema>;
+
+/** Where a build's file lives on a build-scoped origin. */
+export function buildScopedPath(buildId: string, file: string): string {
+  return `${buildsPath}${buildId}/${file}`;
+}
+
+/**
  * A strong ETag from the body's bytes (27 base64url characters of SHA-256): the same body always has the same
  * tag, so a tag names its content, in any build, on any host.
  */

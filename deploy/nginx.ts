@@ -15,6 +15,7 @@ import { BlockList, isIP } from 'node:net';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { buildsRootOf } from '../generator/write.ts';
 import { apiKeyPattern } from '../proxy/config.ts';
 import { ServiceError } from '../contract/errors.ts';
 
@@ -117,6 +118,8 @@ export async function renderNginxConfig(options: NginxOptions): Promise<string> 
   checkListen(options.listen, options.listenAnywhere ?? false);
   const values: Record<string, string> = {
     ROOT: options.root,
+    // Where the generator keeps the builds behind the dist link, served as /builds/.
+    BUILDS: buildsRootOf(options.root),
     LISTEN: options.listen,
     USER: options.user ?? 'www-data',
     ACCESS_LOG: options.accessLog ?? '/dev/stdout',

@@ -17,7 +17,7 @@
  */
 import { link, lstat, mkdir, readdir, readlink, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { computeEtag, manifestFileName, type Manifest } from '../contract/manifest.ts';
+import { computeEtag, currentBuildFile, manifestFileName, type CurrentBuild, type Manifest } from '../contract/manifest.ts';
 import { summaryFileName, type BuildSummaryFile } from './summary.ts';
 
 /** Files written at once: enough to keep the disk busy without exhausting file descriptors. */
@@ -139,6 +139,20 @@ async function currentTarget(distDir: string): Promise<string | undefined> {
   return movedAside;
 }
 
+/** The pointer's name inside the builds root, which an origin serves as `builds/`. */
+const currentBuildName = path.basename(currentBuildFile);
+
+/**
+ * Names the build being served in `<buildsRoot>/current.json` (served as `builds/current.json`),
+ * written beside and renamed over the old one: a build-scoped origin switches when this changes.
+ */
+async function writeCurrentBuild(buildsRoot: string, buildId: string): Promise<void> {
+  const pointer: CurrentBuild = { buildId };
+  const partial = path.join(buildsRoot, `.${currentBuildName}.${process.pid}.partial`);
+  await writeFile(partial, `${JSON.stringify(pointer)}\n`);
+  await rename(partial, path.join(buildsRoot, currentBuildName));
+}
+
 /** Points `distDir` at `buildDir` atomically: a new link is made beside it and renamed over it. */
 async function swapLink(distDir: string, buildDir: string): Promise<void> {
   const link = `${distDir}.swap-${process.pid}`;
@@ -154,7 +168,7 @@ async function swapLink(distDir: string, buildDir: string): Promise<void> {
 async function pruneBuilds(buildsRoot: string, keep: readonly (string | undefined)[], keepExports: readonly string[]): Promise<void> {
   for (const entry of await readdir(buildsRoot)) {
     const full = path.join(buildsRoot, entry);
-    if (keep.includes(full)) continue;
+    if (keep.includes(full) || entry === currentBuildName) continue;
     if (!keepExports.includes(full)) {
       await rm(full, { recursive: true, force: true });
       continue;
@@ -203,6 +217,7 @@ export async function writeDist(
   }
   const previous = await currentTarget(absoluteDist);
   await swapLink(absoluteDist, buildDir);
+  await writeCurrentBuild(buildsRoot, manifest.buildId);
   await pruneBuilds(buildsRoot, [buildDir, previous], keepExports);
   return { buildDir, files: bodies.size, bytes: Object.values(files).reduce((sum, entry) => sum + entry.size, 0) };
 }

@@ -8,7 +8,7 @@
  * whole, checked against the manifest's hash, cached, then answered as local mode answers them.
  */
 import { Agent, errors, request } from 'undici';
-import { computeEtag, manifestFileName } from '../contract/manifest.ts';
+import { buildScopedPath, computeEtag, currentBuildFile, currentBuildSchema, manifestFileName } from '../contract/manifest.ts';
 import { findLookup, lookupsOf, readManifest } from './manifestIndex.ts';
 import type { OriginCopy } from './originCopy.ts';
 import { StoreError, type BodyCache, type BodyStore } from './store.ts';
@@ -30,8 +30,10 @@ export interface OriginTimeouts {
 export const originTimeouts: OriginTimeouts = { connect: 2_000, headers: 5_000, body: 10_000 };
 
 export interface OriginStore extends BodyStore {
-  /** The origin's own ETag for the manifest, for the next conditional request. */
+  /** The origin's own ETag for the root manifest, for the next conditional request (unused for a build-scoped origin). */
   readonly manifestTag: string | undefined;
+  /** Where the build's files are on the origin: `builds/<buildId>/`, or '' for an origin that is a copy of dist/. */
+  readonly bodyBase: string;
 }
 
 interface OriginResponse {
@@ -95,20 +97,76 @@ export function createOriginClient(settings: OriginSettings, timeouts: OriginTim
 export type OriginClient = ReturnType<typeof createOriginClient>;
 
 /**
- * The origin's current build. With `previous`, the manifest is asked for conditionally: an
- * unchanged manifest (304) returns `previous` itself. A new manifest is kept in the local copy, so
- * that a worker can start from it while the origin is down (openSavedOriginStore).
+ * The origin's current build. A build-scoped origin (one that serves `builds/current.json`, see
+ * contract/manifest.ts) is asked which build is current, and that build's manifest and bodies are
+ * read under `builds/<buildId>/`: URLs that never change meaning, so a cache in between may keep
+ * them forever and only the pointer is revalidated. An origin without the pointer (404) is read as
+ * a plain copy of `dist/`, its manifest at the root, asked for conditionally. The same build
+ * (the pointer naming it, or a 304 for the root manifest) returns `previous` itself. A new manifest is kept in the local copy, so that a worker can start from it while the
+ * origin is down (openSavedOriginStore).
  */
 export async function openOriginStore(origin: OriginClient, cache: BodyCache, copy: OriginCopy, previous?: OriginStore): Promise<OriginStore> {
-  const conditional = previous?.manifestTag ? { 'If-None-Match': previous.manifestTag } : {};
+  // The pointer is a few dozen bytes: asked for whole each time and compared by the build it names,
+  // not by the origin's ETag (nginx's is the modification second and size: two builds written within
+  // one second would look alike).
+  const pointer = await origin.fetchFile(currentBuildFile);
+  if (pointer.status === 200) {
+    const { buildId } = readPointer(pointer.body);
+    if (previous?.bodyBase && previous.manifest.buildId === buildId) return previous;
+    const file = buildScopedPath(buildId, manifestFileName);
+    const response = await origin.fetchFile(file);
+    if (response.status !== 200) {
+      throw new StoreError(
+        'ERR_ORIGIN_ANSWER',
+        `The data origin answered ${response.status} for ${file}, the build ${currentBuildFile} names: is the build there?`,
+      );
+    }
+    const store = await openFetchedManifest(response.body, `the origin's ${file}`, undefined, true, origin, cache, copy);
+    if (store.manifest.buildId !== buildId) {
+      throw new StoreError('ERR_MANIFEST_INVALID', `The data origin's ${file} is the manifest of build ${store.manifest.buildId}, not of ${buildId}.`);
+    }
+    return store;
+  }
+  if (pointer.status !== 404) {
+    throw new StoreError('ERR_ORIGIN_ANSWER', `The data origin answered ${pointer.status} for ${currentBuildFile}: is it serving a build of npm run build?`);
+  }
+  const conditional = previous?.manifestTag && !previous.bodyBase ? { 'If-None-Match': previous.manifestTag } : {};
   const response = await origin.fetchFile(manifestFileName, conditional);
   if (response.status === 304 && previous) return previous;
   if (response.status !== 200) {
     throw new StoreError('ERR_ORIGIN_ANSWER', `The data origin answered ${response.status} for ${manifestFileName}: is it serving a build of npm run build?`);
   }
+  return openFetchedManifest(response.body, `the origin's ${manifestFileName}`, response.etag, false, origin, cache, copy);
+}
+
+/** The build a pointer names, or the failure that says the pointer is not one. */
+function readPointer(bytes: Buffer): { buildId: string } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    parsed = undefined;
+  }
+  const pointer = currentBuildSchema.safeParse(parsed);
+  if (!pointer.success) {
+    throw new StoreError('ERR_MANIFEST_INVALID', `The data origin's ${currentBuildFile} is not {"buildId": "<build id>"} as npm run build writes it.`);
+  }
+  return pointer.data;
+}
+
+/** A manifest just fetched: opened, then kept in the local copy with what revalidates it and whether its build is scoped. */
+async function openFetchedManifest(
+  bytes: Buffer,
+  where: string,
+  originTag: string | undefined,
+  scoped: boolean,
+  origin: OriginClient,
+  cache: BodyCache,
+  copy: OriginCopy,
+): Promise<OriginStore> {
   // readManifest takes the bytes over, so the copy keeps its own.
-  const saved = { bytes: Buffer.from(response.body), originTag: response.etag };
-  const store = await storeFromManifest(response.body, `the origin's ${manifestFileName}`, response.etag, origin, cache, copy);
+  const saved = { bytes: Buffer.from(bytes), originTag, scoped };
+  const store = await storeFromManifest(bytes, where, originTag, scoped, origin, cache, copy);
   void copy.saveManifest(saved);
   void copy.prune(etagsOf(store));
   return store;
@@ -118,7 +176,7 @@ export async function openOriginStore(origin: OriginClient, cache: BodyCache, co
 export async function openSavedOriginStore(origin: OriginClient, cache: BodyCache, copy: OriginCopy): Promise<OriginStore | undefined> {
   const saved = await copy.readManifest();
   if (!saved) return undefined;
-  return storeFromManifest(saved.bytes, `the saved copy of the origin's ${manifestFileName}`, saved.originTag, origin, cache, copy);
+  return storeFromManifest(saved.bytes, `the saved copy of the origin's ${manifestFileName}`, saved.originTag, saved.scoped, origin, cache, copy);
 }
 
 /** The ETags of every file a store's build lists: what its saved copy keeps. */
@@ -134,11 +192,13 @@ async function storeFromManifest(
   bytes: Buffer,
   where: string,
   manifestTag: string | undefined,
+  scoped: boolean,
   origin: OriginClient,
   cache: BodyCache,
   copy: OriginCopy,
 ): Promise<OriginStore> {
   const { manifest, index } = await readManifest(bytes, where);
+  const bodyBase = scoped ? buildScopedPath(manifest.buildId, '') : '';
 
   // Nothing reaches the client before the whole file is in and its hash checked: an origin that
   // resets or stalls halfway costs a 502 or 504 envelope, never a cut or hanging response. The
@@ -146,7 +206,7 @@ async function storeFromManifest(
   const load = async (file: string, etag: string): Promise<Buffer> => {
     const kept = await copy.readBody(etag);
     if (kept) return kept;
-    const { status, body } = await origin.fetchFile(file);
+    const { status, body } = await origin.fetchFile(`${bodyBase}${file}`);
     if (Object.hasOwn(manifest.public, file)) checkPublicFile(file, etag, status, body);
     else checkBody(etag, status, body);
     void copy.saveBody(etag, body);
@@ -155,8 +215,9 @@ async function storeFromManifest(
 
   return {
     manifest,
-    source: origin.base,
+    source: `${origin.base}${bodyBase}`,
     manifestTag,
+    bodyBase,
     find: (routePath, keys) => findLookup(index, routePath, keys),
     lookups: () => lookupsOf(index),
     cached: (entry) => cache.get(entry.etag),

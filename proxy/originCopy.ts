@@ -20,8 +20,10 @@ import { computeEtag } from '../contract/manifest.ts';
 
 export interface SavedManifest {
   readonly bytes: Buffer;
-  /** The origin's ETag for it, for the next conditional request. */
+  /** The origin's ETag for it (or for the pointer naming its build), for the next conditional request. */
   readonly originTag: string | undefined;
+  /** Whether its build's files are under `builds/<buildId>/` on the origin, or at the root (origin.ts). */
+  readonly scoped: boolean;
 }
 
 export interface OriginCopy {
@@ -45,6 +47,8 @@ export const noOriginCopy: OriginCopy = {
 
 const manifestName = 'manifest.json';
 const manifestTagName = 'manifest.etag';
+/** `scoped` when the origin serves builds under `builds/<buildId>/`, `root` when it is a copy of dist/. */
+const manifestLayoutName = 'manifest.layout';
 
 /** An ETag as a file name: the quotes dropped, the base64url characters kept. */
 function bodyName(etag: string): string | undefined {
@@ -82,11 +86,13 @@ export async function openOriginCopy(dir: string, log: Logger): Promise<OriginCo
       const bytes = await readFile(path.join(dir, manifestName)).catch(() => undefined);
       if (!bytes) return undefined;
       const tag = await readFile(path.join(dir, manifestTagName), 'utf8').catch(() => '');
-      return { bytes, originTag: tag === '' ? undefined : tag };
+      const layout = await readFile(path.join(dir, manifestLayoutName), 'utf8').catch(() => '');
+      return { bytes, originTag: tag === '' ? undefined : tag, scoped: layout === 'scoped' };
     },
-    saveManifest: async ({ bytes, originTag }) => {
-      // The tag first: a manifest beside an older tag only costs one unconditional request.
+    saveManifest: async ({ bytes, originTag, scoped }) => {
+      // The tag and layout first: a manifest beside an older tag only costs one unconditional request.
       await writeAtomically(path.join(dir, manifestTagName), originTag ?? '')
+        .then(() => writeAtomically(path.join(dir, manifestLayoutName), scoped ? 'scoped' : 'root'))
         .then(() => writeAtomically(path.join(dir, manifestName), bytes))
         .catch(warn('save manifest'));
     },

@@ -163,7 +163,8 @@ describe('change lists', () => {
     const { changes } = await readManifest(distDir);
     expect(Object.keys(changes?.since ?? {}).sort()).toEqual([exportsOnly, previous, current].sort());
     const buildsRoot = path.join(path.dirname(distDir), '.dist-builds');
-    expect((await readdir(buildsRoot)).sort()).toEqual([exportsOnly, previous, current].sort());
+    expect((await readdir(buildsRoot)).sort()).toEqual([exportsOnly, previous, current, 'current.json'].sort());
+    expect(JSON.parse(await readFile(path.join(buildsRoot, 'current.json'), 'utf8'))).toEqual({ buildId: current });
     expect(await readdir(path.join(buildsRoot, exportsOnly))).toEqual(['exports']);
     expect(await readdir(path.join(buildsRoot, previous))).toContain('manifest.json');
     expect(changes?.since[gone]).toBeUndefined();

@@ -17,7 +17,7 @@ import { renderNginxConfig, renderSecretMap, writeNginxConfig } from '../../depl
 import { buildDist } from '../../generator/build.ts';
 import { loadConfig } from '../../proxy/config.ts';
 import { silentLogger } from '../../proxy/log.ts';
-import { computeEtag, type Manifest } from '../../contract/manifest.ts';
+import { buildScopedPath, computeEtag, type Manifest } from '../../contract/manifest.ts';
 import { startService, type RunningService } from '../../proxy/service.ts';
 import { freePort } from '../bench/servers.ts';
 import { startFaultRelay, type FaultRelay } from '../support/faultRelay.ts';
@@ -402,6 +402,26 @@ describe.skipIf(!nginxBinary)('nginx as the origin, over the fixture build', () 
     expect((await rawRequest(nginx.port, file, { ...withSecret, 'If-None-Match': etag })).status).toBe(304);
   });
 
+  it('nginx serves each build under builds/<buildId>/ as cacheable forever, and builds/current.json, naming it, as revalidated on every use', async () => {
+    const pointer = await rawRequest(nginx.port, '/builds/current.json', withSecret);
+    expect(pointer.status).toBe(200);
+    expect(pointer.headers['cache-control']).toBe('no-cache');
+    expect(JSON.parse(pointer.body.toString('utf8'))).toEqual({ buildId: manifest.buildId });
+    const file = 'financemanagement/api/currency/getbycode/try.json';
+    const scoped = await rawRequest(nginx.port, `/${buildScopedPath(manifest.buildId, file)}`, withSecret);
+    expect(scoped.status).toBe(200);
+    expect(scoped.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(computeEtag(scoped.body)).toBe(manifest.files[file]?.etag);
+    expect((await rawRequest(nginx.port, `/${buildScopedPath(manifest.buildId, 'manifest.json')}`, withSecret)).status).toBe(200);
+    // Only build directories: not a partial build, not a name that is no build id, not without the secret.
+    const statusOf = async (target: string, headers: Record<string, string> = withSecret): Promise<number> =>
+      (await rawRequest(nginx.port, target, headers)).status;
+    expect(await statusOf(`/builds/${manifest.buildId}.partial/manifest.json`)).toBe(404);
+    expect(await statusOf('/builds/latest/manifest.json')).toBe(404);
+    expect(await statusOf(`/${buildScopedPath(manifest.buildId, file)}`, {})).toBe(403);
+    expect(await statusOf('/builds/current.json', {})).toBe(403);
+  });
+
   it('nginx lists no directory, serves no dotfile, nothing outside the build, and only GET and HEAD', async () => {
     const buildDir = path.join(path.dirname(distDir), '.dist-builds', manifest.buildId);
     await writeFile(path.join(buildDir, '.env'), 'SECRET=1\n');
@@ -476,7 +496,9 @@ describe.skipIf(!nginxBinary)('nginx as the origin, over the fixture build', () 
 // Each test starts its own relay and proxy (with its own ORIGIN_CACHE_DIR): a file served once is
 // cached, and would hide the fault.
 describe.skipIf(!nginxBinary)('nginx as the origin, behind a relay that injects faults', () => {
-  const tryCurrencyFile = '/financemanagement/api/currency/getbycode/try.json';
+  // The paths the proxy asks nginx for: under the build's id (build-scoped), set once the proxy runs.
+  let tryCurrencyFile: string;
+  let openapiFile: string;
   const webDomains = '/addressmanagement/api/webdomain/getall';
   /** A stalled body fails after 300 ms without a byte, not after the default 10 s. */
   const relayTimeouts = { connect: 2_000, headers: 2_000, body: 300 };
@@ -500,6 +522,9 @@ describe.skipIf(!nginxBinary)('nginx as the origin, behind a relay that injects 
       loadConfig({ PORT: '0', DIST_DIR: distDir, API_KEYS: testKey, ORIGIN_URL: relay.url, ORIGIN_HEADER: originHeader, ORIGIN_CACHE_DIR: await tempDir() }),
       { log: silentLogger, originTimeouts: relayTimeouts },
     );
+    const build = `/${buildScopedPath(service.build.current().manifest.buildId, '')}`;
+    tryCurrencyFile = `${build}financemanagement/api/currency/getbycode/try.json`;
+    openapiFile = `${build}openapi.json`;
   });
   afterEach(async () => {
     await service?.close();
@@ -521,6 +546,18 @@ describe.skipIf(!nginxBinary)('nginx as the origin, behind a relay that injects 
   };
   const publicFile = (target: string): Promise<Response> => fetch(`${service.running.url}${target}`);
 
+  it('the proxy asks the origin only for builds/current.json and paths under the build id, each body once', async () => {
+    relay.mode = 'pass';
+    for (const target of [tryCurrency, webDomains, tryCurrency, '/openapi.json']) {
+      expect((await (target === '/openapi.json' ? publicFile(target) : lookup(service, target))).status, target).toBe(200);
+    }
+    const asked = [...relay.requests.keys()];
+    expect(asked).toContain('/builds/current.json');
+    expect(asked).toContain(tryCurrencyFile);
+    expect(relay.requests.get(tryCurrencyFile)).toBe(1);
+    for (const target of asked) expect(target).toMatch(/^\/builds\/(current\.json$|\d{8}T\d{6}Z-[0-9a-f]{6}\/)/);
+  });
+
   it('a body reset halfway by the relay is a 502 envelope; the same lookup answers 200 once the relay passes again', async () => {
     relay.faultsOn = (pathname) => pathname === tryCurrencyFile;
     relay.mode = 'reset-mid-body';
@@ -531,7 +568,7 @@ describe.skipIf(!nginxBinary)('nginx as the origin, behind a relay that injects 
   });
 
   it('/openapi.json reset halfway is a 502 envelope with no-store, and the worker goes on answering', async () => {
-    relay.faultsOn = (pathname) => pathname === '/openapi.json';
+    relay.faultsOn = (pathname) => pathname === openapiFile;
     relay.mode = 'reset-mid-body';
     for (let attempt = 0; attempt < 3; attempt++) {
       expect(await failureOf(await publicFile('/openapi.json')), `attempt ${attempt}`).toMatchObject({
@@ -547,7 +584,7 @@ describe.skipIf(!nginxBinary)('nginx as the origin, behind a relay that injects 
   });
 
   it('a body and /openapi.json stalled halfway are 504 envelopes after the body timeout, never a hanging response', async () => {
-    relay.faultsOn = (pathname) => pathname === tryCurrencyFile || pathname === '/openapi.json';
+    relay.faultsOn = (pathname) => pathname === tryCurrencyFile || pathname === openapiFile;
     relay.mode = 'stall-mid-body';
     expect(await lookup(service, tryCurrency)).toMatchObject({ status: 504, body: null, message: expect.stringMatching(/did not answer in time/) });
     expect(await failureOf(await publicFile('/openapi.json'))).toMatchObject({
@@ -562,7 +599,7 @@ describe.skipIf(!nginxBinary)('nginx as the origin, behind a relay that injects 
   });
 
   it('a body and /openapi.json with one byte changed are never passed on: 503 and 502 envelopes, then the right bytes once the relay passes', async () => {
-    relay.faultsOn = (pathname) => pathname === tryCurrencyFile || pathname === '/openapi.json';
+    relay.faultsOn = (pathname) => pathname === tryCurrencyFile || pathname === openapiFile;
     relay.mode = 'corrupt';
     const body = await fetch(`${service.running.url}${tryCurrency}`, { headers: auth });
     expect(body.headers.get('retry-after')).toBe('1');
@@ -574,7 +611,7 @@ describe.skipIf(!nginxBinary)('nginx as the origin, behind a relay that injects 
       message: expect.stringMatching(/does not match/),
     });
     expect(relay.requests.get(tryCurrencyFile)).toBe(1);
-    expect(relay.requests.get('/openapi.json')).toBe(1);
+    expect(relay.requests.get(openapiFile)).toBe(1);
 
     relay.mode = 'pass';
     expect(await lookup(service, tryCurrency)).toEqual(await lookup(local, tryCurrency));

@@ -250,7 +250,7 @@ describe('origin mode, failing at start', () => {
     try {
       const failure = await startTestService(distDir, { API_KEYS: testKey, ORIGIN_URL: origin.url }).catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(ServiceError);
-      expect(failure).toMatchObject({ code: 'ERR_ORIGIN_ANSWER', message: expect.stringMatching(/answered 403 for manifest\.json/) });
+      expect(failure).toMatchObject({ code: 'ERR_ORIGIN_ANSWER', message: expect.stringMatching(/answered 403 for builds\/current\.json/) });
     } finally {
       await origin.close();
     }
