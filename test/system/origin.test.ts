@@ -4,7 +4,7 @@
  * the same against real nginx.)
  */
 import { createHash } from 'node:crypto';
-import { access, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -240,6 +240,71 @@ describe('origin mode', () => {
     expect(lira).toMatchObject({ name: 'Türk Lirası' });
     // The new build's change list, from the origin: the one field that changed.
     expect((await call(proxied, '/meta/changes')).body).toMatchObject({ records: { currency: { changed: [{ id: lira.id, fields: ['name'] }] } } });
+  });
+});
+
+describe('origin mode, a build-scoped origin', () => {
+  /** An origin directory holding `builds/current.json` as given and `builds/<name>` → a build directory. */
+  async function scopedOrigin(pointer: string, builds: Readonly<Record<string, string>>): Promise<string> {
+    const root = await tempDir();
+    await mkdir(path.join(root, 'builds'));
+    await writeFile(path.join(root, 'builds', 'current.json'), pointer);
+    for (const [name, buildDir] of Object.entries(builds)) await symlink(buildDir, path.join(root, 'builds', name));
+    return root;
+  }
+  const startAgainst = (distDir: string, origin: StaticOrigin): Promise<unknown> =>
+    startTestService(distDir, { API_KEYS: testKey, ORIGIN_URL: origin.url, ORIGIN_HEADER: `${secret[0]}: ${secret[1]}` });
+
+  it('reads the build current.json names, its manifest and bodies under builds/<buildId>/, and never the root', async () => {
+    const distDir = await buildFixture();
+    const buildId = path.basename(await realpath(distDir));
+    const origin = await startStaticOrigin(await scopedOrigin(JSON.stringify({ buildId }), { [buildId]: await realpath(distDir) }));
+    const service = (await startAgainst(distDir, origin)) as RunningService;
+    try {
+      const response = await fetch(`${service.running.url}/financemanagement/api/currency/getbycode?code=TRY`, {
+        headers: { Authorization: `Bearer ${testKey}` },
+      });
+      expect(response.status).toBe(200);
+      expect([...origin.hits.keys()].sort()).toEqual(
+        ['/builds/current.json', `/builds/${buildId}/manifest.json`, `/builds/${buildId}/financemanagement/api/currency/getbycode/try.json`].sort(),
+      );
+    } finally {
+      await service.close();
+      await origin.close();
+    }
+  });
+
+  it.each([
+    ['a pointer that is not JSON', 'not json', /builds\/current\.json is not \{"buildId": "<build id>"\}/],
+    ['a pointer naming no build id', '{"buildId": "../../etc"}', /builds\/current\.json is not \{"buildId": "<build id>"\}/],
+    [
+      'a pointer naming a build that is not there',
+      '{"buildId": "20990101T000000Z-abcdef"}',
+      /answered 404 for builds\/20990101T000000Z-abcdef\/manifest\.json/,
+    ],
+  ])('refuses %s, saying what is wrong', async (_what, pointer, message) => {
+    const distDir = await buildFixture();
+    const origin = await startStaticOrigin(await scopedOrigin(pointer, {}));
+    try {
+      const failure = await startAgainst(distDir, origin).catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(ServiceError);
+      expect((failure as Error).message).toMatch(message);
+    } finally {
+      await origin.close();
+    }
+  });
+
+  it("refuses a manifest that is another build's than the one its path names", async () => {
+    const distDir = await buildFixture();
+    const actual = path.basename(await realpath(distDir));
+    const named = '20990101T000000Z-abcdef';
+    const origin = await startStaticOrigin(await scopedOrigin(JSON.stringify({ buildId: named }), { [named]: await realpath(distDir) }));
+    try {
+      const failure = await startAgainst(distDir, origin).catch((error: unknown) => error);
+      expect(failure).toMatchObject({ code: 'ERR_MANIFEST_INVALID', message: expect.stringContaining(`is the manifest of build ${actual}, not of ${named}`) });
+    } finally {
+      await origin.close();
+    }
   });
 });
 
