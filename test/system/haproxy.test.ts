@@ -49,6 +49,51 @@ function get(url: string, agent: http.Agent, headers: Record<string, string> = a
 
 const agentFrom = (localAddress: string): http.Agent => new http.Agent({ keepAlive: true, localAddress });
 
+interface LoadResult {
+  readonly answered: number;
+  /** Each request that did not get the expected 200 with the expected bytes: what it got instead. */
+  readonly failures: string[];
+}
+
+/**
+ * `total` requests through `url`, `concurrency` at a time, walking `lookups`; `afterAnswers` runs
+ * once `at` of them have been answered, while the rest are still to come.
+ */
+async function requestLoop(
+  url: string,
+  lookups: readonly { path: string; answer: Answer }[],
+  total: number,
+  concurrency: number,
+  at: number,
+  afterAnswers: () => Promise<void>,
+): Promise<LoadResult> {
+  const agent = agentFrom('127.0.0.2');
+  const failures: string[] = [];
+  let next = 0;
+  let answered = 0;
+  let event: Promise<void> | undefined;
+  const client = async (): Promise<void> => {
+    while (next < total) {
+      const { path: lookupPath, answer } = lookups[next++ % lookups.length] as (typeof lookups)[number];
+      const got = await get(`${url}${lookupPath}`, agent).catch((error: Error) => error);
+      if (got instanceof Error) failures.push(`${lookupPath}: ${got.message}`);
+      else if (got.status !== 200 || got.etag !== answer.etag || !got.body.equals(answer.body))
+        failures.push(`${lookupPath}: ${got.status} ${got.body.toString().slice(0, 200)}`);
+      if (++answered === at) event = afterAnswers();
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, client));
+  await event;
+  agent.destroy();
+  return { answered, failures };
+}
+
+/** HAProxy's count of requests it sent again (wretr) and sent again to another proxy (wredis). */
+async function retryCounts(haproxy: RunningHaproxy): Promise<{ retried: number; redispatched: number }> {
+  const backend = (await haproxy.stats()).get('proxies/BACKEND');
+  return { retried: Number(backend?.wretr), redispatched: Number(backend?.wredis) };
+}
+
 describe('deploy/haproxy.ts', () => {
   const valid = { listen: '0.0.0.0:80', servers: ['10.0.0.11:8080', '[fd00::12]:8080'], statsSocket: '/run/haproxy/admin.sock' };
 
@@ -125,4 +170,65 @@ describe.skipIf(!haproxyBinary)('HAProxy in front of two proxies', () => {
     }
     agent.destroy();
   });
+  it('X-Forwarded-For: the proxies log the client, not HAProxy, and count invalid tokens per client; a forged entry is ignored', async () => {
+    const loggedBefore = proxies.map((proxy) => proxy.output().length);
+    const blocked = agentFrom('127.0.0.2');
+    const other = agentFrom('127.0.0.3');
+    const lookup = `${haproxy.url}${expected[0]?.path}`;
+    const forged = { Authorization: 'Bearer not-a-valid-token-0123456789', 'X-Forwarded-For': '203.0.113.9' };
+    // AUTH_FAILURE_LIMIT is 2 a minute per proxy: a few rounds spend 127.0.0.2's budget on both.
+    const statuses: number[] = [];
+    for (let attempt = 0; attempt < 8; attempt++) statuses.push((await get(lookup, blocked, forged)).status);
+    expect(statuses.slice(0, 4)).toEqual([401, 401, 401, 401]);
+    expect(statuses.slice(4)).toEqual([429, 429, 429, 429]);
+    // Another client behind the same HAProxy has a budget of its own.
+    expect((await get(lookup, other, forged)).status).toBe(401);
+    expect((await get(lookup, other)).status).toBe(200);
+    blocked.destroy();
+    other.destroy();
+
+    const logged = proxies
+      .flatMap((proxy, index) => proxy.output().slice(loggedBefore[index]).split('\n'))
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { path?: string; client?: string; status?: number });
+    // Not 127.0.0.1, HAProxy's address, nor 203.0.113.9, the entry the client forged.
+    const clients = new Set(logged.filter((entry) => entry.path === expected[0]?.path).map((entry) => entry.client));
+    expect(clients).toEqual(new Set(['127.0.0.2', '127.0.0.3']));
+    expect(logged.filter((entry) => entry.status === 429).every((entry) => entry.client === '127.0.0.2')).toBe(true);
+    // HAProxy's own log line (httplog) starts with the client's address and port.
+    expect(haproxy.output()).toMatch(/127\.0\.0\.3:\d+ \[/);
+  });
+
+  it('one proxy killed (SIGKILL) under load: every request answered 200 with the right bytes; HAProxy sees it down, and routes to it again once restarted', async () => {
+    const total = 1_200;
+    const retriesBefore = await retryCounts(haproxy);
+    const result = await requestLoop(haproxy.url, expected, total, 8, total / 4, () => (proxies[0] as RunningCluster).kill('SIGKILL'));
+    const retries = await retryCounts(haproxy);
+    console.log(
+      `haproxy, p1 killed: ${result.answered} requests, ${result.failures.length} failed, ${retries.retried - retriesBefore.retried} retries, ${retries.redispatched - retriesBefore.redispatched} redispatches`,
+    );
+    expect(result).toEqual({ answered: total, failures: [] });
+    await haproxy.waitForServer('p1', 'DOWN');
+
+    proxies[0] = await startCluster(settings, ports[0]);
+    await haproxy.waitForServer('p1', 'UP');
+    const before = Number((await haproxy.stats()).get('proxies/p1')?.hrsp_2xx);
+    const after = await requestLoop(haproxy.url, expected, 20, 1, 20, async () => {});
+    expect(after).toEqual({ answered: 20, failures: [] });
+    expect(Number((await haproxy.stats()).get('proxies/p1')?.hrsp_2xx)).toBeGreaterThanOrEqual(before + 10);
+  }, 90_000);
+
+  it('one proxy stopped (SIGTERM) under load, as in a rolling restart: every request answered 200; back once restarted', async () => {
+    const total = 1_200;
+    const retriesBefore = await retryCounts(haproxy);
+    const result = await requestLoop(haproxy.url, expected, total, 8, total / 4, () => (proxies[1] as RunningCluster).kill('SIGTERM'));
+    const retries = await retryCounts(haproxy);
+    console.log(
+      `haproxy, p2 stopped: ${result.answered} requests, ${result.failures.length} failed, ${retries.retried - retriesBefore.retried} retries, ${retries.redispatched - retriesBefore.redispatched} redispatches`,
+    );
+    expect(result).toEqual({ answered: total, failures: [] });
+    await haproxy.waitForServer('p2', 'DOWN');
+    proxies[1] = await startCluster(settings, ports[1]);
+    await haproxy.waitForServer('p2', 'UP');
+  }, 90_000);
 });
