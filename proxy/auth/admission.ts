@@ -30,6 +30,8 @@ export interface Admission {
   admit(principal: Principal): undefined | Promise<RateLimitFields>;
   /** Counts another worker counted (relayed by the primary). */
   absorb(message: ShareMessage): void;
+  /** The client's address as the budgets see it: the peer's, or the one TRUSTED_PROXIES forwarded. */
+  clientAddress(request: http.IncomingMessage): string;
 }
 
 /** A refusal with the RateLimit fields of the address's standing added. */
@@ -72,5 +74,6 @@ export function createAdmission(authenticate: Authenticate, limits: Config['limi
     absorb({ rateLimitShare: { policy, counts } }) {
       (policy === 'token' ? perToken : failures)?.absorb(counts);
     },
+    clientAddress: (request) => clientAddressOf(request, trusted),
   };
 }

@@ -226,6 +226,8 @@ export function createRequestListener(deps: ServerDependencies): http.RequestLis
         deps.log.info({
           method: request.method,
           path: target,
+          // Behind a load balancer named in TRUSTED_PROXIES, the client it forwarded, not its own address.
+          client: deps.admission.clientAddress(request),
           status: response.statusCode,
           ms: Math.round((performance.now() - started) * 100) / 100,
           globalId: ids.globalId,

@@ -11,11 +11,13 @@ export interface RunningCluster {
   /** Resolves once what the processes wrote satisfies `condition` (checked as output arrives). */
   waitFor(condition: (output: string) => boolean): Promise<void>;
   stop(): Promise<void>;
+  /** Sends `signal` (SIGKILL: a crash) and resolves once the process has exited. */
+  kill(signal: NodeJS.Signals): Promise<void>;
 }
 
-/** Starts proxy/main.ts with these settings on a free port; resolves once it says it listens. */
-export async function startCluster(settings: NodeJS.ProcessEnv): Promise<RunningCluster> {
-  const port = await freePort();
+/** Starts proxy/main.ts with these settings on `port` (a free one if not given); resolves once it says it listens. */
+export async function startCluster(settings: NodeJS.ProcessEnv, wantedPort?: number): Promise<RunningCluster> {
+  const port = wantedPort ?? (await freePort());
   const child: ChildProcessWithoutNullStreams = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'proxy/main.ts')], {
     cwd: repoRoot,
     env: { ...process.env, LOG_LEVEL: 'warn', ...settings, PORT: String(port), HOST: '127.0.0.1' },
@@ -25,10 +27,11 @@ export async function startCluster(settings: NodeJS.ProcessEnv): Promise<Running
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const stop = async (): Promise<void> => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+  const kill = async (signal: NodeJS.Signals): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     await exited;
   };
+  const stop = (): Promise<void> => kill('SIGTERM');
   await new Promise<void>((resolve, reject) => {
     child.stdout.on('data', () => output.includes('listening on') && resolve());
     child.once('exit', (code) => reject(new Error(`exited with ${code}:\n${output}`)));
@@ -49,5 +52,5 @@ export async function startCluster(settings: NodeJS.ProcessEnv): Promise<Running
       child.stderr.on('data', check);
       child.once('exit', (code) => reject(new Error(`exited with ${code} while waiting:\n${output}`)));
     });
-  return { url: `http://127.0.0.1:${port}`, output: () => output, waitFor, stop };
+  return { url: `http://127.0.0.1:${port}`, output: () => output, waitFor, stop, kill };
 }

@@ -1,0 +1,157 @@
+/**
+ * Renders deploy/haproxy.cfg, the load balancer in front of several proxies, with the address it
+ * listens on, the proxies' addresses, its runtime socket and where it logs.
+ *
+ *   npx tsx deploy/haproxy.ts --out DIR --listen 0.0.0.0:80 --server 10.0.0.11:8080 \
+ *     --server 10.0.0.12:8080 [--stats-socket PATH] [--log stdout|stderr|ADDR:PORT|/dev/log]
+ *
+ * test/system/haproxy.test.ts renders through the same function, so the tested configuration is
+ * the deployed one.
+ */
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { isIP } from 'node:net';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { ServiceError } from '../contract/errors.ts';
+
+export const templateFile = path.resolve(import.meta.dirname, 'haproxy.cfg');
+
+export interface HaproxyOptions {
+  /** Where clients connect: `address:port`, `[v6]:port`. */
+  readonly listen: string;
+  /** The proxies, `address:port` each, named p1, p2 … in that order. */
+  readonly servers: readonly string[];
+  /** Absolute path of the runtime API's socket (admin level, mode 0600). */
+  readonly statsSocket: string;
+  /** `stdout`, `stderr`, `/dev/log` or a syslog server's `address:port`. */
+  readonly log?: string;
+}
+
+/** A value that would make a wrong haproxy.cfg: refused, naming the value and what to give. */
+export class RenderError extends ServiceError {
+  constructor(message: string) {
+    super('ERR_RENDER', message);
+  }
+}
+
+/** An explicit IP address and port, as HAProxy reads it in `bind` and `server`. */
+function checkAddress(option: string, value: string): void {
+  const match = /^(?:\[([0-9A-Fa-f:.]+)\]|([0-9.]+)):(\d{1,5})$/.exec(value);
+  const address = match?.[1] ?? match?.[2];
+  const port = Number(match?.[3]);
+  if (!match || address === undefined || isIP(address) === 0 || port < 1 || port > 65535) {
+    throw new RenderError(`${option} ${JSON.stringify(value)}: expected address:port with an explicit IP address, e.g. 10.0.0.11:8080 or [fd00::11]:8080`);
+  }
+}
+
+/** HAProxy wants an IPv6 address bare before its port (`::1:8080`), without brackets. */
+const haproxyAddress = (value: string): string => value.replace(/^\[(.*)\]:(\d+)$/, '$1:$2');
+
+export async function renderHaproxyConfig(options: HaproxyOptions): Promise<string> {
+  checkAddress('--listen', options.listen);
+  if (options.servers.length === 0) throw new RenderError('no --server given: name every proxy, e.g. --server 10.0.0.11:8080 --server 10.0.0.12:8080');
+  for (const server of options.servers) checkAddress('--server', server);
+  const duplicate = options.servers.find((server, index) => options.servers.indexOf(server) !== index);
+  if (duplicate !== undefined) throw new RenderError(`--server ${duplicate} is given twice: name each proxy once`);
+  if (!path.isAbsolute(options.statsSocket) || !/^[A-Za-z0-9_./@+-]+$/.test(options.statsSocket)) {
+    throw new RenderError(`--stats-socket ${JSON.stringify(options.statsSocket)}: give an absolute path of letters, digits and _ . / @ + -`);
+  }
+  const log = options.log ?? 'stdout';
+  if (!['stdout', 'stderr', '/dev/log'].includes(log)) checkAddress('--log', log);
+  const values: Record<string, string> = {
+    LISTEN: haproxyAddress(options.listen),
+    SERVERS: options.servers.map((server, index) => `    server p${index + 1} ${haproxyAddress(server)}`).join('\n'),
+    STATS_SOCKET: options.statsSocket,
+    LOG: haproxyAddress(log),
+  };
+  const template = await readFile(templateFile, 'utf8');
+  const rendered = template.replace(/@([A-Z_]+)@/g, (placeholder, name: string) => {
+    const value = values[name];
+    if (value === undefined) throw new RenderError(`${templateFile} has a placeholder ${placeholder} this renderer does not know`);
+    return value;
+  });
+  return `# Rendered from deploy/haproxy.cfg by deploy/haproxy.ts: edit the template, not this file.\n${rendered}`;
+}
+
+/** Writes `<outDir>/haproxy.cfg`; returns its path. */
+export async function writeHaproxyConfig(outDir: string, options: HaproxyOptions): Promise<string> {
+  const config = await renderHaproxyConfig(options);
+  await mkdir(outDir, { recursive: true });
+  const configFile = path.join(outDir, 'haproxy.cfg');
+  await writeFile(configFile, config);
+  return configFile;
+}
+
+/** A command line this script cannot act on: one line saying why, then the usage, exit status 2. */
+class UsageError extends ServiceError {
+  constructor(message: string) {
+    super('ERR_USAGE', message);
+  }
+}
+
+const defaults = { statsSocket: '/run/haproxy/admin.sock', log: 'stdout' } as const;
+
+const usage = `usage: npx tsx deploy/haproxy.ts --out DIR --listen ADDR:PORT --server ADDR:PORT [--server ADDR:PORT …] [options]
+
+Writes DIR/haproxy.cfg, rendered from deploy/haproxy.cfg.
+
+  --out DIR              where the configuration is written (required)
+  --listen ADDR:PORT     where clients connect (required)
+  --server ADDR:PORT     a proxy (HOST and PORT it was started with); once per proxy (required)
+  --stats-socket PATH    the runtime API's socket (default ${defaults.statsSocket})
+  --log TARGET           stdout, stderr, /dev/log or a syslog server's ADDR:PORT (default ${defaults.log})
+  -h, --help             print this and exit
+`;
+
+function parseCommandLine(args: readonly string[]) {
+  try {
+    return parseArgs({
+      args: [...args],
+      options: {
+        out: { type: 'string' },
+        listen: { type: 'string' },
+        server: { type: 'string', multiple: true, default: [] },
+        'stats-socket': { type: 'string', default: defaults.statsSocket },
+        log: { type: 'string', default: defaults.log },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    }).values;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code?.startsWith('ERR_PARSE_ARGS_')) throw new UsageError((error as Error).message);
+    throw error;
+  }
+}
+
+async function main(args: readonly string[]): Promise<void> {
+  const values = parseCommandLine(args);
+  if (values.help) {
+    process.stdout.write(usage);
+    return;
+  }
+  if (!values.out || !values.listen) {
+    throw new UsageError(`missing ${[values.out ? '' : '--out DIR', values.listen ? '' : '--listen ADDR:PORT'].filter(Boolean).join(' and ')}`);
+  }
+  const configFile = await writeHaproxyConfig(path.resolve(values.out), {
+    listen: values.listen,
+    servers: values.server,
+    statsSocket: values['stats-socket'],
+    log: values.log,
+  });
+  console.log(`wrote ${configFile}`);
+  console.log(`check:  haproxy -c -f ${configFile}`);
+  console.log(`start:  haproxy -W -db -f ${configFile}    (reload: SIGUSR2 to the master)`);
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main(process.argv.slice(2)).catch((error: unknown) => {
+    if (error instanceof UsageError) {
+      process.stderr.write(`deploy/haproxy.ts: ${error.message}\n\n${usage}`);
+      process.exitCode = 2;
+      return;
+    }
+    console.error(error instanceof RenderError ? `cannot render: ${error.message}` : error);
+    process.exitCode = 1;
+  });
+}
