@@ -11,9 +11,9 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
-import { ServiceError } from '../contract/errors.ts';
+import { parseOptions, RenderError, runAsCommand, UsageError } from './commandLine.ts';
+
+export { RenderError };
 
 export const templateFile = path.resolve(import.meta.dirname, 'haproxy.cfg');
 
@@ -26,13 +26,6 @@ export interface HaproxyOptions {
   readonly statsSocket: string;
   /** `stdout`, `stderr`, `/dev/log` or a syslog server's `address:port`. */
   readonly log?: string;
-}
-
-/** A value that would make a wrong haproxy.cfg: refused, naming the value and what to give. */
-export class RenderError extends ServiceError {
-  constructor(message: string) {
-    super('ERR_RENDER', message);
-  }
 }
 
 /** An explicit IP address and port, as HAProxy reads it in `bind` and `server`. */
@@ -83,13 +76,6 @@ export async function writeHaproxyConfig(outDir: string, options: HaproxyOptions
   return configFile;
 }
 
-/** A command line this script cannot act on: one line saying why, then the usage, exit status 2. */
-class UsageError extends ServiceError {
-  constructor(message: string) {
-    super('ERR_USAGE', message);
-  }
-}
-
 const defaults = { statsSocket: '/run/haproxy/admin.sock', log: 'stdout' } as const;
 
 const usage = `usage: npx tsx deploy/haproxy.ts --out DIR --listen ADDR:PORT --server ADDR:PORT [--server ADDR:PORT …] [options]
@@ -105,23 +91,14 @@ Writes DIR/haproxy.cfg, rendered from deploy/haproxy.cfg.
 `;
 
 function parseCommandLine(args: readonly string[]) {
-  try {
-    return parseArgs({
-      args: [...args],
-      options: {
-        out: { type: 'string' },
-        listen: { type: 'string' },
-        server: { type: 'string', multiple: true, default: [] },
-        'stats-socket': { type: 'string', default: defaults.statsSocket },
-        log: { type: 'string', default: defaults.log },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    }).values;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code?.startsWith('ERR_PARSE_ARGS_')) throw new UsageError((error as Error).message);
-    throw error;
-  }
+  return parseOptions(args, {
+    out: { type: 'string' },
+    listen: { type: 'string' },
+    server: { type: 'string', multiple: true, default: [] },
+    'stats-socket': { type: 'string', default: defaults.statsSocket },
+    log: { type: 'string', default: defaults.log },
+    help: { type: 'boolean', short: 'h', default: false },
+  });
 }
 
 async function main(args: readonly string[]): Promise<void> {
@@ -144,14 +121,4 @@ async function main(args: readonly string[]): Promise<void> {
   console.log(`start:  haproxy -W -db -f ${configFile}    (reload: SIGUSR2 to the master)`);
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main(process.argv.slice(2)).catch((error: unknown) => {
-    if (error instanceof UsageError) {
-      process.stderr.write(`deploy/haproxy.ts: ${error.message}\n\n${usage}`);
-      process.exitCode = 2;
-      return;
-    }
-    console.error(error instanceof RenderError ? `cannot render: ${error.message}` : error);
-    process.exitCode = 1;
-  });
-}
+runAsCommand(import.meta.url, 'deploy/haproxy.ts', usage, main);

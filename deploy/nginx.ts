@@ -13,11 +13,11 @@
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { BlockList, isIP } from 'node:net';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
 import { buildsRootOf } from '../generator/write.ts';
 import { apiKeyPattern } from '../proxy/config.ts';
-import { ServiceError } from '../contract/errors.ts';
+import { parseOptions, RenderError, runAsCommand, UsageError } from './commandLine.ts';
+
+export { RenderError };
 
 export const templateFile = path.resolve(import.meta.dirname, '..', 'nginx.conf');
 export const secretFileName = 'origin-secret.conf';
@@ -35,13 +35,6 @@ export interface NginxOptions {
   readonly errorLog?: string;
   /** Allows an address outside loopback and the private ranges. */
   readonly listenAnywhere?: boolean;
-}
-
-/** A value that would make a wrong or unsafe nginx.conf: refused, naming the value and what to give. */
-export class RenderError extends ServiceError {
-  constructor(message: string) {
-    super('ERR_RENDER', message);
-  }
 }
 
 /** Loopback, RFC 1918, shared address space (RFC 6598, e.g. a VPN), IPv6 unique local. */
@@ -148,13 +141,6 @@ export async function writeNginxConfig(outDir: string, options: NginxOptions): P
   return configFile;
 }
 
-/** A command line this script cannot act on: one line saying why, then the usage, exit status 2. */
-class UsageError extends ServiceError {
-  constructor(message: string) {
-    super('ERR_USAGE', message);
-  }
-}
-
 const defaults = { listen: '127.0.0.1:8081', user: 'www-data', accessLog: '/dev/stdout', errorLog: 'stderr' } as const;
 
 const usage = `usage: ORIGIN_HEADER="X-Origin-Secret: …" npx tsx deploy/nginx.ts --out DIR --root PATH [options]
@@ -173,28 +159,18 @@ holding the secret header the proxies send (ORIGIN_HEADER).
   -h, --help               print this and exit
 `;
 
-/** The options, or a UsageError for what util.parseArgs refuses (unknown option, missing value …). */
 function parseCommandLine(args: readonly string[]) {
-  try {
-    return parseArgs({
-      args: [...args],
-      options: {
-        out: { type: 'string' },
-        root: { type: 'string' },
-        listen: { type: 'string', default: defaults.listen },
-        user: { type: 'string', default: defaults.user },
-        'access-log': { type: 'string', default: defaults.accessLog },
-        'error-log': { type: 'string', default: defaults.errorLog },
-        'no-secret': { type: 'boolean', default: false },
-        'listen-anywhere': { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    }).values;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code?.startsWith('ERR_PARSE_ARGS_')) throw new UsageError((error as Error).message);
-    throw error;
-  }
+  return parseOptions(args, {
+    out: { type: 'string' },
+    root: { type: 'string' },
+    listen: { type: 'string', default: defaults.listen },
+    user: { type: 'string', default: defaults.user },
+    'access-log': { type: 'string', default: defaults.accessLog },
+    'error-log': { type: 'string', default: defaults.errorLog },
+    'no-secret': { type: 'boolean', default: false },
+    'listen-anywhere': { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h', default: false },
+  });
 }
 
 async function main(args: readonly string[]): Promise<void> {
@@ -225,14 +201,4 @@ async function main(args: readonly string[]): Promise<void> {
   console.log(`start:  nginx -p ${prefix} -c ${configFile}`);
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main(process.argv.slice(2)).catch((error: unknown) => {
-    if (error instanceof UsageError) {
-      process.stderr.write(`deploy/nginx.ts: ${error.message}\n\n${usage}`);
-      process.exitCode = 2;
-      return;
-    }
-    console.error(error instanceof RenderError ? `cannot render: ${error.message}` : error);
-    process.exitCode = 1;
-  });
-}
+runAsCommand(import.meta.url, 'deploy/nginx.ts', usage, main);

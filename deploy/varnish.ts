@@ -11,11 +11,8 @@
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
-import { ServiceError } from '../contract/errors.ts';
 import { apiKeyPattern } from '../proxy/config.ts';
-import { RenderError } from './nginx.ts';
+import { parseOptions, RenderError, runAsCommand, UsageError } from './commandLine.ts';
 
 export const vclTemplateFile = path.resolve(import.meta.dirname, 'varnish.vcl');
 
@@ -73,12 +70,6 @@ export async function writeVarnishConfig(file: string, options: VarnishOptions):
   return file;
 }
 
-class UsageError extends ServiceError {
-  constructor(message: string) {
-    super('ERR_USAGE', message);
-  }
-}
-
 const usage = `usage: ORIGIN_HEADER="X-Origin-Secret: …" npx tsx deploy/varnish.ts --out FILE --origin ADDR:PORT
 
 Writes FILE (mode 0600), deploy/varnish.vcl with nginx's address and the secret header the
@@ -90,12 +81,7 @@ proxies send (ORIGIN_HEADER) filled in.
 `;
 
 async function main(args: readonly string[]): Promise<void> {
-  let values: { out?: string; origin?: string; help?: boolean };
-  try {
-    values = parseArgs({ args: [...args], options: { out: { type: 'string' }, origin: { type: 'string' }, help: { type: 'boolean', short: 'h' } } }).values;
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  const values = parseOptions(args, { out: { type: 'string' }, origin: { type: 'string' }, help: { type: 'boolean', short: 'h' } });
   if (values.help) {
     process.stdout.write(usage);
     return;
@@ -108,14 +94,4 @@ async function main(args: readonly string[]): Promise<void> {
   console.log(`check:  varnishd -C -f ${file} >/dev/null`);
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main(process.argv.slice(2)).catch((error: unknown) => {
-    if (error instanceof UsageError) {
-      process.stderr.write(`deploy/varnish.ts: ${error.message}\n\n${usage}`);
-      process.exitCode = 2;
-      return;
-    }
-    console.error(error instanceof RenderError ? `cannot render: ${error.message}` : error);
-    process.exitCode = 1;
-  });
-}
+runAsCommand(import.meta.url, 'deploy/varnish.ts', usage, main);
