@@ -8,7 +8,6 @@
  * installs haproxy, so a missing one is a broken CI, not a reason to test less.
  */
 import { execFileSync } from 'node:child_process';
-import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderHaproxyConfig } from '../../deploy/haproxy.ts';
 import { readFile } from 'node:fs/promises';
@@ -19,6 +18,7 @@ import { sampleUrlMix } from '../bench/urls.ts';
 import { startCluster, type RunningCluster } from '../support/cluster.ts';
 import { haproxyBinary, startHaproxy, type RunningHaproxy } from '../support/haproxy.ts';
 import { buildFixture, testKey } from '../support/service.ts';
+import { agentFrom, get, type Answer } from '../support/load.ts';
 import { reportMissing } from '../support/tools.ts';
 
 /**
@@ -26,28 +26,6 @@ import { reportMissing } from '../support/tools.ts';
  * answers to the same lookup are the same bytes.
  */
 const auth = { Authorization: `Bearer ${testKey}`, 'X-Request-Id': '0b6f6d1e-6b49-4f0e-9a57-4a8f3f1f2c11' };
-
-interface Answer {
-  readonly status: number;
-  readonly etag: string | undefined;
-  readonly body: Buffer;
-}
-
-/** One GET on a keep-alive agent, from `agent`'s local address; a failure to connect or a cut answer rejects. */
-function get(url: string, agent: http.Agent, headers: Record<string, string> = auth): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const request = http.get(url, { agent, headers }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, etag: response.headers.etag, body: Buffer.concat(chunks) }));
-      response.on('error', reject);
-    });
-    request.setTimeout(20_000, () => request.destroy(new Error(`no answer from ${url} within 20 s`)));
-    request.on('error', reject);
-  });
-}
-
-const agentFrom = (localAddress: string): http.Agent => new http.Agent({ keepAlive: true, localAddress });
 
 interface LoadResult {
   readonly answered: number;
@@ -75,7 +53,7 @@ async function requestLoop(
   const client = async (): Promise<void> => {
     while (next < total) {
       const { path: lookupPath, answer } = lookups[next++ % lookups.length] as (typeof lookups)[number];
-      const got = await get(`${url}${lookupPath}`, agent).catch((error: Error) => error);
+      const got = await get(`${url}${lookupPath}`, agent, auth).catch((error: Error) => error);
       if (got instanceof Error) failures.push(`${lookupPath}: ${got.message}`);
       else if (got.status !== 200 || got.etag !== answer.etag || !got.body.equals(answer.body))
         failures.push(`${lookupPath}: ${got.status} ${got.body.toString().slice(0, 200)}`);
@@ -147,7 +125,7 @@ describe.skipIf(!haproxyBinary)('HAProxy in front of two proxies', () => {
     const direct = agentFrom('127.0.0.1');
     const paths = [...new Set(sampleUrlMix(manifest, 200, 15).lookups.map((lookup) => lookup.proxyPath))];
     expected = [];
-    for (const lookupPath of paths) expected.push({ path: lookupPath, answer: await get(`${proxies[0]?.url}${lookupPath}`, direct) });
+    for (const lookupPath of paths) expected.push({ path: lookupPath, answer: await get(`${proxies[0]?.url}${lookupPath}`, direct, auth) });
     direct.destroy();
   });
   afterAll(async () => {
@@ -164,7 +142,7 @@ describe.skipIf(!haproxyBinary)('HAProxy in front of two proxies', () => {
     const agent = agentFrom('127.0.0.2');
     for (const { path: lookupPath, answer } of expected) {
       expect(answer.status, lookupPath).toBe(200);
-      const through = await get(`${haproxy.url}${lookupPath}`, agent);
+      const through = await get(`${haproxy.url}${lookupPath}`, agent, auth);
       expect({ path: lookupPath, status: through.status, etag: through.etag }).toEqual({ path: lookupPath, status: 200, etag: answer.etag });
       expect(through.body.equals(answer.body), lookupPath).toBe(true);
     }
@@ -183,7 +161,7 @@ describe.skipIf(!haproxyBinary)('HAProxy in front of two proxies', () => {
     expect(statuses.slice(4)).toEqual([429, 429, 429, 429]);
     // Another client behind the same HAProxy has a budget of its own.
     expect((await get(lookup, other, forged)).status).toBe(401);
-    expect((await get(lookup, other)).status).toBe(200);
+    expect((await get(lookup, other, auth)).status).toBe(200);
     blocked.destroy();
     other.destroy();
 
