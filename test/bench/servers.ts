@@ -34,7 +34,10 @@ export function findProgram(name: string, candidates: readonly string[] = []): s
   return undefined;
 }
 
-export function freePort(): Promise<number> {
+/** Ports this process has handed out: a port is free again once its probe closes, long before its server binds it. */
+const handedOut = new Set<number>();
+
+function probePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
@@ -43,6 +46,20 @@ export function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+/**
+ * A loopback port nothing listens on, and never one handed out before in this process: the bench
+ * takes the metrics port before the proxy's own, and the kernel had given both the same port once
+ * (EADDRINUSE at the second start, seen in CI).
+ */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = await probePort();
+    if (handedOut.has(port)) continue;
+    handedOut.add(port);
+    return port;
+  }
 }
 
 /** One GET over a fresh connection: the status, the headers and the body's length. */
