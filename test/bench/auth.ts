@@ -8,7 +8,7 @@
  *   JWT, cached      a remembered header: one LRU lookup and a clock read
  */
 import { generateKeyPairSync } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { SignJWT } from 'jose';
@@ -41,6 +41,7 @@ const keyFile = path.join(os.tmpdir(), `bench-rsa-${process.pid}.pem`);
 await writeFile(keyFile, rsa.publicKey.export({ type: 'spki', format: 'pem' }));
 const hsAuth = await createAuthenticator({ auth: loadConfig({ API_KEYS: apiKeys.join(','), JWT_SECRET: secret }).auth });
 const rsAuth = await createAuthenticator({ auth: loadConfig({ JWT_PUBLIC_KEY: keyFile }).auth });
+await rm(keyFile); // read once at configuration
 
 const coldCalls = Math.max(500, Math.floor(rounds / 10));
 const sign = (index: number, key: Uint8Array | import('node:crypto').KeyObject, alg: string): Promise<string> =>

@@ -11,7 +11,7 @@
  */
 import { spawn } from 'node:child_process';
 import http from 'node:http';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -66,7 +66,8 @@ async function main(): Promise<void> {
   const { values } = parseArgs({ options: { rate: { type: 'string', default: '200' }, settle: { type: 'string', default: '4' } } });
   const intervalMs = 1000 / Number(values.rate);
   const dataDir = path.join(repoRoot, 'data');
-  const distDir = path.join(await mkdtemp(path.join(tmpdir(), 'refdata-switch-')), 'dist');
+  const workDir = await mkdtemp(path.join(tmpdir(), 'refdata-switch-'));
+  const distDir = path.join(workDir, 'dist');
   await buildDist({ dataDir, distDir });
   const manifest = JSON.parse(await readFile(path.join(distDir, 'manifest.json'), 'utf8')) as Manifest;
   const targets = sampleUrlMix(manifest, 500, 1).lookups.map((lookup) => lookup.proxyPath);
@@ -116,6 +117,7 @@ async function main(): Promise<void> {
     clearInterval(ticker);
     agent.destroy();
     await proxy.stop();
+    await rm(workDir, { recursive: true, force: true }); // a real-data build is ~650 MB
   }
 }
 
