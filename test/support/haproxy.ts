@@ -29,7 +29,7 @@ export interface RunningHaproxy {
 }
 
 /** Sends one command to the runtime API and returns its whole answer (the socket closes after it). */
-function runtimeCommand(socketPath: string, command: string): Promise<string> {
+export function runtimeCommand(socketPath: string, command: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = net.createConnection(socketPath);
     let answer = '';
@@ -41,7 +41,7 @@ function runtimeCommand(socketPath: string, command: string): Promise<string> {
   });
 }
 
-function parseStats(csv: string): Map<string, StatRow> {
+export function parseStats(csv: string): Map<string, StatRow> {
   const [header = '', ...lines] = csv.trim().split('\n');
   const columns = header.replace(/^# /, '').split(',');
   const rows = new Map<string, StatRow>();
