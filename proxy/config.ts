@@ -8,6 +8,7 @@ import { BlockList, isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { ProblemsError } from '../contract/errors.ts';
+import { bucketBaseUrl, parseS3Url, resolveS3Bucket, s3Settings, type S3Bucket } from './s3.ts';
 
 const port = z
   .string()
@@ -129,12 +130,20 @@ const environmentSchema = z.object({
   FINANCE_SCOPE: nonEmpty.optional(),
   ADDRESS_SCOPE: nonEmpty.optional(),
   CORS_ORIGINS: commaList.default(['*']),
-  ORIGIN_URL: z.url({ protocol: /^https?$/, message: 'must be the http(s) URL of the static host serving dist/' }).optional(),
+  ORIGIN_URL: z
+    .string()
+    .trim()
+    .refine(
+      (text) => parseS3Url(text) !== undefined || (URL.canParse(text) && /^https?:$/.test(new URL(text).protocol)),
+      'must be the http(s) URL of the static host serving dist/, or s3://<bucket>/<prefix> for a private bucket',
+    )
+    .optional(),
   ORIGIN_HEADER: z
     .string()
     .regex(/^[A-Za-z0-9-]+: *\S.*$/, 'must look like "Name: value", e.g. "X-Origin-Secret: 4f1c…"')
     .optional(),
   ORIGIN_CACHE_DIR: nonEmpty.default('.origin-cache'),
+  ...s3Settings,
   WORKERS: z
     .string()
     .regex(/^\d{1,3}$/, 'must be a whole number of processes from 1 to 999')
@@ -158,7 +167,7 @@ const environmentSchema = z.object({
 export const settingNames: readonly string[] = Object.keys(environmentSchema.shape);
 
 /** Values never echoed in a message, not even wrong ones: a typo'd secret is still mostly a secret. */
-const secretSettings = new Set(['API_KEYS', 'JWT_SECRET', 'ORIGIN_HEADER']);
+const secretSettings = new Set(['API_KEYS', 'JWT_SECRET', 'ORIGIN_HEADER', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN']);
 
 export interface JwtConfig {
   /** HS256/384/512 shared secret. */
@@ -192,8 +201,11 @@ export interface Config {
   /** Origin mode: bodies from this static host instead of distDir. */
   readonly origin:
     | {
+        /** Where the origin's files are: the static host, or the bucket's objects under its prefix. */
         readonly url: URL;
         readonly header: readonly [string, string] | undefined;
+        /** A private bucket: every request signed (SigV4) with these credentials; undefined for a plain static host. */
+        readonly s3: S3Bucket | undefined;
         /** The local copy of the origin's manifest and bodies (originCopy.ts); undefined with `off`. */
         readonly cacheDir: string | undefined;
       }
@@ -259,6 +271,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
   if (settings.ORIGIN_HEADER !== undefined && settings.ORIGIN_URL === undefined) {
     problems.push('ORIGIN_HEADER is set but ORIGIN_URL is not: the header is only sent to an origin');
   }
+  const bucket = settings.ORIGIN_URL?.startsWith('s3://') ? resolveS3Bucket(settings.ORIGIN_URL, settings, problems) : undefined;
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port: settings.PORT,
@@ -286,7 +299,8 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
       settings.ORIGIN_URL === undefined
         ? undefined
         : {
-            url: new URL(settings.ORIGIN_URL),
+            url: bucket ? bucketBaseUrl(bucket) : new URL(settings.ORIGIN_URL),
+            s3: bucket,
             header: settings.ORIGIN_HEADER === undefined ? undefined : splitHeader(settings.ORIGIN_HEADER),
             cacheDir: settings.ORIGIN_CACHE_DIR === 'off' ? undefined : settings.ORIGIN_CACHE_DIR,
           },

@@ -21,6 +21,13 @@ export interface LiveStore {
   current(): BodyStore;
   /** Looks for a new build and switches to it; a failure keeps the current build and is logged. */
   reload(reason: string): Promise<void>;
+  /**
+   * Why this process should leave a load balancer's rotation (/readyz answers 503), or undefined:
+   * the origin refuses its credentials, a fault of this proxy that its siblings need not share. An
+   * origin that is down is not such a fault: every proxy would leave, and each can still serve
+   * what it holds.
+   */
+  notReady(): string | undefined;
   close(): void;
 }
 
@@ -39,7 +46,7 @@ function liveStore(initial: BodyStore, reopen: (current: BodyStore) => Promise<B
       .finally(() => (pending = undefined));
     return pending;
   };
-  return { current: () => current, reload, close: stop };
+  return { current: () => current, reload, notReady: () => undefined, close: stop };
 }
 
 export async function openLocalLiveStore(distDir: string, cache: BodyCache, log: Logger): Promise<LiveStore> {
@@ -82,5 +89,5 @@ export async function openOriginLiveStore(origin: OriginClient, cache: BodyCache
     clearInterval(timer);
     void origin.close();
   });
-  return store;
+  return { ...store, notReady: origin.refusal };
 }

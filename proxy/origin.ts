@@ -6,6 +6,7 @@
  * what is revalidated with the origin's ETag is the manifest, which says which bodies are current.
  * The public files (the OpenAPI document, the docs page) take the same path as bodies: fetched
  * whole, checked against the manifest's hash, cached, then answered as local mode answers them.
+ * A private bucket (s3.ts) is the same origin with every request signed.
  */
 import { Agent, errors, request } from 'undici';
 import { buildScopedPath, computeEtag, currentBuildFile, currentBuildSchema, manifestFileName } from '../contract/manifest.ts';
@@ -13,11 +14,15 @@ import { findLookup, lookupsOf, readManifest } from './manifestIndex.ts';
 import type { OriginCopy } from './originCopy.ts';
 import { StoreError, type BodyCache, type BodyStore } from './store.ts';
 import { noMetrics, type Metrics } from './metrics.ts';
+import { s3ErrorCode, s3ErrorHint, signedHeaders, type S3Bucket } from './s3.ts';
+import { encodeKeyPath } from './sigv4.ts';
 
 export interface OriginSettings {
   readonly url: URL;
   /** Sent with every origin request, so a private origin can refuse everyone else. */
   readonly header: readonly [name: string, value: string] | undefined;
+  /** A private bucket: every request SigV4-signed for it. */
+  readonly s3?: S3Bucket | undefined;
 }
 
 /** Milliseconds to connect, to receive the headers, and between two pieces of a body. */
@@ -40,6 +45,18 @@ interface OriginResponse {
   readonly status: number;
   readonly etag: string | undefined;
   readonly body: Buffer;
+  /** A refusal's S3 error code (`SignatureDoesNotMatch` …), when the origin is a bucket. */
+  readonly code?: string | undefined;
+}
+
+/** `403`, or `403 (SignatureDoesNotMatch)` from a bucket: what a message says the origin answered. */
+function answered({ status, code }: OriginResponse): string {
+  return code === undefined ? String(status) : `${status} (${code})`;
+}
+
+/** What the origin answered for `file` and what that most likely means (a bucket's refusal says), else `advice`. */
+function originAnswer(response: OriginResponse, file: string, advice: string): string {
+  return `The data origin answered ${answered(response)} for ${file}: ${s3ErrorHint(response.code) ?? advice}`;
 }
 
 const timeoutErrors = [errors.ConnectTimeoutError, errors.HeadersTimeoutError, errors.BodyTimeoutError];
@@ -59,26 +76,36 @@ export function createOriginClient(settings: OriginSettings, timeouts: OriginTim
   });
   const base = settings.url.href.endsWith('/') ? settings.url.href : `${settings.url.href}/`;
 
+  /** Why the origin last refused this proxy (401 or 403: a wrong secret or key), until it answers again. */
+  let refusal: string | undefined;
+
   const once = async (file: string, headers: Record<string, string>): Promise<OriginResponse> => {
+    // Encoded as S3 signs paths; the same path to nginx, which decodes it.
+    const url = new URL(encodeKeyPath(file), base);
+    // Signed per attempt: the signature holds the time, and S3 refuses one 15 minutes old.
+    const sent = settings.s3 ? { ...headers, ...signedHeaders(settings.s3, 'GET', url) } : headers;
     // undici's request() never follows redirects: a redirecting origin is a misconfigured one.
-    const response = await request(new URL(file, base), { dispatcher: agent, headers });
+    const response = await request(url, { dispatcher: agent, headers: sent });
     const body = Buffer.from(await response.body.arrayBuffer());
     const etag = response.headers.etag;
-    return { status: response.statusCode, etag: typeof etag === 'string' ? etag : undefined, body };
+    const code = settings.s3 && response.statusCode >= 400 ? s3ErrorCode(body) : undefined;
+    return { status: response.statusCode, etag: typeof etag === 'string' ? etag : undefined, body, code };
   };
 
   const fetchFile = async (file: string, extra: Record<string, string> = {}): Promise<OriginResponse> => {
     const headers = settings.header ? { [settings.header[0]]: settings.header[1], ...extra } : extra;
     try {
-      let answered: OriginResponse;
+      let answer: OriginResponse;
       try {
-        answered = await once(file, headers);
+        answer = await once(file, headers);
       } catch (error) {
         if (!isReset(error)) throw error;
-        answered = await once(file, headers); // a kept-alive connection the origin had closed: once more
+        answer = await once(file, headers); // a kept-alive connection the origin had closed: once more
       }
-      metrics.originFetch(answered.status === 200 || answered.status === 304 ? 'ok' : `status-${answered.status}`);
-      return answered;
+      metrics.originFetch(answer.status === 200 || answer.status === 304 ? 'ok' : `status-${answer.status}`);
+      if (answer.status === 401 || answer.status === 403) refusal = originAnswer(answer, file, 'is ORIGIN_HEADER the secret it expects?');
+      else if (answer.status < 500) refusal = undefined;
+      return answer;
     } catch (error) {
       const failure = timeoutErrors.some((type) => error instanceof type)
         ? new StoreError('ERR_ORIGIN_TIMEOUT', `The data origin did not answer in time (${(error as Error).message}); retry shortly.`)
@@ -91,7 +118,7 @@ export function createOriginClient(settings: OriginSettings, timeouts: OriginTim
     }
   };
 
-  return { base, fetchFile, close: () => agent.close() };
+  return { base, fetchFile, refusal: (): string | undefined => refusal, close: () => agent.close() };
 }
 
 export type OriginClient = ReturnType<typeof createOriginClient>;
@@ -116,10 +143,7 @@ export async function openOriginStore(origin: OriginClient, cache: BodyCache, co
     const file = buildScopedPath(buildId, manifestFileName);
     const response = await origin.fetchFile(file);
     if (response.status !== 200) {
-      throw new StoreError(
-        'ERR_ORIGIN_ANSWER',
-        `The data origin answered ${response.status} for ${file}, the build ${currentBuildFile} names: is the build there?`,
-      );
+      throw new StoreError('ERR_ORIGIN_ANSWER', originAnswer(response, file, `is the build ${currentBuildFile} names there?`));
     }
     const store = await openFetchedManifest(response.body, `the origin's ${file}`, undefined, true, origin, cache, copy);
     if (store.manifest.buildId !== buildId) {
@@ -128,13 +152,13 @@ export async function openOriginStore(origin: OriginClient, cache: BodyCache, co
     return store;
   }
   if (pointer.status !== 404) {
-    throw new StoreError('ERR_ORIGIN_ANSWER', `The data origin answered ${pointer.status} for ${currentBuildFile}: is it serving a build of npm run build?`);
+    throw new StoreError('ERR_ORIGIN_ANSWER', originAnswer(pointer, currentBuildFile, 'is it serving a build of npm run build?'));
   }
   const conditional = previous?.manifestTag && !previous.bodyBase ? { 'If-None-Match': previous.manifestTag } : {};
   const response = await origin.fetchFile(manifestFileName, conditional);
   if (response.status === 304 && previous) return previous;
   if (response.status !== 200) {
-    throw new StoreError('ERR_ORIGIN_ANSWER', `The data origin answered ${response.status} for ${manifestFileName}: is it serving a build of npm run build?`);
+    throw new StoreError('ERR_ORIGIN_ANSWER', originAnswer(response, manifestFileName, 'is it serving a build of npm run build?'));
   }
   return openFetchedManifest(response.body, `the origin's ${manifestFileName}`, response.etag, false, origin, cache, copy);
 }
@@ -206,9 +230,10 @@ async function storeFromManifest(
   const load = async (file: string, etag: string): Promise<Buffer> => {
     const kept = await copy.readBody(etag);
     if (kept) return kept;
-    const { status, body } = await origin.fetchFile(`${bodyBase}${file}`);
-    if (Object.hasOwn(manifest.public, file)) checkPublicFile(file, etag, status, body);
-    else checkBody(etag, status, body);
+    const response = await origin.fetchFile(`${bodyBase}${file}`);
+    const { body } = response;
+    if (Object.hasOwn(manifest.public, file)) checkPublicFile(file, etag, response);
+    else checkBody(etag, response);
     void copy.saveBody(etag, body);
     return body;
   };
@@ -229,9 +254,10 @@ async function storeFromManifest(
   };
 }
 
-function checkBody(etag: string, status: number, body: Buffer): void {
+function checkBody(etag: string, response: OriginResponse): void {
+  const { status, body } = response;
   if (status === 404) throw new StoreError('ERR_ORIGIN_NO_BODY', 'The data origin has no body for this lookup: it may be switching builds; retry shortly.');
-  if (status !== 200) throw new StoreError('ERR_ORIGIN_ANSWER', `The data origin answered ${status} for a body: retry shortly.`);
+  if (status !== 200) throw new StoreError('ERR_ORIGIN_ANSWER', `The data origin answered ${answered(response)} for a body: retry shortly.`);
   // The origin may already serve a newer build than this manifest: never serve a body as another.
   if (computeEtag(body) !== etag) throw new StoreError('ERR_ORIGIN_SWITCHING', 'The data origin is switching builds: retry shortly.', { 'Retry-After': '1' });
 }
@@ -241,9 +267,10 @@ function checkBody(etag: string, status: number, body: Buffer): void {
  * manifest's ETag: an origin serving a damaged or foreign copy is refused with a 502 rather than
  * passed on. The origin's error page is never passed on either: the client gets the envelope.
  */
-function checkPublicFile(file: string, etag: string, status: number, body: Buffer): void {
+function checkPublicFile(file: string, etag: string, response: OriginResponse): void {
+  const { status, body } = response;
   if (status === 404) throw new StoreError('ERR_ORIGIN_NO_BODY', `The data origin has no /${file}: it may be switching builds; retry shortly.`);
-  if (status !== 200) throw new StoreError('ERR_ORIGIN_ANSWER', `The data origin answered ${status} for /${file}: retry shortly.`);
+  if (status !== 200) throw new StoreError('ERR_ORIGIN_ANSWER', `The data origin answered ${answered(response)} for /${file}: retry shortly.`);
   if (computeEtag(body) !== etag) {
     throw new StoreError(
       'ERR_ORIGIN_ANSWER',

@@ -77,6 +77,7 @@ export async function startService(config: Config, { extraKeys = [], log, now, o
       cors: { origins: config.corsOrigins },
       log,
       metrics,
+      notReady: build.notReady,
     },
     config.port,
     config.host,

@@ -46,6 +46,7 @@ const outcomes: Readonly<Record<ErrorCode, { readonly status: number; readonly s
   ERR_ORIGIN_ANSWER: { status: 502, shown: true },
   ERR_ORIGIN_NO_BODY: { status: 404, shown: true },
   ERR_ORIGIN_SWITCHING: { status: 503, shown: true },
+  ERR_NOT_READY: { status: 503, shown: true },
   ERR_CONFIG: { status: 503, shown: false },
   ERR_LISTEN: { status: 503, shown: false },
   ERR_IMPORT: { status: 503, shown: false },

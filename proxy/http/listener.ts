@@ -39,6 +39,8 @@ export interface ServerDependencies {
   readonly log: Logger;
   /** Counted per request when METRICS_PORT is set; noMetrics otherwise. */
   readonly metrics: Metrics;
+  /** Why /readyz should answer 503 (live.ts), or undefined when ready. */
+  readonly notReady?: () => string | undefined;
 }
 
 /** `addressmanagement` or `financemanagement`, what a scope guards: worked out once per route. */
@@ -79,6 +81,8 @@ function answer(
   if (method !== 'GET' && method !== 'HEAD') {
     throw methodNotAllowed(method);
   }
+  const unready = pathname === '/readyz' ? deps.notReady?.() : undefined;
+  if (unready !== undefined) throw new ServiceError('ERR_NOT_READY', `Not ready: ${unready}`);
   const probe = probeBody(pathname, deps.store);
   if (probe)
     return send(

@@ -17,7 +17,7 @@ describe('the configuration table of the README', () => {
         0,
         rows.findIndex((line) => !line.startsWith('|')),
       )
-      .flatMap((line) => [...(line.split('|')[1] ?? '').matchAll(/`([A-Z_]+)`/g)].map((match) => match[1]));
+      .flatMap((line) => [...(line.split('|')[1] ?? '').matchAll(/`([A-Z][A-Z0-9_]*)`/g)].map((match) => match[1]));
     expect([...listed].sort()).toEqual([...settingNames, 'JWT_PRIVATE_KEY', 'KEEP_BUILDS'].sort());
   });
 });
