@@ -87,6 +87,7 @@ const hints: Readonly<Record<string, string>> = {
   AccessDenied: "the key's policy does not allow s3:GetObject on the bucket's objects (and s3:ListBucket, so a missing object is a 404)",
   AllAccessDisabled: 'the bucket refuses all access',
   NoSuchBucket: 'ORIGIN_URL names a bucket that does not exist (or not at AWS_ENDPOINT_URL_S3)',
+  NoSuchKey: "nothing there: has npm run upload put a build under ORIGIN_URL's prefix?",
 };
 
 export function s3ErrorHint(code: string | undefined): string | undefined {

@@ -12,6 +12,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { access, constants, mkdir, writeFile } from 'node:fs/promises';
 import net from 'node:net';
+import { userInfo } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from '../bench/servers.ts';
@@ -62,17 +63,22 @@ for name, port in zip(('account', 'container', 'object'), sys.argv[2:5]):
     builder.get_ring().save(f'{directory}/{name}.ring.gz')
 `;
 
-function storageServerConfig(server: string, port: number, directory: string): string {
+/** What every server shares: one process on its loopback port, as the user running the tests (who owns the folder), quiet but for warnings. */
+function serverDefaults(port: number, directory: string): string {
   return `[DEFAULT]
 bind_ip = 127.0.0.1
 bind_port = ${port}
 workers = 0
-user = root
+user = ${userInfo().username}
 swift_dir = ${directory}
-devices = ${path.join(directory, 'devices')}
+log_level = WARNING
+`;
+}
+
+function storageServerConfig(server: string, port: number, directory: string): string {
+  return `${serverDefaults(port, directory)}devices = ${path.join(directory, 'devices')}
 mount_check = false
 disable_fallocate = true
-log_level = WARNING
 
 [pipeline:main]
 pipeline = ${server}-server
@@ -83,14 +89,7 @@ use = egg:swift#${server}
 }
 
 function proxyServerConfig(port: number, memcachePort: number, directory: string, region: string, user: string, secret: string): string {
-  return `[DEFAULT]
-bind_ip = 127.0.0.1
-bind_port = ${port}
-workers = 0
-user = root
-swift_dir = ${directory}
-log_level = WARNING
-
+  return `${serverDefaults(port, directory)}
 [pipeline:main]
 pipeline = catch_errors healthcheck proxy-logging cache s3api tempauth proxy-logging proxy-server
 
@@ -201,7 +200,7 @@ export async function startS3Server(): Promise<RunningS3Server> {
 
   try {
     const started: [ChildProcess, number][] = [
-      [run('/usr/bin/memcached', ['-l', '127.0.0.1', '-p', String(memcachePort), '-U', '0', '-m', '16', '-u', 'root']), memcachePort],
+      [run('/usr/bin/memcached', ['-l', '127.0.0.1', '-p', String(memcachePort), '-U', '0', '-m', '16', '-u', userInfo().username]), memcachePort],
     ];
     for (const server of servers) started.push([run(`/usr/bin/swift-${server}-server`, [path.join(directory, `${server}-server.conf`), '-v']), ports[server]]);
     await Promise.all(started.map(([child, port]) => accepting(port, child, () => output)));
