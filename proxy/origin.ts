@@ -134,8 +134,8 @@ export type OriginClient = ReturnType<typeof createOriginClient>;
  */
 export async function openOriginStore(origin: OriginClient, cache: BodyCache, copy: OriginCopy, previous?: OriginStore): Promise<OriginStore> {
   // The pointer is a few dozen bytes: asked for whole each time and compared by the build it names,
-  // not by the origin's ETag (nginx's is the modification second and size: two builds written within
-  // one second would look alike).
+  // not by the origin's ETag: nginx's is the modification second and size (two builds written within
+  // one second would look alike), a bucket's an MD5 of the object, not the manifest's SHA-256.
   const pointer = await origin.fetchFile(currentBuildFile);
   if (pointer.status === 200) {
     const { buildId } = readPointer(pointer.body);

@@ -31,12 +31,27 @@ const targets = [
   '/exports/country.ndjson.gz',
 ];
 
-/** Every request the upload command sent, in order, passed on unchanged (the signature covers the Host it was sent to). */
-async function startRecordingRelay(target: string): Promise<{ url: string; sent: string[]; close(): Promise<void> }> {
+interface RecordingRelay {
+  readonly url: string;
+  /** Every request, `METHOD /path`, in the order they arrived. */
+  readonly sent: string[];
+  /** Paths whose next request is failed once: answered 503 SlowDown, as S3 asks a client to slow down, or its connection reset. */
+  readonly failOnce: Map<string, 'slow-down' | 'reset'>;
+  close(): Promise<void>;
+}
+
+/** A relay passing requests to the store unchanged (the signature covers the Host they were sent to), recording them. */
+async function startRecordingRelay(target: string): Promise<RecordingRelay> {
   const proxy = httpProxy.createProxyServer({ target });
   const sent: string[] = [];
+  const failOnce = new Map<string, 'slow-down' | 'reset'>();
   const server = http.createServer((request, response) => {
-    sent.push(`${request.method} ${request.url}`);
+    const line = `${request.method} ${request.url}`;
+    sent.push(line);
+    const fault = failOnce.get(request.url ?? '');
+    failOnce.delete(request.url ?? '');
+    if (fault === 'reset') return request.socket.destroy();
+    if (fault === 'slow-down') return response.writeHead(503).end('<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>');
     proxy.web(request, response);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -45,7 +60,7 @@ async function startRecordingRelay(target: string): Promise<{ url: string; sent:
       server.close(() => resolve());
       server.closeAllConnections();
     });
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, sent, close };
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, sent, failOnce, close };
 }
 
 describe('a private S3 bucket as the origin', () => {
@@ -169,8 +184,19 @@ describe('a private S3 bucket as the origin', () => {
     const { writeFile } = await import('node:fs/promises');
     await writeFile(currencyFile, (await readFile(currencyFile, 'utf8')).replace('"Turkish Lira"', '"Türk Lirası"'));
     const second = await buildDist({ dataDir, distDir });
-    const report = await uploadBuild({ dist: distDir, bucket, concurrency: 8, keepBuilds: 2 });
-    expect(report).toMatchObject({ buildId: second.buildId, skipped: 0, pruned: [] });
+    // Through a relay that fails two PUTs once each: the upload tries them again.
+    const relay = await startRecordingRelay(store.endpoint);
+    const [slowedDown, reset] = ['openapi.json', 'financemanagement/api/currency/getbycode/try.json'].map(
+      (file) => `/refdata-origin/refdata/builds/${second.buildId}/${file}`,
+    ) as [string, string];
+    relay.failOnce.set(slowedDown, 'slow-down').set(reset, 'reset');
+    try {
+      const report = await uploadBuild({ dist: distDir, bucket: { ...bucket, endpoint: new URL(relay.url) }, concurrency: 8, keepBuilds: 2 });
+      expect(report).toMatchObject({ buildId: second.buildId, skipped: 0, pruned: [] });
+    } finally {
+      await relay.close();
+    }
+    expect(relay.sent.filter((line) => line === `PUT ${slowedDown}` || line === `PUT ${reset}`)).toHaveLength(4);
     await proxied.build.reload('test');
     expect(proxied.build.current().manifest.buildId).toBe(second.buildId);
     const lira = await (await fetch(`${proxied.running.url}/financemanagement/api/currency/getbycode?code=try`, { headers: auth })).json();
