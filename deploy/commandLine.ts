@@ -33,9 +33,15 @@ export function parseOptions<Options extends NonNullable<ParseArgsConfig['option
 
 /**
  * Runs `main` with the command line when `moduleUrl` is the script node was started with: a
- * UsageError prints its line and the usage (exit 2), a RenderError its line (exit 1).
+ * UsageError prints its line and the usage (exit 2), a RenderError its line after `failed` (exit 1).
  */
-export function runAsCommand(moduleUrl: string, script: string, usage: string, main: (args: readonly string[]) => Promise<void>): void {
+export function runAsCommand(
+  moduleUrl: string,
+  script: string,
+  usage: string,
+  main: (args: readonly string[]) => Promise<void>,
+  failed = 'cannot render',
+): void {
   if (!process.argv[1] || moduleUrl !== pathToFileURL(process.argv[1]).href) return;
   main(process.argv.slice(2)).catch((error: unknown) => {
     if (error instanceof UsageError) {
@@ -43,7 +49,7 @@ export function runAsCommand(moduleUrl: string, script: string, usage: string, m
       process.exitCode = 2;
       return;
     }
-    console.error(error instanceof RenderError ? `cannot render: ${error.message}` : error);
+    console.error(error instanceof RenderError ? `${failed}: ${error.message}` : error);
     process.exitCode = 1;
   });
 }

@@ -156,7 +156,7 @@ async function main(args: readonly string[]): Promise<void> {
   const environment = z.object(s3Settings).safeParse(Object.fromEntries(Object.entries(process.env).filter(([, value]) => value !== '')));
   if (!environment.success) throw new RenderError(environment.error.issues.map((issue) => `${String(issue.path[0])} ${issue.message}`).join('; '));
   const problems: string[] = [];
-  const bucket = resolveS3Bucket(`s3://${values.bucket}/${values.prefix}`, environment.data, problems, '--bucket');
+  const bucket = resolveS3Bucket(`s3://${values.bucket}/${values.prefix}`, environment.data, problems, `--bucket ${JSON.stringify(values.bucket)}`);
   if (!bucket) throw new RenderError(problems.join('; '));
   const started = performance.now();
   const report = await uploadBuild(
@@ -176,4 +176,4 @@ async function main(args: readonly string[]): Promise<void> {
   console.log(`proxies: ORIGIN_URL=${where}`);
 }
 
-runAsCommand(import.meta.url, 'deploy/upload.ts', usage, main);
+runAsCommand(import.meta.url, 'deploy/upload.ts', usage, main, 'cannot upload');

@@ -125,16 +125,21 @@ export type S3Environment = z.infer<z.ZodObject<typeof s3Settings>>;
  * AWS_ENDPOINT_URL); or undefined, with a line in `problems` for each setting missing or wrong.
  * Only variables are read: no ~/.aws files, no instance role.
  */
-export function resolveS3Bucket(s3Url: string, environment: S3Environment, problems: string[], urlSetting = 'ORIGIN_URL'): S3Bucket | undefined {
+export function resolveS3Bucket(
+  s3Url: string,
+  environment: S3Environment,
+  problems: string[],
+  named = `ORIGIN_URL ${JSON.stringify(s3Url)}`,
+): S3Bucket | undefined {
   const location = parseS3Url(s3Url);
   const found = problems.length;
   if (!location || !bucketNamePattern.test(location.bucket)) {
-    problems.push(`${urlSetting} ${JSON.stringify(s3Url)} does not name a bucket: use s3://<bucket>/<prefix>, the bucket 3 to 63 of a-z 0-9 . -`);
+    problems.push(`${named} does not name a bucket S3 takes: 3 to 63 of a-z 0-9 . -, a letter or digit at each end (ORIGIN_URL=s3://<bucket>/<prefix>)`);
   }
   const { AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: secretAccessKey, AWS_SESSION_TOKEN: sessionToken } = environment;
   if (accessKeyId === undefined && secretAccessKey === undefined) {
     problems.push(
-      `${urlSetting} is an s3:// bucket but AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not set: give the key the bucket's policy lets read it (no ~/.aws file or instance role is read)`,
+      'AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not set: a private bucket is read and written with a key (no ~/.aws file or instance role is read)',
     );
   } else if (accessKeyId === undefined) {
     problems.push('AWS_SECRET_ACCESS_KEY is set but AWS_ACCESS_KEY_ID is not: set the key id it belongs to');

@@ -48,7 +48,11 @@ describe('a bucket as the origin', () => {
   });
 
   it.each([
-    ['no credentials', { AWS_REGION: 'eu-central-1' }, /ORIGIN_URL is an s3:\/\/ bucket but AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not set/],
+    [
+      'no credentials',
+      { AWS_REGION: 'eu-central-1' },
+      /^AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not set: a private bucket is read and written with a key/,
+    ],
     ['a key id without its secret', { AWS_REGION: 'eu-central-1', AWS_ACCESS_KEY_ID: 'AKIA' }, /AWS_ACCESS_KEY_ID is set but AWS_SECRET_ACCESS_KEY is not/],
     [
       'a secret without its key id',
@@ -62,7 +66,7 @@ describe('a bucket as the origin', () => {
 
   it('refuses a bucket name S3 would not take, and never echoes a secret', () => {
     expect(problemsOf({ ORIGIN_URL: 's3://Refdata_Origin/x', AWS_REGION: 'eu-central-1', ...key })).toEqual([
-      expect.stringMatching(/ORIGIN_URL "s3:\/\/Refdata_Origin\/x" does not name a bucket/),
+      expect.stringMatching(/ORIGIN_URL "s3:\/\/Refdata_Origin\/x" does not name a bucket S3 takes/),
     ]);
     const problems = problemsOf({ ORIGIN_URL: 's3://refdata-origin', AWS_REGION: 'eu-central-1', ...key, AWS_SESSION_TOKEN: '   ' });
     expect(problems).toEqual(['AWS_SESSION_TOKEN must not be empty']);
