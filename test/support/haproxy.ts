@@ -3,11 +3,11 @@
  * renders it, run in the foreground (master-worker, as Debian's unit runs it), and read through its
  * runtime API (`show stat`) for what it thinks of each proxy.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import { writeHaproxyConfig } from '../../deploy/haproxy.ts';
 import { findProgram, freePort } from '../bench/servers.ts';
+import { startDaemon } from './daemon.ts';
 import { tempDir } from './service.ts';
 
 export const haproxyBinary = findProgram('haproxy', ['/usr/sbin/haproxy', '/usr/local/sbin/haproxy']);
@@ -55,44 +55,39 @@ function parseStats(csv: string): Map<string, StatRow> {
 
 /** HAProxy on a free loopback port in front of `servers` (`127.0.0.1:port` each); resolves once every one is UP. */
 export async function startHaproxy(servers: readonly string[]): Promise<RunningHaproxy> {
-  const binary = haproxyBinary as string;
+  if (!haproxyBinary) throw new Error('haproxy is not installed: apt-get install -y haproxy');
   const port = await freePort();
   const directory = await tempDir('refdata-haproxy-');
   const statsSocket = path.join(directory, 'admin.sock');
   const configFile = await writeHaproxyConfig(directory, { listen: `127.0.0.1:${port}`, servers, statsSocket, log: 'stdout' });
-  const child: ChildProcess = spawn(binary, ['-W', '-db', '-f', configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const killOnExit = (): void => void child.kill('SIGKILL'); // never outlive the test process
-  process.once('exit', killOnExit);
-  const stop = async (): Promise<void> => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      await exited;
-    }
-    process.off('exit', killOnExit);
-  };
   const stats = async (): Promise<Map<string, StatRow>> => parseStats(await runtimeCommand(statsSocket, 'show stat'));
+  // Before the runtime API answers, the socket is not there yet: not ready.
+  const everyServerUp = async (): Promise<boolean> => {
+    const rows = await stats();
+    return servers.every((_, index) => rows.get(`proxies/p${index + 1}`)?.status === 'UP');
+  };
+  const daemon = await startDaemon({
+    name: 'haproxy',
+    binary: haproxyBinary,
+    args: ['-W', '-db', '-f', configFile],
+    port,
+    ready: everyServerUp,
+    readyWithinMs: 20_000,
+  });
+  let exited = false;
+  void daemon.exited().then(() => (exited = true));
   const waitForServer = async (server: string, status: 'UP' | 'DOWN'): Promise<void> => {
     const deadline = Date.now() + 20_000;
     for (;;) {
-      if (child.exitCode !== null) throw new Error(`haproxy exited with ${child.exitCode}:\n${output}`);
+      if (exited) throw new Error(`haproxy exited:\n${daemon.output()}`);
       const seen = await stats().then(
         (rows) => rows.get(`proxies/${server}`)?.status,
-        () => undefined, // the socket is not there yet
+        () => undefined,
       );
       if (seen === status) return;
-      if (Date.now() > deadline) throw new Error(`haproxy did not report ${server} ${status} within 20 s (last: ${seen}):\n${output}`);
+      if (Date.now() > deadline) throw new Error(`haproxy did not report ${server} ${status} within 20 s (last: ${seen}):\n${daemon.output()}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   };
-  try {
-    for (const [index] of servers.entries()) await waitForServer(`p${index + 1}`, 'UP');
-  } catch (error) {
-    await stop();
-    throw error;
-  }
-  return { url: `http://127.0.0.1:${port}`, port, configFile, output: () => output, stats, waitForServer, stop };
+  return { url: `http://127.0.0.1:${port}`, port, configFile, output: daemon.output, stats, waitForServer, stop: daemon.stop };
 }
