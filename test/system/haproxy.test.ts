@@ -16,6 +16,7 @@ import type { Manifest } from '../../contract/manifest.ts';
 import { freePort } from '../bench/servers.ts';
 import { sampleUrlMix } from '../bench/urls.ts';
 import { startCluster, type RunningCluster } from '../support/cluster.ts';
+import { waitFor } from '../support/cache.ts';
 import { haproxyBinary, startHaproxy, type RunningHaproxy } from '../support/haproxy.ts';
 import { buildFixture, testKey } from '../support/service.ts';
 import { agentFrom, get, type Answer } from '../support/load.ts';
@@ -165,16 +166,20 @@ describe.skipIf(!haproxyBinary)('HAProxy in front of two proxies', () => {
     blocked.destroy();
     other.destroy();
 
-    const logged = proxies
-      .flatMap((proxy, index) => proxy.output().slice(loggedBefore[index]).split('\n'))
-      .filter((line) => line.startsWith('{'))
-      .map((line) => JSON.parse(line) as { path?: string; client?: string; status?: number });
+    // Each line is written once its answer has gone, and reaches this process a little later.
+    const loggedSince = () =>
+      proxies
+        .flatMap((proxy, index) => proxy.output().slice(loggedBefore[index]).split('\n'))
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as { path?: string; client?: string; status?: number })
+        .filter((entry) => entry.path === expected[0]?.path);
+    await waitFor("the proxies' log lines of the 10 requests", () => loggedSince().length >= 10);
+    await waitFor("HAProxy's log line of 127.0.0.3's request", () => /127\.0\.0\.3:\d+ \[/.test(haproxy.output()));
+    const logged = loggedSince();
     // Not 127.0.0.1, HAProxy's address, nor 203.0.113.9, the entry the client forged.
-    const clients = new Set(logged.filter((entry) => entry.path === expected[0]?.path).map((entry) => entry.client));
-    expect(clients).toEqual(new Set(['127.0.0.2', '127.0.0.3']));
+    expect(new Set(logged.map((entry) => entry.client))).toEqual(new Set(['127.0.0.2', '127.0.0.3']));
     expect(logged.filter((entry) => entry.status === 429).every((entry) => entry.client === '127.0.0.2')).toBe(true);
-    // HAProxy's own log line (httplog) starts with the client's address and port.
-    expect(haproxy.output()).toMatch(/127\.0\.0\.3:\d+ \[/);
+    // HAProxy's own log line (httplog) starts with the client's address and port: waited for above.
   });
 
   it('one proxy killed (SIGKILL) under load: every request answered 200 with the right bytes; HAProxy sees it down, and routes to it again once restarted', async () => {
