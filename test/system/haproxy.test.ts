@@ -44,13 +44,13 @@ async function requestLoop(
   total: number,
   concurrency: number,
   at: number,
-  afterAnswers: () => Promise<void>,
+  afterAnswers: () => Promise<unknown>,
 ): Promise<LoadResult> {
   const agent = agentFrom('127.0.0.2');
   const failures: string[] = [];
   let next = 0;
   let answered = 0;
-  let event: Promise<void> | undefined;
+  let event: Promise<unknown> | undefined;
   const client = async (): Promise<void> => {
     while (next < total) {
       const { path: lookupPath, answer } = lookups[next++ % lookups.length] as (typeof lookups)[number];
