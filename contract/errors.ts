@@ -40,6 +40,8 @@ export type ErrorCode =
   | 'ERR_ORIGIN_ANSWER'
   | 'ERR_ORIGIN_NO_BODY'
   | 'ERR_ORIGIN_SWITCHING'
+  // The process itself: stopping (SIGTERM), still serving but no longer ready.
+  | 'ERR_STOPPING'
   // Start-up and the tools.
   | 'ERR_CONFIG'
   | 'ERR_LISTEN'

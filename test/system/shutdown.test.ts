@@ -153,15 +153,17 @@ describe.each([1, 2])('a proxy stopped with SIGTERM (WORKERS=%i)', (workers) => 
       const { status, connection } = await ask(`${proxy.url}${otherLookup}`, auth);
       expect({ status, connection }).toEqual({ status: 200, connection: 'close' });
     }
+    // Alive all the while: a liveness probe must not have it restarted.
+    expect((await ask(`${proxy.url}/healthz`)).status).toBe(200);
 
     // Once the delay has passed: the listener and the idle connection closed, the held request still answered.
     await idleClosed;
+    await proxy.waitFor((output) => output.includes('"event":"stopping"'));
     if (workers === 1) await expect(ask(`${proxy.url}/healthz`)).rejects.toThrow(/ECONNREFUSED/);
     origin.release();
     const answered = await inFlight;
     expect(answered.status).toBe(200);
     expect(JSON.parse(answered.body)).toMatchObject({ header: { isSuccess: true } });
     expect(await exited).toBe(0);
-    expect(proxy.output()).toContain('"event":"draining"');
   });
 });
