@@ -31,7 +31,8 @@ export async function startCluster(settings: NodeJS.ProcessEnv, wantedPort?: num
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     return exited;
   };
-  const stop = async (): Promise<void> => void (await kill('SIGTERM'));
+  // SIGINT: a graceful stop without SIGTERM's drain (SHUTDOWN_DELAY_MS), which a test's teardown need not wait for.
+  const stop = async (): Promise<void> => void (await kill('SIGINT'));
   await new Promise<void>((resolve, reject) => {
     child.stdout.on('data', () => output.includes('listening on') && resolve());
     child.once('exit', (code) => reject(new Error(`exited with ${code}:\n${output}`)));
