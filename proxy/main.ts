@@ -76,7 +76,10 @@ function stopOnSignals(running: RunningServer, delayMs: number, log: Logger, clo
     });
   };
   const stop = (signal: NodeJS.Signals): void => {
-    if (drainTimer !== undefined || signal === 'SIGINT' || delayMs === 0) return close();
+    if (drainTimer !== undefined || signal === 'SIGINT' || delayMs === 0) {
+      close();
+      return;
+    }
     running.drain();
     log.info({ event: 'draining', signal, delayMs }, 'answering /readyz 503 and serving on until the delay has passed');
     drainTimer = setTimeout(close, delayMs);

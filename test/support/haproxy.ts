@@ -74,13 +74,13 @@ function parseStats(csv: string): Map<string, StatRow> {
 
 /** The pids under `# workers` and `# old workers` in the master CLI's `show proc`. */
 function parseProcesses(listing: string): Processes {
-  const sections: Record<string, number[]> = {};
-  let section = '';
+  const processes = { workers: [] as number[], oldWorkers: [] as number[] };
+  let section: number[] | undefined;
   for (const line of listing.split('\n')) {
-    if (line.startsWith('# ')) section = line.slice(2).trim();
-    else if (/^\d+\s+worker\b/.test(line)) (sections[section] ??= []).push(Number.parseInt(line, 10));
+    if (line.startsWith('# ')) section = { '# workers': processes.workers, '# old workers': processes.oldWorkers }[line.trim()];
+    else if (/^\d+\s+worker\b/.test(line)) section?.push(Number.parseInt(line, 10));
   }
-  return { workers: sections.workers ?? [], oldWorkers: sections['old workers'] ?? [] };
+  return processes;
 }
 
 /** HAProxy on a free loopback port in front of `servers` (`127.0.0.1:port` each, `,weight=N` allowed); resolves once every one is UP. */
