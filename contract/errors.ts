@@ -42,6 +42,8 @@ export type ErrorCode =
   | 'ERR_ORIGIN_SWITCHING'
   // Readiness: this process should be taken out of a load balancer's rotation.
   | 'ERR_NOT_READY'
+  // The process itself: stopping (SIGTERM), still serving but no longer ready.
+  | 'ERR_STOPPING'
   // Start-up and the tools.
   | 'ERR_CONFIG'
   | 'ERR_LISTEN'

@@ -255,7 +255,7 @@ export function buildOpenApiDocument({ holidayYears, dataset, currentYear }: Ope
     get: serviceOperation(
       'service-readyz',
       'Readiness: a build is loaded',
-      'For load balancers: 200 once a build is loaded, with its id. No token needed.',
+      'For load balancers: 200 once a build is loaded, with its id; 503 once the process has begun to stop (SIGTERM), while it still answers everything else for SHUTDOWN_DELAY_MS. No token needed.',
       'Readiness',
       false,
     ),

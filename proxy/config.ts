@@ -104,6 +104,13 @@ export const defaultJwtMaxLifetimeSeconds = 86_400;
 /** Bodies kept in memory per worker (BODY_CACHE_MB): every small body and the popular large ones, far below a worker's memory budget. */
 export const defaultBodyCacheMb = 64;
 
+/**
+ * How long a stopping process keeps serving while /readyz answers 503 (SHUTDOWN_DELAY_MS): long
+ * enough for deploy/haproxy.cfg's checks (`inter 1s fall 2`) to fail twice and take it out, plus
+ * one interval for a check already under way.
+ */
+export const defaultShutdownDelayMs = 3_000;
+
 const environmentSchema = z.object({
   PORT: port.default(8080),
   HOST: nonEmpty.default('127.0.0.1'),
@@ -156,6 +163,12 @@ const environmentSchema = z.object({
     .transform(Number)
     .refine((value) => value >= 1, 'must be a whole number of megabytes from 1 to 99999')
     .default(defaultBodyCacheMb),
+  SHUTDOWN_DELAY_MS: z
+    .string()
+    .regex(/^\d{1,6}$/, 'must be a whole number of milliseconds from 0 to 600000 (10 minutes), e.g. 3000')
+    .transform(Number)
+    .refine((value) => value <= 600_000, 'must be a whole number of milliseconds from 0 to 600000 (10 minutes), e.g. 3000')
+    .default(defaultShutdownDelayMs),
   RATE_LIMIT: budget.optional(),
   AUTH_FAILURE_LIMIT: budget.prefault(defaultAuthFailureLimit),
   TRUSTED_PROXIES: addressList.optional(),
@@ -215,6 +228,8 @@ export interface Config {
   /** Processes serving requests (node:cluster); 1 runs without a cluster. */
   readonly workers: number;
   readonly bodyCacheBytes: number;
+  /** On SIGTERM, how long /readyz answers 503 while everything else is still served, before the listener closes. */
+  readonly shutdownDelayMs: number;
   readonly limits: {
     /** Requests per token (RATE_LIMIT); undefined when off. */
     readonly perToken: Budget | undefined;
@@ -307,6 +322,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     metrics: settings.METRICS_PORT === undefined ? undefined : { port: settings.METRICS_PORT, host: settings.METRICS_HOST },
     workers: settings.WORKERS ?? availableParallelism(),
     bodyCacheBytes: settings.BODY_CACHE_MB * 1024 * 1024,
+    shutdownDelayMs: settings.SHUTDOWN_DELAY_MS,
     limits: {
       perToken: settings.RATE_LIMIT,
       authFailures: settings.AUTH_FAILURE_LIMIT,

@@ -1,7 +1,8 @@
 /**
  * `npm start`: configuration, the development key when no auth is configured, the build (local or
  * origin), then the server: one process per core under node:cluster (WORKERS), supervised by the
- * primary (supervisor.ts); SIGHUP reloads the build, SIGTERM and SIGINT stop gracefully.
+ * primary (supervisor.ts); SIGHUP reloads the build; SIGTERM drains (SHUTDOWN_DELAY_MS), then stops
+ * gracefully; SIGINT stops gracefully at once.
  */
 import cluster from 'node:cluster';
 import { randomBytes } from 'node:crypto';
@@ -9,7 +10,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { ServiceError } from '../contract/errors.ts';
 import { ConfigError, hasAuthSetting, loadConfig, type Config } from './config.ts';
 import { createLogger, type Logger } from './log.ts';
-import { checkListenable } from './http/server.ts';
+import { checkListenable, type RunningServer } from './http/server.ts';
 import { startMetricsServer } from './metrics.ts';
 import { startService } from './service.ts';
 import { supervise, type ListeningMessage, type Supervision } from './supervisor.ts';
@@ -48,13 +49,43 @@ async function serve(config: Config, devKey: string | undefined, log: Logger): P
     log.info({ event: 'worker-listening', buildId }, 'worker listening');
   } else announce(running.url, buildId, dataVersion, devKey);
   process.on('SIGHUP', () => void build.reload('SIGHUP'));
-  const stop = (signal: string): void => {
-    log.info({ event: 'stopping', signal }, 'finishing open requests, then stopping');
-    build.close();
-    void running.close().then(() => log.flush(() => process.exit(0)));
+  stopOnSignals(running, config.shutdownDelayMs, log, () => build.close());
+}
+
+/**
+ * SIGTERM stops in two steps. First the process drains for `delayMs`: /readyz answers 503 so that
+ * a load balancer's checks take it out, while every request is still answered (each closing its
+ * connection, so that clients reconnect elsewhere). Then the listener and the idle connections
+ * close, requests in flight get up to shutdownGraceMs, and the process exits 0. SIGINT (Ctrl-C)
+ * and a second signal skip the wait. The build is closed last: a request in flight may still need
+ * a body from the origin.
+ */
+function stopOnSignals(running: RunningServer, delayMs: number, log: Logger, closeBuild: () => void): void {
+  let drainTimer: NodeJS.Timeout | undefined;
+  let closing = false;
+  const close = (): void => {
+    if (closing) return;
+    closing = true;
+    clearTimeout(drainTimer);
+    const closed = running.close();
+    // Logged once the listener is closed: a connection made after this line is refused.
+    log.info({ event: 'stopping' }, 'closed the listener and idle connections; finishing open requests');
+    void closed.then(() => {
+      closeBuild();
+      log.flush(() => process.exit(0));
+    });
   };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  const stop = (signal: NodeJS.Signals): void => {
+    if (drainTimer !== undefined || signal === 'SIGINT' || delayMs === 0) {
+      close();
+      return;
+    }
+    running.drain();
+    log.info({ event: 'draining', signal, delayMs }, 'answering /readyz 503 and serving on until the delay has passed');
+    drainTimer = setTimeout(close, delayMs);
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
 }
 
 function announce(url: string, buildId: string, dataVersion: string, devKey: string | undefined): void {

@@ -1,5 +1,5 @@
 /**
- * The cluster's primary: forks the workers, replaces one that dies, relays SIGHUP and SIGTERM.
+ * The cluster's primary: forks the workers, replaces one that dies, relays SIGHUP, SIGTERM and SIGINT.
  *
  * The primary stays up as long as it can serve: a dead worker is replaced after a back-off that
  * doubles with every exit in the last minute (100 ms, 200 ms, … at most 10 s), on a timer that
@@ -145,7 +145,9 @@ export function supervise({ workers, log, onFirstListening, policy = restartPoli
   process.on('SIGHUP', () => {
     for (const worker of living()) worker.process.kill('SIGHUP');
   });
-  process.once('SIGTERM', () => stopAll('SIGTERM'));
-  process.once('SIGINT', () => stopAll('SIGTERM'));
+  // Relayed as they came, every time: a worker drains on the first SIGTERM, and stops at once on a
+  // second one or on SIGINT (main.ts).
+  process.on('SIGTERM', () => stopAll('SIGTERM'));
+  process.on('SIGINT', () => stopAll('SIGINT'));
   return { serving: () => [...serving] };
 }

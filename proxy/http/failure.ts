@@ -47,6 +47,7 @@ const outcomes: Readonly<Record<ErrorCode, { readonly status: number; readonly s
   ERR_ORIGIN_NO_BODY: { status: 404, shown: true },
   ERR_ORIGIN_SWITCHING: { status: 503, shown: true },
   ERR_NOT_READY: { status: 503, shown: true },
+  ERR_STOPPING: { status: 503, shown: true },
   ERR_CONFIG: { status: 503, shown: false },
   ERR_LISTEN: { status: 503, shown: false },
   ERR_IMPORT: { status: 503, shown: false },
@@ -99,7 +100,8 @@ export function sendFailure(
   if (error instanceof ServiceError && authFailureCodes.has(error.code)) metrics.authFailure(error.code);
   if (!(error instanceof ServiceError)) {
     log.error({ globalId, error: (error as Error)?.message, stack: (error as Error)?.stack }, 'request failed');
-  } else if (answer.status >= 500) {
+  } else if (answer.status >= 500 && error.code !== 'ERR_STOPPING') {
+    // A stopping process's 503 on /readyz is what it means to say, not a failure.
     const cause = error.cause instanceof Error ? error.cause.message : undefined;
     log.warn({ globalId, code: error.code, error: error.message, ...(cause === undefined ? {} : { cause }) }, 'request failed');
   }

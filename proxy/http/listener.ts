@@ -54,6 +54,8 @@ interface ListenerState {
   /** The Vary of a lookup whose names come in several languages: Accept-Language may choose them. */
   readonly languageVary: string;
   readonly publicVary: string;
+  /** True once the process has begun to stop (RunningServer.drain). */
+  readonly draining: () => boolean;
 }
 
 function answer(
@@ -81,9 +83,10 @@ function answer(
   if (method !== 'GET' && method !== 'HEAD') {
     throw methodNotAllowed(method);
   }
-  const unready = pathname === '/readyz' ? deps.notReady?.() : undefined;
+  // Stopping comes first: a proxy on its way out is not ready, whatever its origin says.
+  const unready = pathname === '/readyz' && !state.draining() ? deps.notReady?.() : undefined;
   if (unready !== undefined) throw new ServiceError('ERR_NOT_READY', `Not ready: ${unready}`);
-  const probe = probeBody(pathname, deps.store);
+  const probe = probeBody(pathname, deps.store, state.draining());
   if (probe)
     return send(
       response,
@@ -195,7 +198,7 @@ const countedPath = Symbol('countedPath');
 /** A response whose answer is counted for /metrics when it finishes. */
 type CountedResponse = http.ServerResponse & { [arrival]: number; [countedPath]: string };
 
-export function createRequestListener(deps: ServerDependencies): http.RequestListener {
+export function createRequestListener(deps: ServerDependencies, draining: () => boolean = () => false): http.RequestListener {
   // Decided once: with request lines off, no request pays for a listener or a clock read.
   const logRequests = deps.log.isLevelEnabled('info');
   const countRequests = deps.metrics !== noMetrics;
@@ -208,6 +211,7 @@ export function createRequestListener(deps: ServerDependencies): http.RequestLis
     lookupVary: varyOf('lookup', corsVariesByOrigin),
     languageVary: varyOf('language', corsVariesByOrigin),
     publicVary: varyOf('public', corsVariesByOrigin),
+    draining,
   };
   return (request, response) => {
     const ids = requestIdsOf(request.headers['x-request-id']);
@@ -241,6 +245,9 @@ export function createRequestListener(deps: ServerDependencies): http.RequestLis
       });
     }
     watchExchange(request, response);
+    // Stopping: each connection closes after its answer, so that its client reconnects, through a
+    // load balancer to another process, instead of sending more on a connection about to close.
+    if (draining()) response.setHeader('Connection', 'close');
     const failed = (error: unknown): void => sendFailure(request, response, ids, error, corsHeaders(deps.cors, request.headers.origin), deps.log, deps.metrics);
     try {
       refuseMalformed(request);

@@ -3,10 +3,15 @@
  * address), liveness and readiness (for orchestrators and load balancers); and /meta, the build an
  * authenticated client is talking to.
  */
+import { ServiceError } from '../../contract/errors.ts';
 import type { BodyStore } from '../store.ts';
 
-/** The body of /healthz, /readyz or / (a short index for whoever opens the address); undefined for every other path. */
-export function probeBody(pathname: string, store: () => BodyStore): Record<string, unknown> | undefined {
+/**
+ * The body of /healthz, /readyz or / (a short index for whoever opens the address); undefined for
+ * every other path. While the process drains before stopping, /readyz fails (503), so that load
+ * balancers take it out, and /healthz still answers: it is alive, and must not be restarted.
+ */
+export function probeBody(pathname: string, store: () => BodyStore, draining: boolean): Record<string, unknown> | undefined {
   if (pathname === '/') {
     const { buildId, dataVersion } = store().manifest;
     return {
@@ -20,7 +25,10 @@ export function probeBody(pathname: string, store: () => BodyStore): Record<stri
     };
   }
   if (pathname === '/healthz') return { status: 'live' };
-  if (pathname === '/readyz') return { status: 'ready', buildId: store().manifest.buildId };
+  if (pathname === '/readyz') {
+    if (draining) throw new ServiceError('ERR_STOPPING', 'This instance is stopping: it answers what it is asked until it goes, but send new work elsewhere.');
+    return { status: 'ready', buildId: store().manifest.buildId };
+  }
   return undefined;
 }
 

@@ -9,7 +9,12 @@ import { createRequestListener, type ServerDependencies } from './listener.ts';
 export interface RunningServer {
   readonly server: http.Server;
   readonly url: string;
-  /** Stops accepting connections, lets in-flight requests finish (up to the grace period), then resolves. */
+  /**
+   * The first step of stopping: /readyz answers 503 and every answer closes its connection, while
+   * everything is still served and the listener stays open. close() is the second.
+   */
+  drain(): void;
+  /** Stops accepting connections, closes idle ones, lets in-flight requests finish (up to the grace period), then resolves. */
   close(): Promise<void>;
 }
 
@@ -41,7 +46,8 @@ export function checkListenable(port: number, host: string): Promise<void> {
 }
 
 export function startServer(deps: ServerDependencies, port: number, host: string, timeouts: ClientTimeouts = clientTimeouts): Promise<RunningServer> {
-  const listener = createRequestListener(deps);
+  let draining = false;
+  const listener = createRequestListener(deps, () => draining);
   const server = http.createServer(
     {
       requestTimeout: timeouts.requestMs,
@@ -64,6 +70,9 @@ export function startServer(deps: ServerDependencies, port: number, host: string
       resolve({
         server,
         url: `http://${shownHost}:${address.port}`,
+        drain: () => {
+          draining = true;
+        },
         close: () =>
           new Promise((done) => {
             const force = setTimeout(() => server.closeAllConnections(), shutdownGraceMs);

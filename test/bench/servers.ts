@@ -282,7 +282,8 @@ async function startNodeServer(
   await waitForAnswer(`${url}/readyz`, {}, 200, child, stderr);
   const startupMs = performance.now() - started;
   workers = workerCount > 1 ? await waitForWorkers(child.pid as number, workerCount) : [child.pid as number];
-  return { name, url, pid: child.pid as number, startupMs, workerPids: () => workers, stderr, stop: () => stopChild(child, exited, 'SIGTERM') };
+  // SIGINT: stopped gracefully without SIGTERM's drain (SHUTDOWN_DELAY_MS), which nothing here waits for.
+  return { name, url, pid: child.pid as number, startupMs, workerPids: () => workers, stderr, stop: () => stopChild(child, exited, 'SIGINT') };
 }
 
 /** Every process of a server's tree: the master or primary first, then its workers. */

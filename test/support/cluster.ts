@@ -11,8 +11,8 @@ export interface RunningCluster {
   /** Resolves once what the processes wrote satisfies `condition` (checked as output arrives). */
   waitFor(condition: (output: string) => boolean): Promise<void>;
   stop(): Promise<void>;
-  /** Sends `signal` (SIGKILL: a crash) and resolves once the process has exited. */
-  kill(signal: NodeJS.Signals): Promise<void>;
+  /** Sends `signal` (SIGKILL: a crash) and resolves with the exit status once the process has exited (null if a signal ended it). */
+  kill(signal: NodeJS.Signals): Promise<number | null>;
 }
 
 /** Starts proxy/main.ts with these settings on `port` (a free one if not given); resolves once it says it listens. */
@@ -26,12 +26,13 @@ export async function startCluster(settings: NodeJS.ProcessEnv, wantedPort?: num
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const kill = async (signal: NodeJS.Signals): Promise<void> => {
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const kill = (signal: NodeJS.Signals): Promise<number | null> => {
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-    await exited;
+    return exited;
   };
-  const stop = (): Promise<void> => kill('SIGTERM');
+  // SIGINT: a graceful stop without SIGTERM's drain (SHUTDOWN_DELAY_MS), which a test's teardown need not wait for.
+  const stop = async (): Promise<void> => void (await kill('SIGINT'));
   await new Promise<void>((resolve, reject) => {
     child.stdout.on('data', () => output.includes('listening on') && resolve());
     child.once('exit', (code) => reject(new Error(`exited with ${code}:\n${output}`)));

@@ -1,13 +1,15 @@
 /**
  * A real HAProxy for tests: deploy/haproxy.cfg rendered by deploy/haproxy.ts as a deployment
- * renders it, run in the foreground (master-worker, as Debian's unit runs it), and read through its
- * runtime API (`show stat`) for what it thinks of each proxy.
+ * renders it, run in the foreground in master-worker mode with a master CLI (as Debian's unit runs
+ * it), read through its runtime API (`show stat`) for what it thinks of each proxy, and reloaded as
+ * `systemctl reload haproxy` reloads it.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import { writeHaproxyConfig } from '../../deploy/haproxy.ts';
 import { findProgram, freePort } from '../bench/servers.ts';
+import { startDaemon } from './daemon.ts';
 import { tempDir } from './service.ts';
 
 export const haproxyBinary = findProgram('haproxy', ['/usr/sbin/haproxy', '/usr/local/sbin/haproxy']);
@@ -25,7 +27,22 @@ export interface RunningHaproxy {
   stats(): Promise<Map<string, StatRow>>;
   /** Resolves once HAProxy reports the proxy `server` (p1, p2 …) in `status` (UP, DOWN); fails after 20 s. */
   waitForServer(server: string, status: 'UP' | 'DOWN'): Promise<void>;
+  /** The master CLI's `show proc`: the worker serving now, and the old ones still finishing. */
+  processes(): Promise<Processes>;
+  /**
+   * Renders the configuration again with `servers` and reloads it as Debian's unit does (`haproxy
+   * -c`, then SIGUSR2 to the master); resolves once a new worker answers the runtime API and
+   * reports every server UP, with the workers that were serving before.
+   */
+  reload(servers: readonly string[]): Promise<Processes>;
+  /** Resolves once no old worker is left: every connection it had has finished. */
+  waitForOldWorkers(): Promise<void>;
   stop(): Promise<void>;
+}
+
+export interface Processes {
+  readonly workers: readonly number[];
+  readonly oldWorkers: readonly number[];
 }
 
 /** Sends one command to the runtime API and returns its whole answer (the socket closes after it). */
@@ -34,10 +51,12 @@ export function runtimeCommand(socketPath: string, command: string): Promise<str
     const socket = net.createConnection(socketPath);
     let answer = '';
     socket.setEncoding('utf8');
-    socket.on('connect', () => socket.write(`${command}\n`));
+    // Ending our side is what makes the master CLI answer and close, as socat does at the end of its input.
+    socket.on('connect', () => socket.end(`${command}\n`));
     socket.on('data', (chunk: string) => (answer += chunk));
     socket.on('end', () => resolve(answer));
     socket.on('error', reject);
+    socket.setTimeout(5_000, () => socket.destroy(new Error(`no answer to ${command} on ${socketPath} within 5 s`)));
   });
 }
 
@@ -53,46 +72,88 @@ export function parseStats(csv: string): Map<string, StatRow> {
   return rows;
 }
 
-/** HAProxy on a free loopback port in front of `servers` (`127.0.0.1:port` each); resolves once every one is UP. */
+/** The pids under `# workers` and `# old workers` in the master CLI's `show proc`. */
+function parseProcesses(listing: string): Processes {
+  const processes = { workers: [] as number[], oldWorkers: [] as number[] };
+  let section: number[] | undefined;
+  for (const line of listing.split('\n')) {
+    if (line.startsWith('# ')) section = { '# workers': processes.workers, '# old workers': processes.oldWorkers }[line.trim()];
+    else if (/^\d+\s+worker\b/.test(line)) section?.push(Number.parseInt(line, 10));
+  }
+  return processes;
+}
+
+/** HAProxy on a free loopback port in front of `servers` (`127.0.0.1:port` each, `,weight=N` allowed); resolves once every one is UP. */
 export async function startHaproxy(servers: readonly string[]): Promise<RunningHaproxy> {
-  const binary = haproxyBinary as string;
+  if (!haproxyBinary) throw new Error('haproxy is not installed: apt-get install -y haproxy');
+  const binary = haproxyBinary;
   const port = await freePort();
   const directory = await tempDir('refdata-haproxy-');
   const statsSocket = path.join(directory, 'admin.sock');
-  const configFile = await writeHaproxyConfig(directory, { listen: `127.0.0.1:${port}`, servers, statsSocket, log: 'stdout' });
-  const child: ChildProcess = spawn(binary, ['-W', '-db', '-f', configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const killOnExit = (): void => void child.kill('SIGKILL'); // never outlive the test process
-  process.once('exit', killOnExit);
-  const stop = async (): Promise<void> => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      await exited;
-    }
-    process.off('exit', killOnExit);
-  };
+  const masterSocket = path.join(directory, 'master.sock');
+  const render = (list: readonly string[]): Promise<string> =>
+    writeHaproxyConfig(directory, { listen: `127.0.0.1:${port}`, servers: list, statsSocket, log: 'stdout' });
+  const configFile = await render(servers);
   const stats = async (): Promise<Map<string, StatRow>> => parseStats(await runtimeCommand(statsSocket, 'show stat'));
-  const waitForServer = async (server: string, status: 'UP' | 'DOWN'): Promise<void> => {
+  // Before the runtime API answers, the socket is not there yet: not ready.
+  const everyServerUp = async (list: readonly string[]): Promise<boolean> => {
+    const rows = await stats();
+    return list.every((_, index) => rows.get(`proxies/p${index + 1}`)?.status === 'UP');
+  };
+  const daemon = await startDaemon({
+    name: 'haproxy',
+    binary,
+    args: ['-W', '-db', '-S', masterSocket, '-f', configFile],
+    port,
+    ready: () => everyServerUp(servers),
+    readyWithinMs: 20_000,
+  });
+  let exited = false;
+  void daemon.exited().then(() => (exited = true));
+  /** Asks `probe` every 100 ms until it gives a value; a rejection counts as not yet (a socket being replaced). */
+  const until = async <T>(what: string, probe: () => Promise<T | undefined>): Promise<T> => {
     const deadline = Date.now() + 20_000;
     for (;;) {
-      if (child.exitCode !== null) throw new Error(`haproxy exited with ${child.exitCode}:\n${output}`);
-      const seen = await stats().then(
-        (rows) => rows.get(`proxies/${server}`)?.status,
-        () => undefined, // the socket is not there yet
-      );
-      if (seen === status) return;
-      if (Date.now() > deadline) throw new Error(`haproxy did not report ${server} ${status} within 20 s (last: ${seen}):\n${output}`);
+      if (exited) throw new Error(`haproxy exited while waiting for ${what}:\n${daemon.output()}`);
+      const value = await probe().catch(() => undefined);
+      if (value !== undefined) return value;
+      if (Date.now() > deadline) throw new Error(`haproxy: no ${what} within 20 s:\n${daemon.output()}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   };
-  try {
-    for (const [index] of servers.entries()) await waitForServer(`p${index + 1}`, 'UP');
-  } catch (error) {
-    await stop();
-    throw error;
-  }
-  return { url: `http://127.0.0.1:${port}`, port, configFile, output: () => output, stats, waitForServer, stop };
+  const waitForServer = async (server: string, status: 'UP' | 'DOWN'): Promise<void> => {
+    await until(`${server} ${status}`, async () => ((await stats()).get(`proxies/${server}`)?.status === status ? true : undefined));
+  };
+  const processes = async (): Promise<Processes> => parseProcesses(await runtimeCommand(masterSocket, 'show proc'));
+  const reload = async (list: readonly string[]): Promise<Processes> => {
+    const before = await processes();
+    await render(list);
+    execFileSync(binary, ['-c', '-q', '-f', configFile]);
+    daemon.signal('SIGUSR2');
+    await until('new worker', async () => {
+      const now = await processes();
+      return now.workers.some((pid) => !before.workers.includes(pid)) ? now : undefined;
+    });
+    const serving = (await processes()).workers;
+    await until('answer from the new worker', async () => {
+      const pid = /^Pid: (\d+)$/m.exec(await runtimeCommand(statsSocket, 'show info'))?.[1];
+      return serving.includes(Number(pid)) && (await everyServerUp(list)) ? true : undefined;
+    });
+    return before;
+  };
+  const waitForOldWorkers = async (): Promise<void> => {
+    await until('exit of the old workers', async () => ((await processes()).oldWorkers.length === 0 ? true : undefined));
+  };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    configFile,
+    output: daemon.output,
+    stats,
+    waitForServer,
+    processes,
+    reload,
+    waitForOldWorkers,
+    stop: daemon.stop,
+  };
 }

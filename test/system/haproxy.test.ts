@@ -16,9 +16,10 @@ import type { Manifest } from '../../contract/manifest.ts';
 import { freePort } from '../bench/servers.ts';
 import { sampleUrlMix } from '../bench/urls.ts';
 import { startCluster, type RunningCluster } from '../support/cluster.ts';
-import { haproxyBinary, startHaproxy, type RunningHaproxy } from '../support/haproxy.ts';
+import { waitFor } from '../support/cache.ts';
+import { haproxyBinary, startHaproxy, type Processes, type RunningHaproxy } from '../support/haproxy.ts';
 import { buildFixture, testKey } from '../support/service.ts';
-import { agentFrom, get, type Answer } from '../support/load.ts';
+import { agentFrom, get, loadDuring, type Answer } from '../support/load.ts';
 import { reportMissing } from '../support/tools.ts';
 
 /**
@@ -43,13 +44,13 @@ async function requestLoop(
   total: number,
   concurrency: number,
   at: number,
-  afterAnswers: () => Promise<void>,
+  afterAnswers: () => Promise<unknown>,
 ): Promise<LoadResult> {
   const agent = agentFrom('127.0.0.2');
   const failures: string[] = [];
   let next = 0;
   let answered = 0;
-  let event: Promise<void> | undefined;
+  let event: Promise<unknown> | undefined;
   const client = async (): Promise<void> => {
     while (next < total) {
       const { path: lookupPath, answer } = lookups[next++ % lookups.length] as (typeof lookups)[number];
@@ -73,13 +74,14 @@ async function retryCounts(haproxy: RunningHaproxy): Promise<{ retried: number; 
 }
 
 describe('deploy/haproxy.ts', () => {
-  const valid = { listen: '0.0.0.0:80', servers: ['10.0.0.11:8080', '[fd00::12]:8080'], statsSocket: '/run/haproxy/admin.sock' };
+  const valid = { listen: '0.0.0.0:80', servers: ['10.0.0.11:8080', '[fd00::12]:8080', '10.0.0.13:8080,weight=0'], statsSocket: '/run/haproxy/admin.sock' };
 
-  it('renders every proxy as a checked server, IPv6 without brackets', async () => {
+  it('renders every proxy as a checked server, IPv6 without brackets, with its weight when given', async () => {
     const config = await renderHaproxyConfig(valid);
     expect(config).toContain('bind 0.0.0.0:80');
-    expect(config).toContain('server p1 10.0.0.11:8080');
-    expect(config).toContain('server p2 fd00::12:8080');
+    expect(config).toMatch(/^ {4}server p1 10\.0\.0\.11:8080$/m);
+    expect(config).toMatch(/^ {4}server p2 fd00::12:8080$/m);
+    expect(config).toMatch(/^ {4}server p3 10\.0\.0\.13:8080 weight 0$/m);
     expect(config).toContain('http-check send meth GET uri /readyz');
     expect(config).not.toMatch(/@[A-Z_]+@/);
   });
@@ -88,7 +90,10 @@ describe('deploy/haproxy.ts', () => {
     await expect(renderHaproxyConfig({ ...valid, listen: 'lb.example:80' })).rejects.toThrow(/--listen "lb.example:80": expected address:port/);
     await expect(renderHaproxyConfig({ ...valid, servers: ['10.0.0.11'] })).rejects.toThrow(/--server "10.0.0.11"/);
     await expect(renderHaproxyConfig({ ...valid, servers: [] })).rejects.toThrow(/no --server given/);
-    await expect(renderHaproxyConfig({ ...valid, servers: ['10.0.0.11:8080', '10.0.0.11:8080'] })).rejects.toThrow(/given twice/);
+    await expect(renderHaproxyConfig({ ...valid, servers: ['10.0.0.11:8080', '10.0.0.11:8080,weight=2'] })).rejects.toThrow(/given twice/);
+    for (const server of ['10.0.0.11:8080,weight=257', '10.0.0.11:8080,weight=-1', '10.0.0.11:8080,backup', '10.0.0.11:8080,weight=1,weight=2']) {
+      await expect(renderHaproxyConfig({ ...valid, servers: [server] }), server).rejects.toThrow(/the only option is ,weight=N with N from 0/);
+    }
     await expect(renderHaproxyConfig({ ...valid, statsSocket: 'admin.sock' })).rejects.toThrow(/--stats-socket "admin.sock": give an absolute path/);
     await expect(renderHaproxyConfig({ ...valid, log: 'syslog' })).rejects.toThrow(/--log "syslog"/);
   });
@@ -165,16 +170,20 @@ describe.skipIf(!haproxyBinary)('HAProxy in front of two proxies', () => {
     blocked.destroy();
     other.destroy();
 
-    const logged = proxies
-      .flatMap((proxy, index) => proxy.output().slice(loggedBefore[index]).split('\n'))
-      .filter((line) => line.startsWith('{'))
-      .map((line) => JSON.parse(line) as { path?: string; client?: string; status?: number });
+    // Each line is written once its answer has gone, and reaches this process a little later.
+    const loggedSince = () =>
+      proxies
+        .flatMap((proxy, index) => proxy.output().slice(loggedBefore[index]).split('\n'))
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as { path?: string; client?: string; status?: number })
+        .filter((entry) => entry.path === expected[0]?.path);
+    await waitFor("the proxies' log lines of the 10 requests", () => loggedSince().length >= 10);
+    await waitFor("HAProxy's log line of 127.0.0.3's request", () => /127\.0\.0\.3:\d+ \[/.test(haproxy.output()));
+    const logged = loggedSince();
     // Not 127.0.0.1, HAProxy's address, nor 203.0.113.9, the entry the client forged.
-    const clients = new Set(logged.filter((entry) => entry.path === expected[0]?.path).map((entry) => entry.client));
-    expect(clients).toEqual(new Set(['127.0.0.2', '127.0.0.3']));
+    expect(new Set(logged.map((entry) => entry.client))).toEqual(new Set(['127.0.0.2', '127.0.0.3']));
     expect(logged.filter((entry) => entry.status === 429).every((entry) => entry.client === '127.0.0.2')).toBe(true);
-    // HAProxy's own log line (httplog) starts with the client's address and port.
-    expect(haproxy.output()).toMatch(/127\.0\.0\.3:\d+ \[/);
+    // HAProxy's own log line (httplog) starts with the client's address and port: waited for above.
   });
 
   it('one proxy killed (SIGKILL) under load: every request answered 200 with the right bytes; HAProxy sees it down, and routes to it again once restarted', async () => {
@@ -196,17 +205,48 @@ describe.skipIf(!haproxyBinary)('HAProxy in front of two proxies', () => {
     expect(Number((await haproxy.stats()).get('proxies/p1')?.hrsp_2xx)).toBeGreaterThanOrEqual(before + 10);
   }, 90_000);
 
-  it('one proxy stopped (SIGTERM) under load, as in a rolling restart: every request answered 200; back once restarted', async () => {
-    const total = 1_200;
+  it('one proxy stopped (SIGTERM) under load, as in a rolling restart: every request answered 200 while it drains and exits; back once restarted', async () => {
     const retriesBefore = await retryCounts(haproxy);
-    const result = await requestLoop(haproxy.url, expected, total, 8, total / 4, () => (proxies[1] as RunningCluster).kill('SIGTERM'));
+    // The load lasts until the proxy has exited: through its drain, its closing and its exit.
+    const result = await loadDuring(haproxy.url, expected, { concurrency: 8, warmUp: 300, maximum: 1_000_000, headers: auth }, async () => {
+      expect(await (proxies[1] as RunningCluster).kill('SIGTERM')).toBe(0);
+    });
     const retries = await retryCounts(haproxy);
-    console.log(
-      `haproxy, p2 stopped: ${result.answered} requests, ${result.failures.length} failed, ${retries.retried - retriesBefore.retried} retries, ${retries.redispatched - retriesBefore.redispatched} redispatches`,
-    );
-    expect(result).toEqual({ answered: total, failures: [] });
     await haproxy.waitForServer('p2', 'DOWN');
+    console.log(
+      `haproxy, p2 stopped: ${result.answered} requests, ${result.failures.length} failed, ${retries.retried - retriesBefore.retried} retries, ${retries.redispatched - retriesBefore.redispatched} redispatches; ${haproxy.output().match(/proxies\/p2 is DOWN, reason: [^,]*(?:, code: \d+)?/)?.[0]}`,
+    );
+    expect({ failures: result.failures, underLoad: result.underLoad }).toEqual({ failures: [], underLoad: true });
     proxies[1] = await startCluster(settings, ports[1]);
     await haproxy.waitForServer('p2', 'UP');
+  }, 90_000);
+
+  // Last: it leaves HAProxy with the new configuration.
+  it('reloaded under load with a proxy added and another weighted 0: every request answered 200, the old worker finishes its connections and exits, and the new configuration serves', async () => {
+    ports.push(await freePort());
+    proxies.push(await startCluster(settings, ports[2]));
+    const [p1, p2, p3] = ports.map((port) => `127.0.0.1:${port}`);
+    let before: Processes | undefined;
+    let oldWorkerMs = 0;
+    // The load lasts from before the reload until the old worker has exited.
+    const result = await loadDuring(haproxy.url, expected, { concurrency: 8, warmUp: 300, maximum: 1_000_000, headers: auth }, async () => {
+      before = await haproxy.reload([`${p1},weight=0`, `${p2}`, `${p3}`]);
+      const reloaded = performance.now();
+      await haproxy.waitForOldWorkers();
+      oldWorkerMs = performance.now() - reloaded;
+    });
+    const after = await haproxy.processes();
+    const retries = await retryCounts(haproxy);
+    console.log(
+      `haproxy reloaded: ${result.answered} requests, ${result.failures.length} failed${result.failures.length > 0 ? ` (${result.failures.slice(0, 3).join('; ')})` : ''}, ${retries.retried} retries and ${retries.redispatched} redispatches by the new worker; worker ${before?.workers} -> ${after.workers}, the old one gone ${Math.round(oldWorkerMs)} ms after the new one answered`,
+    );
+    expect({ failures: result.failures, underLoad: result.underLoad }).toEqual({ failures: [], underLoad: true });
+    expect(after.workers.some((pid) => before?.workers.includes(pid))).toBe(false);
+
+    // The new worker's counters start at the reload: p3 serves, p1 (weight 0) has had nothing since.
+    expect(await requestLoop(haproxy.url, expected, 40, 4, 40, async () => {})).toEqual({ answered: 40, failures: [] });
+    const rows = await haproxy.stats();
+    expect(Number(rows.get('proxies/p3')?.hrsp_2xx)).toBeGreaterThan(0);
+    expect({ weight: rows.get('proxies/p1')?.weight, answered: rows.get('proxies/p1')?.hrsp_2xx }).toEqual({ weight: '0', answered: '0' });
   }, 90_000);
 });

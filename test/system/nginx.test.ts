@@ -6,20 +6,18 @@
  * Without nginx this file skips loudly, except under CI (process.env.CI), where it fails: .ci/run
  * installs nginx, so a missing one is a broken CI, not a reason to test less.
  */
-import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { mkdir, readFile, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
-import http from 'node:http';
-import { userInfo } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { renderNginxConfig, renderSecretMap, writeNginxConfig } from '../../deploy/nginx.ts';
+import { renderNginxConfig, renderSecretMap } from '../../deploy/nginx.ts';
 import { buildDist } from '../../generator/build.ts';
 import { loadConfig } from '../../proxy/config.ts';
 import { silentLogger } from '../../proxy/log.ts';
 import { buildScopedPath, computeEtag, type Manifest } from '../../contract/manifest.ts';
 import { startService, type RunningService } from '../../proxy/service.ts';
 import { freePort } from '../bench/servers.ts';
+import { nginxBinary, rawRequest, renderNginxForTest, startNginx, type RunningNginx } from '../support/daemon.ts';
 import { startFaultRelay, type FaultRelay } from '../support/faultRelay.ts';
 import { buildFixture, copyFixture, repoRoot, startTestService, tempDir, testKey } from '../support/service.ts';
 import { reportMissing } from '../support/tools.ts';
@@ -28,107 +26,6 @@ const secretHeader = ['X-Origin-Secret', 'nginx-test-secret-0123456789abcdef0123
 const originHeader = `${secretHeader[0]}: ${secretHeader[1]}`;
 const withSecret = { [secretHeader[0]]: secretHeader[1] };
 const auth = { Authorization: `Bearer ${testKey}` };
-
-function findNginx(): string | undefined {
-  try {
-    const found = execFileSync('sh', ['-c', 'command -v nginx'], { encoding: 'utf8' }).trim();
-    if (found) return found;
-  } catch {
-    // not on PATH (/usr/sbin often is not, for a user other than root)
-  }
-  for (const candidate of ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/local/nginx/sbin/nginx']) {
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // next
-    }
-  }
-  return undefined;
-}
-
-const nginxBinary = findNginx();
-
-interface RunningNginx {
-  /** `http://127.0.0.1:<port>/`, for ORIGIN_URL. */
-  readonly url: string;
-  readonly port: number;
-  /** What nginx wrote to stderr (its error log), for failure messages. */
-  stderr(): string;
-  /** Fast shutdown (SIGTERM); resolves when the master has exited. Safe to call twice. */
-  stop(): Promise<void>;
-}
-
-/** The rendered configuration in a temporary prefix, as nginx's `-p` and `-c` take it. */
-async function renderForTest(root: string, port: number): Promise<{ prefix: string; configFile: string }> {
-  const prefix = `${await tempDir('refdata-nginx-')}/`;
-  const configFile = await writeNginxConfig(prefix, {
-    root,
-    listen: `127.0.0.1:${port}`,
-    originHeader,
-    // As root (CI), workers run as root too: the builds are in 0700 temporary directories.
-    user: userInfo().username,
-    accessLog: path.join(prefix, 'access.log'),
-    errorLog: 'stderr',
-  });
-  return { prefix, configFile };
-}
-
-/** nginx over `root`, in the foreground, with its pid, temp files and logs in a temporary prefix. */
-async function startNginx(root: string, wantedPort?: number): Promise<RunningNginx> {
-  const binary = nginxBinary as string;
-  const port = wantedPort ?? (await freePort());
-  const { prefix, configFile } = await renderForTest(root, port);
-  const child: ChildProcess = spawn(binary, ['-p', prefix, '-c', configFile, '-e', 'stderr', '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const killOnExit = (): void => void child.kill('SIGKILL'); // never outlive the test process
-  process.once('exit', killOnExit);
-  const stop = async (): Promise<void> => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      const force = setTimeout(() => child.kill('SIGKILL'), 5_000);
-      await exited;
-      clearTimeout(force);
-    }
-    process.off('exit', killOnExit);
-  };
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`nginx exited with ${child.exitCode} at start:\n${stderr}`);
-    const answered = await rawRequest(port, '/').then(
-      () => true,
-      () => false,
-    );
-    if (answered) break;
-    if (Date.now() > deadline) {
-      await stop();
-      throw new Error(`nginx did not answer on 127.0.0.1:${port} within 10 s:\n${stderr}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return { url: `http://127.0.0.1:${port}/`, port, stderr: () => stderr, stop };
-}
-
-interface RawResponse {
-  readonly status: number;
-  readonly headers: http.IncomingHttpHeaders;
-  readonly body: Buffer;
-}
-
-/** A request exactly as written: fetch would normalise `/../` away before nginx could refuse it. */
-function rawRequest(port: number, target: string, headers: Record<string, string> = {}, method = 'GET'): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    const request = http.request({ host: '127.0.0.1', port, path: target, method, headers, agent: false }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }));
-    });
-    request.on('error', reject);
-    request.end();
-  });
-}
 
 interface Reply {
   readonly status: number;
@@ -162,7 +59,7 @@ interface Pair {
 /** nginx over a build, and the proxy twice beside it: reading the build itself, and through nginx. */
 async function startPair(distDir: string): Promise<Pair> {
   const manifest = await readManifest(distDir);
-  const nginx = await startNginx(path.resolve(distDir));
+  const nginx = await startNginx(path.resolve(distDir), originHeader);
   const local = await startTestService(distDir);
   const proxied = await startTestService(distDir, { API_KEYS: testKey, ORIGIN_URL: nginx.url, ORIGIN_HEADER: originHeader });
   return { manifest, nginx, local, proxied };
@@ -291,7 +188,7 @@ describe.skipIf(!nginxBinary)('nginx as the origin, over the fixture build', () 
   });
 
   it('nginx -t accepts the rendered configuration without a warning, and the running nginx logs no alert', async () => {
-    const { prefix, configFile } = await renderForTest(path.resolve(distDir), await freePort());
+    const { prefix, configFile } = await renderNginxForTest(path.resolve(distDir), await freePort(), originHeader);
     const checked = spawnSync(nginxBinary as string, ['-t', '-p', prefix, '-c', configFile, '-e', 'stderr'], { encoding: 'utf8' });
     expect(checked.status, checked.stderr).toBe(0);
     const complaints = checked.stderr
@@ -299,7 +196,7 @@ describe.skipIf(!nginxBinary)('nginx as the origin, over the fixture build', () 
       .filter((line) => /\[(warn|error|crit|alert|emerg)\]/.test(line))
       .filter((line) => !line.includes('"user" directive makes sense only if the master process runs with super-user privileges'));
     expect(complaints).toEqual([]);
-    expect(nginx.stderr()).not.toMatch(/\[(crit|alert|emerg)\]/);
+    expect(nginx.output()).not.toMatch(/\[(crit|alert|emerg)\]/);
   });
 
   it('answers lookups exactly as local mode does: bodies, statuses, messages, ETag, Cache-Control, X-Data-Version', async () => {
@@ -362,7 +259,7 @@ describe.skipIf(!nginxBinary)('nginx as the origin, over the fixture build', () 
     expect(Object.keys(manifest.public)).toEqual(expect.arrayContaining(['openapi.json', 'docs/index.html']));
     const asset = Object.keys(manifest.public).find((file) => file.startsWith('docs/') && file !== 'docs/index.html') as string;
     await rm(path.join(path.dirname(distDir), '.dist-builds', manifest.buildId, asset));
-    const freshNginx = await startNginx(path.resolve(distDir));
+    const freshNginx = await startNginx(path.resolve(distDir), originHeader);
     const freshProxy = await startTestService(distDir, { API_KEYS: testKey, ORIGIN_URL: freshNginx.url, ORIGIN_HEADER: originHeader });
     try {
       expect((await rawRequest(freshNginx.port, `/${asset}`, withSecret)).status).toBe(404);
@@ -486,7 +383,7 @@ describe.skipIf(!nginxBinary)('nginx as the origin, over the fixture build', () 
     expect((await fetch(`${proxied.running.url}/readyz`)).status).toBe(200);
     expect((await fetch(`${proxied.running.url}/openapi.json`)).status).toBe(200);
 
-    nginx = await startNginx(path.resolve(distDir), nginx.port);
+    nginx = await startNginx(path.resolve(distDir), originHeader, nginx.port);
     expect((await lookup(proxied, '/addressmanagement/api/webdomain/getall')).status).toBe(200);
   });
 });
@@ -509,7 +406,7 @@ describe.skipIf(!nginxBinary)('nginx as the origin, behind a relay that injects 
   let service: RunningService;
   beforeAll(async () => {
     distDir = await buildFixture();
-    nginx = await startNginx(path.resolve(distDir));
+    nginx = await startNginx(path.resolve(distDir), originHeader);
     local = await startTestService(distDir);
   });
   afterAll(async () => {

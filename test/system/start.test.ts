@@ -167,6 +167,7 @@ describe('configuration', () => {
       origin: undefined,
       workers: availableParallelism(),
       bodyCacheBytes: 64 * 1024 * 1024,
+      shutdownDelayMs: 3000,
       limits: { perToken: undefined, authFailures: { points: 100, seconds: 60 }, trustedProxies: undefined },
       logLevel: 'info',
       production: false,
@@ -194,6 +195,7 @@ describe('configuration', () => {
         ORIGIN_CACHE_DIR: '/var/cache/refdata',
         WORKERS: '4',
         BODY_CACHE_MB: '128',
+        SHUTDOWN_DELAY_MS: '10000',
         RATE_LIMIT: '600/1m',
         AUTH_FAILURE_LIMIT: '50/30',
         TRUSTED_PROXIES: '10.0.0.0/8, 2001:db8::1',
@@ -222,6 +224,7 @@ describe('configuration', () => {
       origin: { url: new URL('http://10.0.0.5:8081/dist/'), header: ['X-Origin-Secret', 's3cr3t value'], cacheDir: '/var/cache/refdata' },
       workers: 4,
       bodyCacheBytes: 128 * 1024 * 1024,
+      shutdownDelayMs: 10_000,
       limits: { perToken: { points: 600, seconds: 60 }, authFailures: { points: 50, seconds: 30 }, trustedProxies: expect.any(BlockList) },
       logLevel: 'warn',
       production: true,
@@ -236,7 +239,15 @@ describe('configuration', () => {
   it('reports every bad setting at once', () => {
     const error = (() => {
       try {
-        loadConfig({ PORT: '-1', HOST: ' ', API_KEYS: 'has space inside the key', WORKERS: '0', ORIGIN_HEADER: 'no colon', BODY_CACHE_MB: '0' });
+        loadConfig({
+          PORT: '-1',
+          HOST: ' ',
+          API_KEYS: 'has space inside the key',
+          WORKERS: '0',
+          ORIGIN_HEADER: 'no colon',
+          BODY_CACHE_MB: '0',
+          SHUTDOWN_DELAY_MS: '3s',
+        });
       } catch (caught) {
         return caught;
       }
@@ -249,6 +260,12 @@ describe('configuration', () => {
       'ORIGIN_HEADER must look like "Name: value", e.g. "X-Origin-Secret: 4f1c…"',
       'WORKERS must be a whole number of processes from 1 to 999 (got "0")',
       'BODY_CACHE_MB must be a whole number of megabytes from 1 to 99999 (got "0")',
+      'SHUTDOWN_DELAY_MS must be a whole number of milliseconds from 0 to 600000 (10 minutes), e.g. 3000 (got "3s")',
     ]);
+  });
+
+  it('SHUTDOWN_DELAY_MS: 0 stops without draining; more than 10 minutes is refused', () => {
+    expect(loadConfig({ SHUTDOWN_DELAY_MS: '0' }).shutdownDelayMs).toBe(0);
+    expect(() => loadConfig({ SHUTDOWN_DELAY_MS: '600001' })).toThrow(/SHUTDOWN_DELAY_MS must be a whole number of milliseconds from 0 to 600000/);
   });
 });

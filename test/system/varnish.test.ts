@@ -13,7 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderVarnishConfig, writeVarnishConfig } from '../../deploy/varnish.ts';
 import { buildScopedPath, computeEtag, type Manifest } from '../../contract/manifest.ts';
 import type { RunningService } from '../../proxy/service.ts';
-import { nginxBinary, rawRequest, startNginx, startVarnish, varnishdBinary, waitFor, type RunningNginx, type RunningVarnish } from '../support/cache.ts';
+import { startVarnish, varnishdBinary, waitFor, type RunningVarnish } from '../support/cache.ts';
+import { nginxBinary, rawRequest, startNginx, type RunningNginx } from '../support/daemon.ts';
 import { buildFixture, startTestService, tempDir, testKey } from '../support/service.ts';
 import { reportMissing } from '../support/tools.ts';
 
