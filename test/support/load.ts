@@ -37,7 +37,11 @@ export interface LoadOptions {
   readonly concurrency: number;
   /** Answers counted before `during` starts, so that it happens under load. */
   readonly warmUp: number;
-  /** The bound: no more requests than this, whether or not `during` has finished. */
+  /**
+   * The bound: no more requests than this, whether or not `during` has finished. A guard against a
+   * `during` that never ends, not a budget: set it far above what `during` needs on a fast machine
+   * (a bound of 100,000 was reached before a build had switched in a CI run on an idle machine).
+   */
   readonly maximum: number;
   readonly headers: Record<string, string>;
 }
