@@ -5,6 +5,7 @@
 import { pathToFileURL } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ServiceError } from '../contract/errors.ts';
+import { apiKeyPattern } from '../proxy/config.ts';
 
 /** A value that would make a wrong or unsafe configuration: refused, naming the value and what to give. */
 export class RenderError extends ServiceError {
@@ -52,4 +53,16 @@ export function runAsCommand(
     console.error(error instanceof RenderError ? `${failed}: ${error.message}` : error);
     process.exitCode = 1;
   });
+}
+
+/** `[name, value]` of ORIGIN_HEADER, as the origin (nginx) and the cache (Varnish) both require it. */
+export function splitOriginHeader(originHeader: string): [string, string] {
+  const colon = originHeader.indexOf(':');
+  const name = originHeader.slice(0, colon).trim();
+  const value = originHeader.slice(colon + 1).trim();
+  if (colon < 1 || !/^[A-Za-z0-9-]+$/.test(name)) throw new RenderError('ORIGIN_HEADER must look like "X-Origin-Secret: <secret>", as the proxies get it');
+  if (!apiKeyPattern.test(value) || value.length < 32) {
+    throw new RenderError("ORIGIN_HEADER's secret must be at least 32 characters of A-Z a-z 0-9 - . _ ~ + / (e.g. openssl rand -hex 32)");
+  }
+  return [name, value];
 }

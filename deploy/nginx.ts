@@ -14,8 +14,7 @@ import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { BlockList, isIP } from 'node:net';
 import path from 'node:path';
 import { buildsRootOf } from '../generator/write.ts';
-import { apiKeyPattern } from '../proxy/config.ts';
-import { parseOptions, RenderError, runAsCommand, UsageError } from './commandLine.ts';
+import { parseOptions, RenderError, runAsCommand, UsageError, splitOriginHeader } from './commandLine.ts';
 
 export { RenderError };
 
@@ -88,13 +87,7 @@ export function renderSecretMap(originHeader: string | undefined): string {
       '',
     ].join('\n');
   }
-  const colon = originHeader.indexOf(':');
-  const name = originHeader.slice(0, colon).trim();
-  const value = originHeader.slice(colon + 1).trim();
-  if (colon < 1 || !/^[A-Za-z0-9-]+$/.test(name)) throw new RenderError('ORIGIN_HEADER must look like "X-Origin-Secret: <secret>", as the proxies get it');
-  if (!apiKeyPattern.test(value) || value.length < 32) {
-    throw new RenderError("ORIGIN_HEADER's secret must be at least 32 characters of A-Z a-z 0-9 - . _ ~ + / (e.g. openssl rand -hex 32)");
-  }
+  const [name, value] = splitOriginHeader(originHeader);
   const pattern = value.replace(/[.+]/g, (character) => `\\${character}`);
   return [
     '# The origin secret (deploy/nginx.ts, from ORIGIN_HEADER). Keep this file 0600; never commit it.',

@@ -11,8 +11,7 @@
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import path from 'node:path';
-import { apiKeyPattern } from '../proxy/config.ts';
-import { parseOptions, RenderError, runAsCommand, UsageError } from './commandLine.ts';
+import { parseOptions, RenderError, runAsCommand, splitOriginHeader, UsageError } from './commandLine.ts';
 
 export const vclTemplateFile = path.resolve(import.meta.dirname, 'varnish.vcl');
 
@@ -21,19 +20,6 @@ export interface VarnishOptions {
   readonly origin: string;
   /** The proxies' ORIGIN_HEADER, `Name: value`: forwarded to the origin, required of every request. */
   readonly originHeader: string;
-}
-
-/** `[name, value]` of ORIGIN_HEADER, held to the rules deploy/nginx.ts holds it to. */
-function splitOriginHeader(originHeader: string): [string, string] {
-  const colon = originHeader.indexOf(':');
-  const name = originHeader.slice(0, colon).trim();
-  const value = originHeader.slice(colon + 1).trim();
-  if (colon < 1 || !/^[A-Za-z0-9-]+$/.test(name)) throw new RenderError('ORIGIN_HEADER must look like "X-Origin-Secret: <secret>", as the proxies get it');
-  // apiKeyPattern's characters never end a VCL string ("), so the value is written as it is.
-  if (!apiKeyPattern.test(value) || value.length < 32) {
-    throw new RenderError("ORIGIN_HEADER's secret must be at least 32 characters of A-Z a-z 0-9 - . _ ~ + / (e.g. openssl rand -hex 32)");
-  }
-  return [name, value];
 }
 
 function splitOrigin(origin: string): [host: string, port: string] {
@@ -50,6 +36,7 @@ function splitOrigin(origin: string): [host: string, port: string] {
 
 export async function renderVarnishConfig(options: VarnishOptions): Promise<string> {
   const [host, port] = splitOrigin(options.origin);
+  // apiKeyPattern's characters never end a VCL string ("), so the value is written as it is.
   const [secretName, secretValue] = splitOriginHeader(options.originHeader);
   const values: Record<string, string> = { ORIGIN_HOST: host, ORIGIN_PORT: port, SECRET_NAME: secretName, SECRET_VALUE: secretValue };
   const template = await readFile(vclTemplateFile, 'utf8');
