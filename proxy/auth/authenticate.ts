@@ -33,7 +33,7 @@ export interface AuthOptions {
 /** How long a verified JWT is trusted without a new signature check: revocation takes effect within it. */
 export const verifiedTokenTtlMs = 60_000;
 /** Remembered headers: at most this many, and this many bytes of them (a header may be up to 16 KB). */
-const acceptedHeaderCount = 10_000;
+export const acceptedHeaderCount = 10_000;
 const acceptedHeaderBytes = 8 * 1024 * 1024;
 
 /** RFC 6750 §2.1: `Bearer` (any case), one space or more, then a b64token. */
@@ -43,6 +43,7 @@ const jwtShape = /^[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*$/;
 export async function createAuthenticator({ auth, extraKeys = [], now = Date.now }: AuthOptions): Promise<Authenticate> {
   const apiKeys: ApiKeyTable = await loadApiKeys([...auth.apiKeys, ...extraKeys], auth.apiKeysFile);
   const jwt: JwtVerifier | undefined = auth.jwt ? await createJwtVerifier(auth.jwt) : undefined;
+  // Verified JWTs, each until the earlier of its expiry and verifiedTokenTtlMs.
   const accepted = new LRUCache<string, { principal: Principal; until: number }>({
     max: acceptedHeaderCount,
     maxSize: acceptedHeaderBytes,
@@ -55,10 +56,25 @@ export async function createAuthenticator({ auth, extraKeys = [], now = Date.now
       return principal;
     });
 
+  // Accepted API key headers in a plain map: they are trusted for good, so the LRU's bookkeeping buys
+  // nothing on the path of every request. Bounded like the LRU; when full, it starts again empty.
+  const acceptedKeys = new Map<string, Principal>();
+  let acceptedKeyBytes = 0;
+  const rememberKey = (authorization: string, principal: Principal): void => {
+    if (acceptedKeys.size >= acceptedHeaderCount || acceptedKeyBytes + authorization.length > acceptedHeaderBytes) {
+      acceptedKeys.clear();
+      acceptedKeyBytes = 0;
+    }
+    acceptedKeys.set(authorization, principal);
+    acceptedKeyBytes += authorization.length;
+  };
+
   const remembered = (authorization: string | undefined): Principal | undefined => {
     if (authorization === undefined) return undefined;
+    const key = acceptedKeys.get(authorization);
+    if (key) return key;
     const known = accepted.get(authorization);
-    return known && (known.until === Infinity || known.until > now()) ? known.principal : undefined;
+    return known && known.until > now() ? known.principal : undefined;
   };
 
   const authenticate = (authorization: string | undefined): Principal | Promise<Principal> => {
@@ -78,7 +94,7 @@ export async function createAuthenticator({ auth, extraKeys = [], now = Date.now
     }
     const apiKey = apiKeys.match(sha256(token));
     if (apiKey) {
-      accepted.set(authorization, { principal: apiKey, until: Infinity });
+      rememberKey(authorization, apiKey);
       return apiKey;
     }
     if (jwt && jwtShape.test(token)) return verifyJwt(jwt, token, authorization, now());

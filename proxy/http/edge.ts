@@ -32,13 +32,15 @@ export function methodNotAllowed(method: string): ServiceError {
  * its refusal never overtakes an answer still being read from disk; and a parse error inside the
  * body of the request it answers is that request's, which has had its one answer.
  */
-const answering = new WeakMap<Duplex, http.ServerResponse>();
+const answering = Symbol('answering');
+/** A connection with the response it is giving kept on it: set per request, so cheaper than a WeakMap's entry. */
+type WatchedSocket = Duplex & { [answering]?: http.ServerResponse };
 /** Connections being closed after a refusal: Node reports every later byte as another error. */
 const closing = new WeakSet<Duplex>();
 
 /** Notes which response a connection is giving; called for every request. */
 export function watchExchange(request: http.IncomingMessage, response: http.ServerResponse): void {
-  answering.set(request.socket, response);
+  (request.socket as WatchedSocket)[answering] = response;
 }
 
 /** How many Host lines a request has (Node keeps only the first in `headers`). */
@@ -224,7 +226,7 @@ function closeWith(socket: Duplex, refusal: ServiceError | undefined, lingerMs: 
     linger.unref();
     socket.once('close', () => clearTimeout(linger));
   };
-  const pending = answering.get(socket);
+  const pending = (socket as WatchedSocket)[answering];
   if (!pending || pending.writableFinished) close();
   else pending.once('close', close);
 }
@@ -241,7 +243,7 @@ export interface EdgeOptions extends EdgeTimeouts {
 export function guardEdge(server: http.Server, listener: http.RequestListener, options: EdgeOptions): void {
   server.on('clientError', (error: ParseError, socket: Duplex) => {
     if (error.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
-    const pending = answering.get(socket);
+    const pending = (socket as WatchedSocket)[answering];
     // An error in the body of the request being answered belongs to a request that has its answer.
     const answered = pending !== undefined && !pending.req.complete;
     closeWith(socket, answered ? undefined : describeParseError(error, options), options.lingerMs);

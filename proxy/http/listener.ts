@@ -12,7 +12,7 @@ import type { Admission } from '../auth/admission.ts';
 import { authorize } from '../auth/authenticate.ts';
 import type { Config } from '../config.ts';
 import { encodeResponse } from '../compression.ts';
-import type { Logger } from '../log.ts';
+import { requestLineWriter, type Logger } from '../log.ts';
 import { noMetrics, type Metrics } from '../metrics.ts';
 import { chooseEncoding, corsHeaders, matchesIfNoneMatch, noCorsHeaders, preflightHeaders, type CorsPolicy } from '../negotiation.ts';
 import type { Lookup } from '../manifestIndex.ts';
@@ -195,15 +195,35 @@ function answerLookup(
 
 const arrival = Symbol('arrival');
 const countedPath = Symbol('countedPath');
-/** A response whose answer is counted for /metrics when it finishes. */
-type CountedResponse = http.ServerResponse & { [arrival]: number; [countedPath]: string };
+const exchangeIds = Symbol('exchangeIds');
+/** A response whose answer is counted for /metrics, or logged, when it finishes: what that needs, kept on it. */
+type WatchedResponse = http.ServerResponse & { [arrival]: number; [countedPath]: string; [exchangeIds]: RequestIds };
 
 export function createRequestListener(deps: ServerDependencies, draining: () => boolean = () => false): http.RequestListener {
   // Decided once: with request lines off, no request pays for a listener or a clock read.
   const logRequests = deps.log.isLevelEnabled('info');
   const countRequests = deps.metrics !== noMetrics;
-  function countAnswer(this: CountedResponse): void {
+  // One shared listener each, reading what is kept on the response: no closure per request.
+  function countAnswer(this: WatchedResponse): void {
     deps.metrics.request(this[countedPath], this.statusCode, (performance.now() - this[arrival]) / 1000);
+  }
+  const writeRequestLine = requestLineWriter(deps.log);
+  function logAnswer(this: WatchedResponse): void {
+    const request = this.req;
+    const { globalId, requestId } = this[exchangeIds];
+    const trace = traceOf(request.headers.traceparent);
+    writeRequestLine({
+      method: request.method ?? 'GET',
+      path: request.url ?? '/',
+      // Behind a load balancer named in TRUSTED_PROXIES, the client it forwarded, not its own address.
+      client: deps.admission.clientAddress(request),
+      status: this.statusCode,
+      ms: Math.round((performance.now() - this[arrival]) * 100) / 100,
+      globalId,
+      requestId: requestId === globalId ? undefined : requestId,
+      traceId: trace?.traceId,
+      parentId: trace?.parentId,
+    });
   }
   const corsVariesByOrigin = deps.cors.origins !== '*';
   const state: ListenerState = {
@@ -220,40 +240,30 @@ export function createRequestListener(deps: ServerDependencies, draining: () => 
     const queryStart = target.indexOf('?');
     const pathname = queryStart === -1 ? target : target.slice(0, queryStart);
     const query = queryStart === -1 ? '' : target.slice(queryStart + 1);
-    if (countRequests) {
-      // One shared listener reading what is kept on the response: no closure per request.
-      (response as CountedResponse)[arrival] = performance.now();
-      (response as CountedResponse)[countedPath] = pathname;
-      response.on('finish', countAnswer);
-    }
-    if (logRequests) {
-      const started = performance.now();
-      response.once('close', () => {
-        const trace = traceOf(request.headers.traceparent);
-        const requestId = ids.requestId === ids.globalId ? {} : { requestId: ids.requestId };
-        deps.log.info({
-          method: request.method,
-          path: target,
-          // Behind a load balancer named in TRUSTED_PROXIES, the client it forwarded, not its own address.
-          client: deps.admission.clientAddress(request),
-          status: response.statusCode,
-          ms: Math.round((performance.now() - started) * 100) / 100,
-          globalId: ids.globalId,
-          ...requestId,
-          ...trace,
-        });
-      });
+    if (countRequests || logRequests) {
+      (response as WatchedResponse)[arrival] = performance.now();
+      if (countRequests) {
+        (response as WatchedResponse)[countedPath] = pathname;
+        response.on('finish', countAnswer);
+      }
+      if (logRequests) {
+        (response as WatchedResponse)[exchangeIds] = ids;
+        response.on('close', logAnswer);
+      }
     }
     watchExchange(request, response);
     // Stopping: each connection closes after its answer, so that its client reconnects, through a
     // load balancer to another process, instead of sending more on a connection about to close.
     if (draining()) response.setHeader('Connection', 'close');
-    const failed = (error: unknown): void => sendFailure(request, response, ids, error, corsHeaders(deps.cors, request.headers.origin), deps.log, deps.metrics);
     try {
       refuseMalformed(request);
-      answer(request, response, ids, pathname, query, deps, state)?.catch(failed);
+      answer(request, response, ids, pathname, query, deps, state)?.catch((error: unknown) => fail(request, response, ids, error, deps));
     } catch (error) {
-      failed(error);
+      fail(request, response, ids, error, deps);
     }
   };
+}
+
+function fail(request: http.IncomingMessage, response: http.ServerResponse, ids: RequestIds, error: unknown, deps: ServerDependencies): void {
+  sendFailure(request, response, ids, error, corsHeaders(deps.cors, request.headers.origin), deps.log, deps.metrics);
 }

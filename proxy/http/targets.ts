@@ -2,7 +2,6 @@
  * Request targets (path and query, exactly as sent) already resolved against the current build:
  * a repeated request skips parsing, normalising and finding its body.
  */
-import { LRUCache } from 'lru-cache';
 import type { Route } from '../../contract/routes.ts';
 import type { Lookup } from '../manifestIndex.ts';
 import type { BodyStore } from '../store.ts';
@@ -26,16 +25,19 @@ export interface ResolvedTarget {
 }
 
 /** Targets longer than this are resolved every time (no client of this API sends one). */
-const maxRememberedTarget = 512;
-const rememberedTargets = 10_000;
+export const maxRememberedTarget = 512;
+/** At most 10,000 targets of at most 512 characters: a few megabytes at worst. */
+export const rememberedTargets = 10_000;
 
 /**
  * Only lookups that found a body are remembered; any error is worked out again each time. A new
- * build forgets them all.
+ * build forgets them all. A plain map, not an LRU: a request that finds its target pays one lookup
+ * and no bookkeeping, and when the map is full the oldest target goes, which a client that asks
+ * for it again costs one resolution.
  */
 export class TargetMemo {
   #store: BodyStore | undefined;
-  readonly #targets = new LRUCache<string, ResolvedTarget>({ max: rememberedTargets });
+  readonly #targets = new Map<string, ResolvedTarget>();
 
   /** What `target` resolved to in `store`, if it was remembered; a new store forgets every target. */
   get(store: BodyStore, target: string): ResolvedTarget | undefined {
@@ -47,7 +49,9 @@ export class TargetMemo {
 
   /** Remembers what `target` resolved to in the store last passed to get(). */
   remember(target: string, resolved: ResolvedTarget): ResolvedTarget {
-    if (target.length <= maxRememberedTarget) this.#targets.set(target, resolved);
+    if (target.length > maxRememberedTarget) return resolved;
+    if (this.#targets.size >= rememberedTargets) this.#targets.delete(this.#targets.keys().next().value as string);
+    this.#targets.set(target, resolved);
     return resolved;
   }
 }

@@ -1,0 +1,60 @@
+/**
+ * The memos on every request's path are plain maps (issue 16): bounded, and never wrong when full.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Route } from '../../contract/routes.ts';
+import { acceptedHeaderCount, createAuthenticator } from '../../proxy/auth/authenticate.ts';
+import { loadConfig } from '../../proxy/config.ts';
+import type { Lookup } from '../../proxy/manifestIndex.ts';
+import { maxRememberedTarget, rememberedTargets, TargetMemo, type ResolvedTarget } from '../../proxy/http/targets.ts';
+import type { BodyStore } from '../../proxy/store.ts';
+
+const store = (): BodyStore => ({}) as BodyStore;
+const resolved = (file: string): ResolvedTarget => ({ route: {} as Route, found: { file } as Lookup });
+
+describe('the resolved targets', () => {
+  it('are remembered per build: a new build forgets them all', () => {
+    const memo = new TargetMemo();
+    const first = store();
+    expect(memo.get(first, '/a')).toBeUndefined();
+    memo.remember('/a', resolved('a.json'));
+    expect(memo.get(first, '/a')?.found.file).toBe('a.json');
+    expect(memo.get(store(), '/a')).toBeUndefined();
+    expect(memo.get(first, '/a')).toBeUndefined();
+  });
+
+  it(`are at most ${rememberedTargets}: the oldest goes first, the newest stay`, () => {
+    const memo = new TargetMemo();
+    const build = store();
+    memo.get(build, '/');
+    for (let index = 0; index <= rememberedTargets; index++) memo.remember(`/t${index}`, resolved(`${index}.json`));
+    expect(memo.get(build, '/t0')).toBeUndefined();
+    expect(memo.get(build, '/t1')?.found.file).toBe('1.json');
+    expect(memo.get(build, `/t${rememberedTargets}`)?.found.file).toBe(`${rememberedTargets}.json`);
+  });
+
+  it(`leave out targets longer than ${maxRememberedTarget} characters`, () => {
+    const memo = new TargetMemo();
+    const build = store();
+    memo.get(build, '/');
+    const long = `/x?name=${'a'.repeat(maxRememberedTarget)}`;
+    expect(memo.remember(long, resolved('long.json')).found.file).toBe('long.json');
+    expect(memo.get(build, long)).toBeUndefined();
+  });
+});
+
+describe('the accepted API key headers', () => {
+  it(`are remembered as sent, at most ${acceptedHeaderCount} of them, and a key is still accepted once they are forgotten`, async () => {
+    const key = 'a-test-key-of-sufficient-length';
+    const authenticate = await createAuthenticator({ auth: loadConfig({ API_KEYS: key }).auth });
+    const first = `Bearer ${key}`;
+    expect(authenticate.remembered(first)).toBeUndefined();
+    const principal = authenticate(first);
+    expect(authenticate.remembered(first)).toBe(principal);
+    // Every further spelling of the same header (more spaces) is another entry.
+    for (let spaces = 2; spaces <= acceptedHeaderCount + 1; spaces++) authenticate(`Bearer${' '.repeat(spaces)}${key}`);
+    expect(authenticate.remembered(first)).toBeUndefined();
+    expect(authenticate(first)).toBe(principal);
+    expect(authenticate.remembered(first)).toBe(principal);
+  });
+});
