@@ -52,7 +52,7 @@ describe('the accepted API key headers', () => {
     const principal = authenticate(first);
     expect(authenticate.remembered(first)).toBe(principal);
     // Every further spelling of the same header (more spaces) is another entry.
-    for (let spaces = 2; spaces <= acceptedHeaderCount + 1; spaces++) authenticate(`Bearer${' '.repeat(spaces)}${key}`);
+    for (let spaces = 2; spaces <= acceptedHeaderCount + 1; spaces++) void authenticate(`Bearer${' '.repeat(spaces)}${key}`);
     expect(authenticate.remembered(first)).toBeUndefined();
     expect(authenticate(first)).toBe(principal);
     expect(authenticate.remembered(first)).toBe(principal);
