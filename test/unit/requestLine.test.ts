@@ -26,6 +26,9 @@ const plainLine: RequestLine = {
   parentId: undefined,
 };
 
+/** The writer's lines reach the stream at the end of the event loop's turn. */
+const turnEnded = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 /** What log.info writes for the same fields: the undefined ones left out, as pino leaves them out. */
 function viaPino(log: pino.Logger, line: RequestLine): void {
   log.info(Object.fromEntries(Object.entries(line).filter(([, value]) => value !== undefined)));
@@ -37,19 +40,21 @@ describe('request log lines', () => {
     ['a client request id and a trace', { ...plainLine, requestId: 'abc-1', traceId: '0af7651916cd43dd8448eb211c80319c', parentId: 'b7ad6b7169203331' }],
     ['a path JSON must escape (quote, backslash, control and non-ASCII characters)', { ...plainLine, path: '/x?"a"\\b\u0001İ\u2028', status: 404 }],
     ['an error with a whole duration', { ...plainLine, status: 500, ms: 12 }],
-  ])('are written byte for byte as log.info writes them: %s', (_name, line) => {
+  ])('are written byte for byte as log.info writes them: %s', async (_name, line) => {
     const written: string[] = [];
     const expected: string[] = [];
     requestLineWriter(capturingLogger(written))(line);
+    await turnEnded();
     viaPino(capturingLogger(expected), line);
     expect(written).toEqual(expected);
     expect(JSON.parse(written[0] ?? '')).toMatchObject({ path: line.path, status: line.status });
   });
 
-  it('carry the logger’s bindings (a child’s fields)', () => {
+  it('carry the logger’s bindings (a child’s fields)', async () => {
     const written: string[] = [];
     const expected: string[] = [];
     requestLineWriter(capturingLogger(written).child({ worker: 2 }))(plainLine);
+    await turnEnded();
     viaPino(capturingLogger(expected).child({ worker: 2 }), plainLine);
     expect(written).toEqual(expected);
     expect(written[0]).toContain('"worker":2');
@@ -70,9 +75,28 @@ describe('request log lines', () => {
     }
   });
 
-  it('are not written below the info level', () => {
+  it('are not written below the info level', async () => {
     const written: string[] = [];
     requestLineWriter(capturingLogger(written, { level: 'warn' }))(plainLine);
+    await turnEnded();
     expect(written).toEqual([]);
+  });
+
+  it('of one turn of the event loop reach the stream in one write, in order', async () => {
+    const written: string[] = [];
+    const write = requestLineWriter(capturingLogger(written));
+    for (const status of [200, 304, 404]) write({ ...plainLine, status });
+    expect(written).toEqual([]);
+    await turnEnded();
+    expect(written).toHaveLength(1);
+    expect(
+      (written[0] ?? '')
+        .split('\n')
+        .filter(Boolean)
+        .map((text) => (JSON.parse(text) as { status: number }).status),
+    ).toEqual([200, 304, 404]);
+    write({ ...plainLine, status: 500 });
+    await turnEnded();
+    expect(written).toHaveLength(2);
   });
 });
