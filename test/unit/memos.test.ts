@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { Route } from '../../contract/routes.ts';
 import { acceptedHeaderCount, createAuthenticator } from '../../proxy/auth/authenticate.ts';
 import { loadConfig } from '../../proxy/config.ts';
+import { chooseEncoding } from '../../proxy/negotiation.ts';
 import type { Lookup } from '../../proxy/manifestIndex.ts';
 import { maxRememberedTarget, rememberedTargets, TargetMemo, type ResolvedTarget } from '../../proxy/http/targets.ts';
 import type { BodyStore } from '../../proxy/store.ts';
@@ -56,5 +57,22 @@ describe('the accepted API key headers', () => {
     expect(authenticate.remembered(first)).toBeUndefined();
     expect(authenticate(first)).toBe(principal);
     expect(authenticate.remembered(first)).toBe(principal);
+  });
+});
+
+describe('the chosen content codings', () => {
+  it('are the same for a header seen before, and right for any number of distinct headers', () => {
+    for (let round = 0; round < 2; round++) {
+      expect(chooseEncoding('gzip, deflate, br, zstd')).toBe('gzip');
+      expect(chooseEncoding('br')).toBe('br');
+      expect(chooseEncoding('gzip;q=0, br;q=0.5')).toBe('br');
+      expect(chooseEncoding('identity')).toBe('identity');
+    }
+    // More distinct headers than are remembered: each still parsed right.
+    for (let weight = 0; weight < 1000; weight++) {
+      const q = (weight / 1000).toFixed(3);
+      expect(chooseEncoding(`br;q=${q}, gzip;q=0.5`)).toBe(Number(q) > 0.5 ? 'br' : 'gzip');
+    }
+    expect(chooseEncoding(`gzip;q=0, br;q=0, ${'x'.repeat(300)}`)).toBe('identity');
   });
 });
