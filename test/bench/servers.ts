@@ -1,17 +1,18 @@
 /**
  * The servers under load, each its own process tree on a loopback port picked here: nginx rendered
  * from nginx.conf by deploy/nginx.ts (as deployed), and proxies started as `npm start` starts them
- * (the bundle `npm run build:proxy` writes, run by node, with settings in the environment). Also what the report reads
- * from /proc: each process's resident memory and CPU time.
+ * (the bundle `npm run build:proxy` writes, run by node, with settings in the environment); and
+ * what starts any of them (references.ts starts the reference servers with it).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants, readdirSync, readFileSync } from 'node:fs';
+import { accessSync, constants } from 'node:fs';
 import http from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { userInfo } from 'node:os';
 import path from 'node:path';
 import { writeNginxConfig } from '../../deploy/nginx.ts';
 import { settingNames } from '../../proxy/config.ts';
+import { childPids } from './proc.ts';
 
 export const repoRoot = path.resolve(import.meta.dirname, '..', '..');
 
@@ -145,55 +146,13 @@ async function waitForAnswer(url: string, headers: Record<string, string>, statu
 }
 
 /**
- * The living direct children of a process, from /proc (a worker's parent is its nginx master or
- * cluster primary); with `command`, only those running that program (tsx's esbuild service is a
- * child of a primary run through tsx, and not a worker).
+ * Waits until the tree has `count` workers running `command` (the first answer may come before the
+ * last one runs); a primary run through tsx has esbuild's service as a child too, which is no worker.
  */
-export function childPids(parent: number, command?: string): number[] {
-  const children: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // pid (command) state ppid …: the command may hold spaces, so the fields are read after it.
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(ppid) === parent && state !== 'Z' && (command === undefined || name === command)) children.push(Number(entry));
-    } catch {
-      // exited while listing
-    }
-  }
-  return children.sort((a, b) => a - b);
-}
-
-/** Resident memory in KB (VmRSS), or undefined for a process that has gone. */
-export function residentKb(pid: number): number | undefined {
-  try {
-    const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-const clockTicks = 100; // USER_HZ: 100 on every Linux architecture Node supports
-/** CPU time in seconds, in user space and in the kernel (system calls: the socket writes), or 0 for a process that has gone. */
-export function cpuSeconds(pid: number): { user: number; system: number } {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // utime and stime are fields 14 and 15 of stat(5), 12 and 13 after the command name.
-    return { user: Number(fields[11]) / clockTicks, system: Number(fields[12]) / clockTicks };
-  } catch {
-    return { user: 0, system: 0 };
-  }
-}
-
-/** Waits until the tree has `count` workers (the first answer may come before the last one runs). */
-async function waitForWorkers(pid: number, count: number): Promise<number[]> {
+async function waitForWorkers(pid: number, count: number, command: string): Promise<number[]> {
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const workers = childPids(pid);
+    const workers = childPids(pid, command);
     if (workers.length >= count) return workers;
     if (Date.now() > deadline) throw new Error(`process ${pid} has ${workers.length} workers after 60 s, expected ${count}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -223,19 +182,40 @@ export async function startNginx(options: NginxOptions): Promise<RunningServer> 
     accessLog: 'off',
     errorLog: 'stderr',
   });
+  const [name, value] = options.originHeader.split(/:\s*/, 2) as [string, string];
+  return runNginx({ name: 'nginx', nginx: options.nginx, prefix, configFile, port, probeHeaders: { [name]: value } });
+}
+
+export interface NginxRun {
+  readonly name: string;
+  readonly nginx: string;
+  /** The prefix directory (-p), ending in a slash. */
+  readonly prefix: string;
+  readonly configFile: string;
+  readonly port: number;
+  /** What a request needs to be answered 200 for /manifest.json (the origin secret). */
+  readonly probeHeaders: Record<string, string>;
+  /** worker_processes, when the configuration names a number (nginx.conf says `auto`). */
+  readonly workers?: number;
+}
+
+/** nginx in the foreground on a rendered configuration, ready once /manifest.json answers 200. */
+export async function runNginx(run: NginxRun): Promise<RunningServer> {
   const started = performance.now();
-  const child = spawn(options.nginx, ['-p', prefix, '-c', configFile, '-e', 'stderr', '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(run.nginx, ['-p', run.prefix, '-c', run.configFile, '-e', 'stderr', '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'pipe'] });
   let workers: number[] = [];
   const { stderr, exited } = track(child, () => workers);
-  const url = `http://127.0.0.1:${port}`;
-  const [name, value] = options.originHeader.split(/:\s*/, 2) as [string, string];
-  await waitForAnswer(`${url}/manifest.json`, { [name]: value }, 200, child, stderr);
+  const url = `http://127.0.0.1:${run.port}`;
+  await waitForAnswer(`${url}/manifest.json`, run.probeHeaders, 200, child, stderr);
   const startupMs = performance.now() - started;
-  // `worker_processes auto`: one per core, all started by the time the first answers, or nearly.
-  await waitForWorkers(child.pid as number, 1);
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  workers = childPids(child.pid as number);
-  return { name: 'nginx', url, pid: child.pid as number, startupMs, workerPids: () => workers, stderr, stop: () => stopChild(child, exited, 'SIGTERM') };
+  if (run.workers !== undefined) workers = await waitForWorkers(child.pid as number, run.workers, 'nginx');
+  else {
+    // `worker_processes auto`: one per core, all started by the time the first answers, or nearly.
+    await waitForWorkers(child.pid as number, 1, 'nginx');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    workers = childPids(child.pid as number);
+  }
+  return { name: run.name, url, pid: child.pid as number, startupMs, workerPids: () => workers, stderr, stop: () => stopChild(child, exited, 'SIGTERM') };
 }
 
 export interface ProxyOptions {
@@ -267,7 +247,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningServer> 
 }
 
 /** A node process (a cluster of `workers`) on `port`, ready once /readyz answers 200. */
-async function startNodeServer(
+export async function startNodeServer(
   name: string,
   args: readonly string[],
   environment: NodeJS.ProcessEnv,
@@ -281,7 +261,7 @@ async function startNodeServer(
   const url = `http://127.0.0.1:${port}`;
   await waitForAnswer(`${url}/readyz`, {}, 200, child, stderr);
   const startupMs = performance.now() - started;
-  workers = workerCount > 1 ? await waitForWorkers(child.pid as number, workerCount) : [child.pid as number];
+  workers = workerCount > 1 ? await waitForWorkers(child.pid as number, workerCount, path.basename(process.execPath)) : [child.pid as number];
   // SIGINT: stopped gracefully without SIGTERM's drain (SHUTDOWN_DELAY_MS), which nothing here waits for.
   return { name, url, pid: child.pid as number, startupMs, workerPids: () => workers, stderr, stop: () => stopChild(child, exited, 'SIGINT') };
 }
@@ -290,26 +270,4 @@ async function startNodeServer(
 export function treePids(server: RunningServer): number[] {
   const workers = server.workerPids();
   return workers.includes(server.pid) ? workers : [server.pid, ...workers];
-}
-
-export interface FloorOptions {
-  /** "target<TAB>body file" lines: what the floor answers. */
-  readonly targets: string;
-  /** The build directory the body files are read from. */
-  readonly root: string;
-  readonly workers: number;
-}
-
-/** test/bench/floor.ts: node:http answering the sampled targets from memory, the Node floor. */
-export async function startFloor(options: FloorOptions): Promise<RunningServer> {
-  const port = await freePort();
-  const environment = {
-    ...process.env,
-    FLOOR_TARGETS: options.targets,
-    FLOOR_ROOT: options.root,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    WORKERS: String(options.workers),
-  };
-  return startNodeServer('node-floor', ['--import', 'tsx', 'test/bench/floor.ts'], environment, port, options.workers);
 }

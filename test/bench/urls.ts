@@ -5,7 +5,7 @@
  * answers with that file (`/addressmanagement/api/country/getbyalpha2code?alpha2code=tr`).
  */
 import { normaliseKey } from '../../contract/keys.ts';
-import type { Manifest } from '../../contract/manifest.ts';
+import type { Manifest, ManifestEntry } from '../../contract/manifest.ts';
 import { findRoute, type ParamKind, type Route } from '../../contract/routes.ts';
 
 export type OperationClass = 'single' | 'list' | 'large';
@@ -100,15 +100,22 @@ interface Candidate {
   readonly proxyPath: string;
 }
 
-export function sampleUrlMix(manifest: Manifest, count: number, seed: number): UrlMix {
+/** Which body files a mix may draw from: all of them unless said otherwise. */
+export type MixSelection = (route: Route, entry: ManifestEntry) => boolean;
+
+/**
+ * `count` lookups drawn with the class shares above from the body files `include` accepts; an
+ * operation left with no file drops out, and the shares are those of the classes that remain.
+ */
+export function sampleUrlMix(manifest: Manifest, count: number, seed: number, include: MixSelection = () => true): UrlMix {
   const byRoute = new Map<Route, Candidate[]>();
   let unreadableKeys = 0;
-  for (const file of Object.keys(manifest.files)) {
+  for (const [file, entry] of Object.entries(manifest.files)) {
     // Every operation's path is /<area>/api/<record>/<operation>; the keys follow, one segment each.
     const segments = file.replace(/\.json$/, '').split('/');
     const route = findRoute(`/${segments.slice(0, 4).join('/')}`);
     const keys = segments.slice(4);
-    if (!route || keys.length !== route.params.length) continue;
+    if (!route || keys.length !== route.params.length || !include(route, entry)) continue;
     if (route.params.some((param, position) => param.kind === 'name' && shortenedNameKey.test(keys[position] ?? ''))) continue;
     const proxyPath = queryFor(route, keys);
     if (proxyPath === undefined) {
@@ -121,6 +128,7 @@ export function sampleUrlMix(manifest: Manifest, count: number, seed: number): U
   }
 
   const operations = [...byRoute.keys()].sort((a, b) => a.path.localeCompare(b.path));
+  if (operations.length === 0) throw new Error('no body file of the build fits this request mix');
   const perClass = new Map<OperationClass, number>();
   for (const route of operations) perClass.set(classOf(route), (perClass.get(classOf(route)) ?? 0) + 1);
   let total = 0;

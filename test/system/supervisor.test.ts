@@ -10,7 +10,8 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { RestartBudget, restartPolicy } from '../../proxy/supervisor.ts';
-import { childPids, freePort } from '../bench/servers.ts';
+import { childPids } from '../bench/proc.ts';
+import { freePort } from '../bench/servers.ts';
 import { buildFixture, repoRoot, tempDir, testKey } from '../support/service.ts';
 
 describe('the restart budget', () => {

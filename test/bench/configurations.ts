@@ -1,0 +1,138 @@
+/**
+ * Starting every configuration `npm run bench` measures, each on its own loopback port with its own
+ * throwaway credentials, and writing its wrk script for every request mix.
+ */
+import { randomBytes } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { SignJWT } from 'jose';
+import type { MixId } from './mixes.ts';
+import type { Options } from './options.ts';
+import { configurationLabels, type ConfigurationId } from './report.ts';
+import { startFastify, startFixedFloor, startFloor, startTunedNginx } from './references.ts';
+import { bundleProxy, freePort, startNginx, startProxy, type RunningServer } from './servers.ts';
+import type { Lookup, UrlMix } from './urls.ts';
+import { writeWrkScript } from './wrk.ts';
+
+export interface Configuration {
+  readonly id: ConfigurationId;
+  readonly label: string;
+  readonly server: RunningServer;
+  /** What every request to it carries (a token, the origin secret). */
+  readonly headers: Record<string, string>;
+  /** One wrk script per mix. */
+  readonly scripts: ReadonlyMap<MixId, string>;
+  /** Measured in the first round only (per-request logging, reported as its own row). */
+  readonly firstRoundOnly: boolean;
+}
+
+export interface Workload {
+  /** The build directory served (absolute). */
+  readonly root: string;
+  readonly mixes: ReadonlyMap<MixId, UrlMix>;
+  /** The one body the fixed floor sends. */
+  readonly fixedBody: Lookup;
+}
+
+type ProxyId = Exclude<ConfigurationId, 'nginx-tuned' | 'nginx' | 'node-floor-fixed' | 'node-floor' | 'fastify' | 'fastify-json'>;
+
+/**
+ * Starts the configurations of options.only, one at a time so that each start-up is timed on an
+ * otherwise idle machine, nginx as deployed first (the origin of the proxies in origin mode).
+ * Every server started is pushed to `started` at once, so that the caller stops it whatever fails.
+ */
+export async function startConfigurations(
+  options: Options,
+  nginxBinary: string,
+  workload: Workload,
+  workDir: string,
+  started: RunningServer[],
+): Promise<Configuration[]> {
+  const { root, mixes, fixedBody } = workload;
+  // Throwaway credentials for this run only.
+  const apiKey = `bench-${randomBytes(18).toString('base64url')}`;
+  const jwtSecret = randomBytes(32).toString('base64url');
+  const originHeader = `X-Origin-Secret: ${randomBytes(24).toString('hex')}`;
+  const jwt = await new SignJWT({})
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setSubject('bench')
+    .setIssuedAt()
+    .setExpirationTime('6h')
+    .sign(new TextEncoder().encode(jwtSecret));
+  const [secretName, secretValue] = originHeader.split(': ') as [string, string];
+
+  const nginx = await startNginx({ nginx: nginxBinary, root, prefix: path.join(workDir, 'nginx'), originHeader });
+  started.push(nginx);
+  // No local copy of the origin's bodies: every miss of the memory cache goes to nginx, as measured before it existed.
+  const originSettings = { ORIGIN_URL: `${nginx.url}/`, ORIGIN_HEADER: originHeader, ORIGIN_CACHE_DIR: 'off', API_KEYS: apiKey, LOG_LEVEL: 'warn' };
+  const proxySettings = async (id: ProxyId): Promise<Record<string, string>> => {
+    const local = { DIST_DIR: root, API_KEYS: apiKey, LOG_LEVEL: 'warn' };
+    switch (id) {
+      case 'local-apikey':
+        return local;
+      case 'local-apikey-metrics':
+        return { ...local, METRICS_PORT: String(await freePort()) };
+      // A budget no run can spend: every request is counted and shared, none refused.
+      case 'local-apikey-ratelimit':
+        return { ...local, RATE_LIMIT: '999999999/60' };
+      case 'local-apikey-log-info':
+        return { ...local, LOG_LEVEL: 'info' };
+      case 'local-jwt':
+        return { DIST_DIR: root, JWT_SECRET: jwtSecret, LOG_LEVEL: 'warn' };
+      case 'origin-warm':
+        return originSettings;
+      // "Cold" is emulated: a 1 MB body cache holds almost none of the sampled bodies, so nearly every
+      // request fetches its body from nginx, as right after a start or a new build.
+      case 'origin-cold':
+        return { ...originSettings, BODY_CACHE_MB: '1' };
+    }
+  };
+  const headersOf = (id: ConfigurationId): Record<string, string> => {
+    if (id === 'nginx') return { [secretName]: secretValue };
+    if (id === 'nginx-tuned' || id === 'node-floor' || id === 'node-floor-fixed') return {};
+    return { Authorization: `Bearer ${id === 'local-jwt' ? jwt : apiKey}` };
+  };
+
+  // What the Node references answer: every lookup of every mix, by the target the proxy is asked.
+  const lookups = [...mixes.values()].flatMap((mix) => mix.lookups);
+  const targets = path.join(workDir, 'node.targets');
+  const lines = new Set(lookups.map((lookup) => `${lookup.proxyPath}\t${lookup.file}\t${lookup.etag}`));
+  await writeFile(targets, `${[...lines].join('\n')}\n`);
+  const files = new Set(lookups.map((lookup) => lookup.file)).size;
+  const bundle = options.only.some((id) => id.startsWith('local-') || id.startsWith('origin-')) ? bundleProxy() : '';
+
+  const start = async (id: ConfigurationId): Promise<RunningServer> => {
+    const { workers } = options;
+    switch (id) {
+      case 'nginx':
+        return nginx;
+      case 'nginx-tuned':
+        return startTunedNginx({ nginx: nginxBinary, root, prefix: path.join(workDir, 'nginx-tuned'), workers, files });
+      case 'node-floor':
+        return startFloor({ targets, root, workers });
+      case 'node-floor-fixed':
+        return startFixedFloor({ file: fixedBody.file, root, workers });
+      case 'fastify':
+        return startFastify({ targets, root, workers, apiKey, bodies: 'bytes' });
+      case 'fastify-json':
+        return startFastify({ targets, root, workers, apiKey, bodies: 'objects' });
+      default:
+        return startProxy({ name: id, settings: await proxySettings(id), workers, bundle });
+    }
+  };
+
+  const configurations: Configuration[] = [];
+  for (const id of options.only) {
+    const server = await start(id);
+    if (server !== nginx) started.push(server);
+    const headers = headersOf(id);
+    const scripts = new Map<MixId, string>();
+    for (const [mix, { lookups: mixLookups }] of mixes) {
+      const paths = mixLookups.map((lookup) => (id === 'nginx' || id === 'nginx-tuned' ? lookup.nginxPath : lookup.proxyPath));
+      scripts.set(mix, await writeWrkScript(workDir, `${id}-${mix}`, paths, headers, options.threads));
+    }
+    configurations.push({ id, label: configurationLabels[id], server, headers, scripts, firstRoundOnly: id === 'local-apikey-log-info' });
+    console.log(`  ${configurationLabels[id]}: ${server.url}, ready in ${Math.round(server.startupMs)} ms`);
+  }
+  return configurations;
+}
