@@ -1,8 +1,10 @@
 /**
- * `npm run bench` works: its smoke version (one round of one second per configuration, on the
- * fixture dataset so that it takes seconds, not minutes) runs every configuration against real
- * nginx and proxies and writes the JSON the README's figures come from. The figures themselves are
- * not checked: a smoke run on a shared CI machine measures nothing worth asserting.
+ * `npm run bench` works: its smoke version (one round of one second per configuration and mix, on
+ * the fixture dataset so that it takes seconds, not minutes) runs every configuration (the
+ * references: nginx tuned and as deployed, both node:http floors, both Fastify servers; and every
+ * proxy) against real servers, on the sampled mix and the small one, and writes the JSON the
+ * README's figures come from. The figures themselves are not checked: a smoke run on a shared CI
+ * machine measures nothing worth asserting; that every ratio and target was computed is.
  *
  * Without wrk or nginx this file skips loudly, except under CI (process.env.CI), where it fails:
  * .ci/run installs both.
@@ -11,7 +13,7 @@ import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { configurationIds } from './report.ts';
+import { configurationIds, referenceIds } from './report.ts';
 import { findProgram } from './servers.ts';
 import { repoRoot, tempDir } from '../support/service.ts';
 import { reportMissing } from '../support/tools.ts';
@@ -24,11 +26,22 @@ const missing = [
 /** Every configuration the bench defines is measured, in its order. */
 const configurations = [...configurationIds];
 
+interface Row {
+  configuration: string;
+  requestsPerSecond: number;
+  errors: number;
+  p50Ms: number;
+  p99Ms: number;
+  ratios: Record<string, { requestsPerSecond: number; p99: number }>;
+  serverCpuMicrosPerRequest: { user: number; system: number };
+}
+
 interface BenchJson {
-  readonly results: Record<string, { configuration: string; requestsPerSecond: number; errors: number; p50Ms: number; p99Ms: number }[]>;
+  readonly results: Record<string, Record<string, Row[]>>;
   readonly build: { fullSeconds: number; copySeconds: number; noopSeconds: number; files: number; bytes: number; diskKb: number; filesPerSecond: number };
   readonly servers: { configuration: string; startupMs: number; afterWarmupMb: number[]; underLoadMb: number[] }[];
   readonly targets: { name: string; pass: boolean }[];
+  readonly fixedFloorBody: { file: string; size: number };
 }
 
 function runBench(args: readonly string[]): Promise<{ code: number | null; output: string }> {
@@ -52,18 +65,33 @@ if (missing.length > 0) {
 }
 
 describe.skipIf(missing.length > 0)('npm run bench -- --smoke', () => {
-  it('measures every configuration without an error and writes the results, build figures, start-up and memory as JSON', { timeout: 100_000 }, async () => {
+  it('measures every configuration on two mixes without an error, against every reference, and writes results, targets, build, start-up and memory as JSON', {
+    timeout: 150_000,
+  }, async () => {
     const out = path.join(await tempDir('refdata-bench-test-'), 'results.json');
-    const { code, output } = await runBench(['--smoke', '--data', 'test/fixtures/data', '--out', out]);
+    const { code, output } = await runBench(['--smoke', '--mix', 'sampled,small', '--data', 'test/fixtures/data', '--out', out]);
     expect(code, output).toBe(0);
     const json = JSON.parse(await readFile(out, 'utf8')) as BenchJson;
 
-    const rows = json.results['8'] ?? [];
-    expect(rows.map((row) => row.configuration)).toEqual(configurations);
-    for (const row of rows) {
-      expect(row.requestsPerSecond, row.configuration).toBeGreaterThan(0);
-      expect(row.errors, row.configuration).toBe(0);
-      expect(row.p99Ms, row.configuration).toBeGreaterThanOrEqual(row.p50Ms);
+    expect(Object.keys(json.results)).toEqual(['sampled', 'small']);
+    for (const [mix, byConcurrency] of Object.entries(json.results)) {
+      const rows = byConcurrency['8'] ?? [];
+      expect(
+        rows.map((row) => row.configuration),
+        mix,
+      ).toEqual(configurations);
+      for (const row of rows) {
+        const what = `${mix}, ${row.configuration}`;
+        expect(row.requestsPerSecond, what).toBeGreaterThan(0);
+        expect(row.errors, what).toBe(0);
+        expect(row.p99Ms, what).toBeGreaterThanOrEqual(row.p50Ms);
+        expect(row.serverCpuMicrosPerRequest.user + row.serverCpuMicrosPerRequest.system, what).toBeGreaterThan(0);
+        expect(Object.keys(row.ratios), what).toEqual([...referenceIds]);
+        for (const [reference, ratio] of Object.entries(row.ratios)) {
+          expect(ratio.requestsPerSecond, `${what} ÷ ${reference}`).toBeGreaterThan(0);
+          if (reference === row.configuration) expect(ratio.requestsPerSecond, what).toBe(1);
+        }
+      }
     }
 
     const { build } = json;
@@ -76,7 +104,16 @@ describe.skipIf(missing.length > 0)('npm run bench -- --smoke', () => {
       expect(server.startupMs, server.configuration).toBeGreaterThan(0);
       expect(Math.min(...server.afterWarmupMb, ...server.underLoadMb), server.configuration).toBeGreaterThan(0);
     }
-    expect(json.targets.map((target) => target.name)).toContain('proxy memory per worker under load (MB, highest)');
+    expect(json.fixedFloorBody.size).toBeGreaterThan(0);
+
+    const targets = json.targets.map((target) => target.name);
+    expect(targets).toContain('proxy memory per worker under load (MB, highest)');
+    expect(targets).toContain('proxy, local, API key, sampled, c=8: req/s vs nginx as deployed');
+    for (const name of ['req/s vs node-floor', 'req/s vs node-floor (stretch)', 'req/s vs fastify', 'p99 vs nginx-tuned'])
+      expect(targets).toContain(`proxy, local, API key, small, c=8: ${name}`);
+    expect(targets).toContain('proxy, local, API key, LOG_LEVEL=info, small, c=8: req/s vs node-floor');
     expect(output).toMatch(/\| proxy, origin, warm cache +\|/);
+    expect(output).toMatch(/### The proxy as a share of each reference/);
+    expect(output).toMatch(/### Capacity at 8 connections/);
   });
 });
