@@ -22,8 +22,6 @@ export interface Configuration {
   readonly headers: Record<string, string>;
   /** One wrk script per mix. */
   readonly scripts: ReadonlyMap<MixId, string>;
-  /** Measured in the first round only (per-request logging, reported as its own row). */
-  readonly firstRoundOnly: boolean;
 }
 
 export interface Workload {
@@ -131,7 +129,7 @@ export async function startConfigurations(
       const paths = mixLookups.map((lookup) => (id === 'nginx' || id === 'nginx-tuned' ? lookup.nginxPath : lookup.proxyPath));
       scripts.set(mix, await writeWrkScript(workDir, `${id}-${mix}`, paths, headers, options.threads));
     }
-    configurations.push({ id, label: configurationLabels[id], server, headers, scripts, firstRoundOnly: id === 'local-apikey-log-info' });
+    configurations.push({ id, label: configurationLabels[id], server, headers, scripts });
     console.log(`  ${configurationLabels[id]}: ${server.url}, ready in ${Math.round(server.startupMs)} ms`);
   }
   return configurations;

@@ -72,7 +72,6 @@ async function loadAll(configurations: readonly Configuration[], options: Option
     for (const mix of options.mixes) {
       for (const concurrency of options.concurrency) {
         for (const configuration of order) {
-          if (configuration.firstRoundOnly && round > 0) continue;
           const { cpu, peak, ...figures } = await measure(configuration, mix, options, concurrency, options.duration, wrk);
           const perRequest = (seconds: number): number => (seconds / Math.max(1, figures.requests)) * 1e6;
           runs.push({
@@ -159,9 +158,7 @@ async function main(): Promise<void> {
     const afterWarmup = new Map(configurations.map((configuration) => [configuration.id, rssMb(configuration.server)]));
 
     const perRound = options.mixes.length * options.concurrency.length;
-    const total =
-      options.rounds * perRound * configurations.filter((item) => !item.firstRoundOnly).length +
-      perRound * configurations.filter((item) => item.firstRoundOnly).length;
+    const total = options.rounds * perRound * configurations.length;
     console.log(
       `load: ${options.rounds} round(s) × mix ${options.mixes.join(', ')} × concurrency ${options.concurrency.join(', ')} × ${configurations.length} configurations, ${options.duration} s each (${total} runs, ${Math.ceil((total * options.duration) / 60)} min) …`,
     );
@@ -212,7 +209,7 @@ async function main(): Promise<void> {
     );
     lines.push(
       'Notes: ratios are medians over rounds of each run over the reference in the same round, mix and concurrency; "cold" is emulated with a',
-      '1 MB body cache, so nearly every body is fetched from nginx; the LOG_LEVEL=info row is measured in the first round only, its request log',
+      '1 MB body cache, so nearly every body is fetched from nginx; the request log of the LOG_LEVEL=info row is',
       `written to /dev/null; issue 16's floor targets use ${targetFloor}; start-up is spawn to the first 200.`,
     );
     if (options.smoke || options.data !== path.join(repoRoot, 'data'))
@@ -243,7 +240,7 @@ async function main(): Promise<void> {
       configurations: Object.fromEntries(configurations.map((configuration) => [configuration.id, configuration.label])),
       notes: {
         cold: 'emulated: the proxy runs with BODY_CACHE_MB=1, so nearly every body is fetched from nginx',
-        logInfo: 'LOG_LEVEL=info measured in the first round only; request log written to /dev/null',
+        logInfo: 'LOG_LEVEL=info: the request log is written to /dev/null',
         ratios: 'median over rounds of each run divided by the reference in the same round, mix and concurrency',
         floorTargets: `issue 16's floor targets use ${targetFloor}`,
         capacity: "requests per core = 1e6 / the server's CPU µs per request (user + kernel); wrk's CPU is not counted",
