@@ -32,7 +32,7 @@ export interface Workload {
   readonly fixedBody: Lookup;
 }
 
-type ProxyId = Exclude<ConfigurationId, 'nginx-tuned' | 'nginx' | 'node-floor-fixed' | 'node-floor' | 'fastify' | 'fastify-json'>;
+type ProxyId = Exclude<ConfigurationId, 'nginx-tuned' | 'nginx' | 'node-floor-fixed' | 'node-floor' | 'node-floor-envelope' | 'fastify' | 'fastify-json'>;
 
 /**
  * Starts the configurations of options.only, one at a time so that each start-up is timed on an
@@ -87,7 +87,7 @@ export async function startConfigurations(
   };
   const headersOf = (id: ConfigurationId): Record<string, string> => {
     if (id === 'nginx') return { [secretName]: secretValue };
-    if (id === 'nginx-tuned' || id === 'node-floor' || id === 'node-floor-fixed') return {};
+    if (id === 'nginx-tuned' || id.startsWith('node-floor')) return {};
     return { Authorization: `Bearer ${id === 'local-jwt' ? jwt : apiKey}` };
   };
 
@@ -107,7 +107,9 @@ export async function startConfigurations(
       case 'nginx-tuned':
         return startTunedNginx({ nginx: nginxBinary, root, prefix: path.join(workDir, 'nginx-tuned'), workers, files });
       case 'node-floor':
-        return startFloor({ targets, root, workers });
+        return startFloor({ targets, root, workers, envelope: false });
+      case 'node-floor-envelope':
+        return startFloor({ targets, root, workers, envelope: true });
       case 'node-floor-fixed':
         return startFixedFloor({ file: fixedBody.file, root, workers });
       case 'fastify':

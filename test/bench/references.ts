@@ -113,10 +113,20 @@ function nodeEnvironment(port: number, workers: number, settings: Record<string,
 }
 
 /** floor.ts by URL: each sampled target's own body from memory. */
-export async function startFloor(options: NodeReferenceOptions): Promise<RunningServer> {
+export async function startFloor(options: NodeReferenceOptions & { readonly envelope: boolean }): Promise<RunningServer> {
   const port = await freePort();
-  const environment = nodeEnvironment(port, options.workers, { FLOOR_TARGETS: options.targets, FLOOR_ROOT: options.root });
-  return startNodeServer('node-floor', ['--import', 'tsx', 'test/bench/floor.ts'], environment, port, options.workers);
+  const environment = nodeEnvironment(port, options.workers, {
+    FLOOR_TARGETS: options.targets,
+    FLOOR_ROOT: options.root,
+    ...(options.envelope ? { FLOOR_ENVELOPE: '1' } : {}),
+  });
+  return startNodeServer(
+    options.envelope ? 'node-floor-envelope' : 'node-floor',
+    ['--import', 'tsx', 'test/bench/floor.ts'],
+    environment,
+    port,
+    options.workers,
+  );
 }
 
 /** floor.ts fixed: `file` (relative to `root`) for every request. */

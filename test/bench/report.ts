@@ -11,6 +11,7 @@ export const configurationIds = [
   'nginx',
   'node-floor-fixed',
   'node-floor',
+  'node-floor-envelope',
   'fastify',
   'fastify-json',
   'local-apikey',
@@ -24,7 +25,15 @@ export const configurationIds = [
 export type ConfigurationId = (typeof configurationIds)[number];
 
 /** What every other configuration is measured against, in every run of the bench. */
-export const referenceIds = ['nginx-tuned', 'nginx', 'node-floor-fixed', 'node-floor', 'fastify', 'fastify-json'] as const satisfies readonly ConfigurationId[];
+export const referenceIds = [
+  'nginx-tuned',
+  'nginx',
+  'node-floor-fixed',
+  'node-floor',
+  'node-floor-envelope',
+  'fastify',
+  'fastify-json',
+] as const satisfies readonly ConfigurationId[];
 export type ReferenceId = (typeof referenceIds)[number];
 
 export function isReference(id: ConfigurationId): id is ReferenceId {
@@ -36,6 +45,7 @@ export const configurationLabels: Record<ConfigurationId, string> = {
   nginx: 'nginx as deployed: the origin, nginx.conf (no auth)',
   'node-floor-fixed': 'node:http floor: one fixed body, no work at all',
   'node-floor': 'node:http floor: bodies from memory by URL (no auth, no envelope)',
+  'node-floor-envelope': "node:http floor: by URL, the proxy's envelope and headers (no auth, no parsing)",
   fastify: 'Fastify: bodies from memory by URL, envelope, API key',
   'fastify-json': 'Fastify: records from memory, serialised per response, API key',
   'local-apikey': 'proxy, local, API key',
@@ -53,6 +63,7 @@ export const referenceShortNames: Record<ReferenceId, string> = {
   nginx: 'nginx',
   'node-floor-fixed': 'floor fixed',
   'node-floor': 'floor',
+  'node-floor-envelope': 'floor env.',
   fastify: 'Fastify',
   'fastify-json': 'Fastify JSON',
 };
