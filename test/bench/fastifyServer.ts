@@ -19,13 +19,13 @@
  *   FASTIFY_TARGETS=<file of "target<TAB>body file<TAB>etag" lines> FASTIFY_ROOT=<build dir>
  *   FASTIFY_API_KEY [FASTIFY_BODIES=bytes|objects] PORT HOST WORKERS
  */
-import cluster from 'node:cluster';
 import { hash, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import Fastify, { type FastifyReply, type FastifyRequest, type HookHandlerDoneFunction } from 'fastify';
 import { newGlobalId, wrapFailure, wrapSuccess } from '../../contract/envelope.ts';
 import { cacheControl, jsonType, realm, varyOf } from '../../contract/http.ts';
+import { runCluster } from './cluster.ts';
 
 const { FASTIFY_TARGETS = '', FASTIFY_ROOT = '', FASTIFY_API_KEY = '', FASTIFY_BODIES = 'bytes', PORT = '0', HOST = '127.0.0.1', WORKERS = '1' } = process.env;
 
@@ -88,11 +88,4 @@ function serve(): void {
   });
 }
 
-if (cluster.isPrimary && Number(WORKERS) > 1) {
-  for (let index = 0; index < Number(WORKERS); index++) cluster.fork();
-  for (const signal of ['SIGTERM', 'SIGINT'] as const)
-    process.once(signal, () => {
-      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
-      process.exit(0);
-    });
-} else serve();
+runCluster(Number(WORKERS), serve);

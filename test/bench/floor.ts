@@ -17,13 +17,13 @@
  *   FLOOR_TARGETS=<file of "target<TAB>body file<TAB>etag" lines> FLOOR_ROOT=<build dir> [FLOOR_ENVELOPE=1] PORT HOST WORKERS
  *   FLOOR_FIXED=<body file> FLOOR_ROOT=<build dir> PORT HOST WORKERS
  */
-import cluster from 'node:cluster';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { newGlobalId, successHead, successTail } from '../../contract/envelope.ts';
 import { cacheControl, jsonType as type, varyOf } from '../../contract/http.ts';
 import type { Manifest } from '../../contract/manifest.ts';
+import { runCluster } from './cluster.ts';
 
 const { FLOOR_TARGETS = '', FLOOR_FIXED = '', FLOOR_ENVELOPE = '', FLOOR_ROOT = '', PORT = '0', HOST = '127.0.0.1', WORKERS = '1' } = process.env;
 
@@ -82,13 +82,6 @@ function fixed(): http.RequestListener {
   };
 }
 
-if (cluster.isPrimary && Number(WORKERS) > 1) {
-  for (let index = 0; index < Number(WORKERS); index++) cluster.fork();
-  for (const signal of ['SIGTERM', 'SIGINT'] as const)
-    process.once(signal, () => {
-      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
-      process.exit(0);
-    });
-} else {
+runCluster(Number(WORKERS), () => {
   http.createServer(FLOOR_FIXED ? fixed() : FLOOR_ENVELOPE ? enveloped() : byUrl()).listen(Number(PORT), HOST);
-}
+});

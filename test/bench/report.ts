@@ -6,14 +6,13 @@
 import type { MixId } from './mixes.ts';
 import type { WrkResult } from './wrk.ts';
 
+/** What every other configuration is measured against, in every run of the bench. */
+export const referenceIds = ['nginx-tuned', 'nginx', 'node-floor-fixed', 'node-floor', 'node-floor-envelope', 'fastify', 'fastify-json'] as const;
+export type ReferenceId = (typeof referenceIds)[number];
+
+/** The references, then the proxy's configurations, in the tables' order. */
 export const configurationIds = [
-  'nginx-tuned',
-  'nginx',
-  'node-floor-fixed',
-  'node-floor',
-  'node-floor-envelope',
-  'fastify',
-  'fastify-json',
+  ...referenceIds,
   'local-apikey',
   'local-apikey-metrics',
   'local-apikey-ratelimit',
@@ -23,18 +22,6 @@ export const configurationIds = [
   'origin-cold',
 ] as const;
 export type ConfigurationId = (typeof configurationIds)[number];
-
-/** What every other configuration is measured against, in every run of the bench. */
-export const referenceIds = [
-  'nginx-tuned',
-  'nginx',
-  'node-floor-fixed',
-  'node-floor',
-  'node-floor-envelope',
-  'fastify',
-  'fastify-json',
-] as const satisfies readonly ConfigurationId[];
-export type ReferenceId = (typeof referenceIds)[number];
 
 export function isReference(id: ConfigurationId): id is ReferenceId {
   return (referenceIds as readonly string[]).includes(id);
