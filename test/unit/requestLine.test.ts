@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { requestLineWriter, type RequestLine } from '../../proxy/log.ts';
 
 /** A pino logger writing into `lines`, with a frozen clock so that two calls give the same time. */
@@ -35,6 +35,32 @@ function viaPino(log: pino.Logger, line: RequestLine): void {
 }
 
 describe('request log lines', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("carry pino's ISO time of the millisecond they are written in", async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const written: string[] = [];
+    const expected: string[] = [];
+    const options = { timestamp: pino.stdTimeFunctions.isoTime };
+    const write = requestLineWriter(capturingLogger(written, options));
+    const reference = capturingLogger(expected, options);
+    for (const time of ['2026-11-24T05:59:59.998Z', '2026-11-24T05:59:59.998Z', '2026-11-24T05:59:59.999Z', '2026-11-24T06:00:00.000Z']) {
+      vi.setSystemTime(new Date(time));
+      write(plainLine);
+      await turnEnded();
+      viaPino(reference, plainLine);
+    }
+    expect(written).toEqual(expected);
+    expect(written.map((line) => JSON.parse(line).time)).toEqual([
+      '2026-11-24T05:59:59.998Z',
+      '2026-11-24T05:59:59.998Z',
+      '2026-11-24T05:59:59.999Z',
+      '2026-11-24T06:00:00.000Z',
+    ]);
+  });
+
   it.each([
     ['a plain request', plainLine],
     ['a client request id and a trace', { ...plainLine, requestId: 'abc-1', traceId: '0af7651916cd43dd8448eb211c80319c', parentId: 'b7ad6b7169203331' }],
