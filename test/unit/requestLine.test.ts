@@ -1,7 +1,9 @@
+import { spawnSync } from 'node:child_process';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { requestLineWriter, type RequestLine } from '../../proxy/log.ts';
+import { repoRoot } from '../support/service.ts';
 
 /** A pino logger writing into `lines`, with a frozen clock so that two calls give the same time. */
 function capturingLogger(lines: string[], options: pino.LoggerOptions = {}): pino.Logger {
@@ -26,8 +28,10 @@ const plainLine: RequestLine = {
   parentId: undefined,
 };
 
-/** The writer's lines reach the stream at the end of the event loop's turn. */
-const turnEnded = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+/** The writer gathers lines for up to 10 ms: with the timers faked, that time passes at once. */
+function linesDue(): void {
+  vi.advanceTimersByTime(10);
+}
 
 /** What log.info writes for the same fields: the undefined ones left out, as pino leaves them out. */
 function viaPino(log: pino.Logger, line: RequestLine): void {
@@ -35,12 +39,15 @@ function viaPino(log: pino.Logger, line: RequestLine): void {
 }
 
 describe('request log lines', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  });
   afterEach(() => {
     vi.useRealTimers();
   });
 
-  it("carry pino's ISO time of the millisecond they are written in", async () => {
-    vi.useFakeTimers({ toFake: ['Date'] });
+  it("carry pino's ISO time of the millisecond they are written in", () => {
+    vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout'] });
     const written: string[] = [];
     const expected: string[] = [];
     const options = { timestamp: pino.stdTimeFunctions.isoTime };
@@ -49,8 +56,8 @@ describe('request log lines', () => {
     for (const time of ['2026-11-24T05:59:59.998Z', '2026-11-24T05:59:59.998Z', '2026-11-24T05:59:59.999Z', '2026-11-24T06:00:00.000Z']) {
       vi.setSystemTime(new Date(time));
       write(plainLine);
-      await turnEnded();
       viaPino(reference, plainLine);
+      linesDue();
     }
     expect(written).toEqual(expected);
     expect(written.map((line) => JSON.parse(line).time)).toEqual([
@@ -66,21 +73,21 @@ describe('request log lines', () => {
     ['a client request id and a trace', { ...plainLine, requestId: 'abc-1', traceId: '0af7651916cd43dd8448eb211c80319c', parentId: 'b7ad6b7169203331' }],
     ['a path JSON must escape (quote, backslash, control and non-ASCII characters)', { ...plainLine, path: '/x?"a"\\b\u0001İ\u2028', status: 404 }],
     ['an error with a whole duration', { ...plainLine, status: 500, ms: 12 }],
-  ])('are written byte for byte as log.info writes them: %s', async (_name, line) => {
+  ])('are written byte for byte as log.info writes them: %s', (_name, line) => {
     const written: string[] = [];
     const expected: string[] = [];
     requestLineWriter(capturingLogger(written))(line);
-    await turnEnded();
+    linesDue();
     viaPino(capturingLogger(expected), line);
     expect(written).toEqual(expected);
     expect(JSON.parse(written[0] ?? '')).toMatchObject({ path: line.path, status: line.status });
   });
 
-  it('carry the logger’s bindings (a child’s fields)', async () => {
+  it('carry the logger’s bindings (a child’s fields)', () => {
     const written: string[] = [];
     const expected: string[] = [];
     requestLineWriter(capturingLogger(written).child({ worker: 2 }))(plainLine);
-    await turnEnded();
+    linesDue();
     viaPino(capturingLogger(expected).child({ worker: 2 }), plainLine);
     expect(written).toEqual(expected);
     expect(written[0]).toContain('"worker":2');
@@ -101,28 +108,67 @@ describe('request log lines', () => {
     }
   });
 
-  it('are not written below the info level', async () => {
+  it('are not written below the info level', () => {
     const written: string[] = [];
     requestLineWriter(capturingLogger(written, { level: 'warn' }))(plainLine);
-    await turnEnded();
+    linesDue();
     expect(written).toEqual([]);
   });
 
-  it('of one turn of the event loop reach the stream in one write, in order', async () => {
+  it('gathered for 10 ms reach the stream in one write, in order', () => {
     const written: string[] = [];
     const write = requestLineWriter(capturingLogger(written));
-    for (const status of [200, 304, 404]) write({ ...plainLine, status });
+    write({ ...plainLine, status: 200 });
+    vi.advanceTimersByTime(5);
+    for (const status of [304, 404]) write({ ...plainLine, status });
+    vi.advanceTimersByTime(4);
     expect(written).toEqual([]);
-    await turnEnded();
+    vi.advanceTimersByTime(1);
     expect(written).toHaveLength(1);
-    expect(
-      (written[0] ?? '')
-        .split('\n')
-        .filter(Boolean)
-        .map((text) => (JSON.parse(text) as { status: number }).status),
-    ).toEqual([200, 304, 404]);
+    expect(statuses(written[0])).toEqual([200, 304, 404]);
     write({ ...plainLine, status: 500 });
-    await turnEnded();
+    linesDue();
+    expect(written).toHaveLength(2);
+    expect(statuses(written[1])).toEqual([500]);
+  });
+
+  it('reach the stream at once when 64 KB are gathered', () => {
+    const written: string[] = [];
+    const write = requestLineWriter(capturingLogger(written));
+    const long = { ...plainLine, path: `/addressmanagement/api/country/getbyname?name=${'a'.repeat(1000)}` };
+    let lines = 0;
+    while (written.length === 0) {
+      write(long);
+      lines += 1;
+      expect(lines).toBeLessThanOrEqual(66);
+    }
+    expect(written[0]?.length).toBeGreaterThanOrEqual(65536);
+    expect(statuses(written[0])).toHaveLength(lines);
+    write(long);
+    expect(written).toHaveLength(1);
+    linesDue();
     expect(written).toHaveLength(2);
   });
+
+  it.each([
+    ['process.exit', 'process.exit(0);'],
+    ['an uncaught exception', "throw new Error('worker fault');"],
+  ])('gathered when the process ends (%s) are written before it exits', (_name, ending) => {
+    // A real process on pino's own destination (stdout, asynchronous writes), as the proxy logs.
+    const script = `
+      import { createLogger, requestLineWriter } from './proxy/log.ts';
+      const write = requestLineWriter(createLogger('info'));
+      const line = ${JSON.stringify(plainLine)};
+      for (const status of [200, 304, 404]) write({ ...line, status });
+      ${ending}`;
+    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: repoRoot, encoding: 'utf8' });
+    expect(statuses(child.stdout)).toEqual([200, 304, 404]);
+  });
 });
+
+function statuses(text: string | undefined): number[] {
+  return (text ?? '')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => (JSON.parse(line) as { status: number }).status);
+}
