@@ -35,10 +35,11 @@ describe.skipIf(wrkMissing)('npm run bench:ab', () => {
     const { code, output } = await runAb(['HEAD', 'HEAD', '--rounds', '2', '--duration', '1', '--dist', dist, '--accept-encoding', 'gzip']);
     expect(code, output).toBe(0);
     for (const line of ['round 1, before', 'round 1, after', 'round 2, after', 'round 2, before']) expect(output, line).toContain(line);
-    const ratio = /after ÷ before: req\/s (\d+\.\d+), CPU per request (\d+\.\d+)/.exec(output);
+    const ratio = /after ÷ before: req\/s (\d+\.\d+), CPU per request (\d+\.\d+), p99 (\d+\.\d+)/.exec(output);
     expect(ratio, output).not.toBeNull();
     expect(Number(ratio?.[1])).toBeGreaterThan(0);
     expect(Number(ratio?.[2])).toBeGreaterThan(0);
+    expect(Number(ratio?.[3])).toBeGreaterThan(0);
     expect(output).toContain('Accept-Encoding: gzip');
   });
 

@@ -10,8 +10,8 @@
  * them (build:proxy's esbuild flags); both serve `--dist` (the working tree's dist/ by default,
  * which must hold a build) with an API key, one worker each unless told otherwise, so that wrk
  * has a core of its own. The runs alternate, the first of each pair switching every round, and
- * the figures are the medians over rounds of requests per second and of the server's CPU time per
- * request (user + kernel), with the after/before ratio of each. `--accept-encoding` sends that
+ * the figures are the medians over rounds of requests per second, of the server's CPU time per
+ * request (user + kernel) and of wrk's 99th-percentile latency, with the after/before ratio of each. `--accept-encoding` sends that
  * header with every request (wrk sends none by default, unlike browsers and undici).
  */
 import { execFileSync } from 'node:child_process';
@@ -103,6 +103,7 @@ const median = (values: readonly number[]): number => {
 interface Sample {
   readonly requestsPerSecond: number;
   readonly cpuMicrosPerRequest: number;
+  readonly p99Ms: number;
   readonly errors: number;
 }
 
@@ -121,6 +122,7 @@ async function load(server: RunningServer, script: string, options: ReturnType<t
   return {
     requestsPerSecond: result.requestsPerSecond,
     cpuMicrosPerRequest: ((cpu() - before) / Math.max(1, result.requests)) * 1e6,
+    p99Ms: result.p99Ms,
     errors: result.errorCount,
   };
 }
@@ -168,7 +170,7 @@ async function main(): Promise<void> {
         const sample = await load(server, script, options, wrk, options.duration);
         samples.get(server)?.push(sample);
         console.log(
-          `  round ${round + 1}, ${server.name}: ${Math.round(sample.requestsPerSecond)} req/s, ${sample.cpuMicrosPerRequest.toFixed(2)} µs CPU per request${sample.errors ? `, ${sample.errors} errors` : ''}`,
+          `  round ${round + 1}, ${server.name}: ${Math.round(sample.requestsPerSecond)} req/s, ${sample.cpuMicrosPerRequest.toFixed(2)} µs CPU per request, p99 ${sample.p99Ms.toFixed(2)} ms${sample.errors ? `, ${sample.errors} errors` : ''}`,
         );
       }
     }
@@ -177,12 +179,15 @@ async function main(): Promise<void> {
       return {
         rps: median(mine.map((sample) => sample.requestsPerSecond)),
         cpu: median(mine.map((sample) => sample.cpuMicrosPerRequest)),
+        p99: median(mine.map((sample) => sample.p99Ms)),
         errors: mine.reduce((sum, sample) => sum + sample.errors, 0),
       };
     });
     const [b, a] = figures as [(typeof figures)[0], (typeof figures)[0]];
-    console.log(`\nmedians: before ${Math.round(b.rps)} req/s, ${b.cpu.toFixed(2)} µs/req; after ${Math.round(a.rps)} req/s, ${a.cpu.toFixed(2)} µs/req`);
-    console.log(`after ÷ before: req/s ${(a.rps / b.rps).toFixed(3)}, CPU per request ${(a.cpu / b.cpu).toFixed(3)}`);
+    console.log(
+      `\nmedians: before ${Math.round(b.rps)} req/s, ${b.cpu.toFixed(2)} µs/req, p99 ${b.p99.toFixed(2)} ms; after ${Math.round(a.rps)} req/s, ${a.cpu.toFixed(2)} µs/req, p99 ${a.p99.toFixed(2)} ms`,
+    );
+    console.log(`after ÷ before: req/s ${(a.rps / b.rps).toFixed(3)}, CPU per request ${(a.cpu / b.cpu).toFixed(3)}, p99 ${(a.p99 / b.p99).toFixed(3)}`);
     if (a.errors + b.errors > 0) {
       console.error(`errors: before ${b.errors}, after ${a.errors}: the figures count failed requests`);
       process.exitCode = 1;
