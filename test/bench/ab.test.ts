@@ -7,32 +7,20 @@
  * Without wrk this file skips loudly, except under CI (process.env.CI), where it fails: .ci/run
  * installs it.
  */
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findProgram } from './servers.ts';
-import { buildFixture, repoRoot, tempDir } from '../support/service.ts';
-import { reportMissing } from '../support/tools.ts';
+import { buildFixture, tempDir } from '../support/service.ts';
+import { reportMissing, runNpmScript } from '../support/tools.ts';
 
 const wrkMissing = findProgram('wrk') === undefined;
-
-function runAb(args: readonly string[]): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('npm', ['run', '--silent', 'bench:ab', '--', ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('error', reject);
-    child.once('exit', (code) => resolve({ code, output }));
-  });
-}
 
 if (wrkMissing) reportMissing('test/bench/ab.test.ts', 'wrk', 'wrk not installed: apt-get install -y wrk', 'npm run bench:ab is');
 
 describe.skipIf(wrkMissing)('npm run bench:ab', () => {
   it('loads two commits alternately on the same build and prints each round, the medians and their ratio', { timeout: 90_000 }, async () => {
     const dist = await buildFixture();
-    const { code, output } = await runAb(['HEAD', 'HEAD', '--rounds', '2', '--duration', '1', '--dist', dist, '--accept-encoding', 'gzip']);
+    const { code, output } = await runNpmScript('bench:ab', ['HEAD', 'HEAD', '--rounds', '2', '--duration', '1', '--dist', dist, '--accept-encoding', 'gzip']);
     expect(code, output).toBe(0);
     for (const line of ['round 1, before', 'round 1, after', 'round 2, after', 'round 2, before']) expect(output, line).toContain(line);
     const ratio = /after ÷ before: req\/s (\d+\.\d+), CPU per request (\d+\.\d+), p99 (\d+\.\d+)/.exec(output);
@@ -45,11 +33,11 @@ describe.skipIf(wrkMissing)('npm run bench:ab', () => {
 
   it('refuses a name that is not a commit, and a --dist without a build, saying what to do', async () => {
     const dist = await buildFixture();
-    const wrongCommit = await runAb(['HEAD', 'no-such-commit-x', '--dist', dist]);
+    const wrongCommit = await runNpmScript('bench:ab', ['HEAD', 'no-such-commit-x', '--dist', dist]);
     expect(wrongCommit.code).toBe(2);
     expect(wrongCommit.output).toContain('"no-such-commit-x" is not a commit of this repository');
     const empty = path.join(await tempDir('refdata-ab-test-'), 'nothing');
-    const noBuild = await runAb(['HEAD', 'HEAD', '--dist', empty]);
+    const noBuild = await runNpmScript('bench:ab', ['HEAD', 'HEAD', '--dist', empty]);
     expect(noBuild.code).toBe(2);
     expect(noBuild.output).toContain('holds no build: run `npm run build` first, or give --dist');
   });

@@ -17,10 +17,11 @@ import {
 } from './report.ts';
 import type { Target } from './targets.ts';
 
-const number = (value: number | undefined, digits = 0): string =>
+export const number = (value: number | undefined, digits = 0): string =>
   value !== undefined && Number.isFinite(value) ? value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : '–';
 
-function markdownTable(header: readonly string[], rows: readonly (readonly string[])[], rightAligned: readonly boolean[]): string {
+/** A Markdown table, its columns padded to their widest cell, the figures' right-aligned. */
+export function markdownTable(header: readonly string[], rows: readonly (readonly string[])[], rightAligned: readonly boolean[]): string {
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
   const line = (cells: readonly string[]): string =>
     `| ${cells.map((cell, column) => (rightAligned[column] ? cell.padStart(widths[column] ?? 0) : cell.padEnd(widths[column] ?? 0))).join(' | ')} |`;
