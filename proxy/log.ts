@@ -84,27 +84,35 @@ export function requestLineWriter(log: Logger): (line: RequestLine) => void {
   let pending = '';
   let timer: NodeJS.Timeout | undefined;
   const flush = (): void => {
-    if (timer !== undefined) clearTimeout(timer);
+    clearTimeout(timer);
     timer = undefined;
-    if (pending === '') return;
+    unwrittenAtExit.delete(flushAtExit);
     const lines = pending;
     pending = '';
     stream.write(lines);
   };
-  unwrittenAtExit.add(() => {
+  const flushAtExit = (): void => {
     flush();
     (stream as { flushSync?: () => void }).flushSync?.();
-  });
+  };
   return (line) => {
     if (log.levelVal > info) return;
     const requestId = line.requestId === undefined ? '' : `,"requestId":"${line.requestId}"`;
     const trace = line.traceId === undefined ? '' : `,"traceId":"${line.traceId}","parentId":"${line.parentId}"`;
     pending += `${level}${time()}${bindings},"method":"${line.method}","path":${JSON.stringify(line.path)},"client":"${line.client}","status":${line.status},"ms":${line.ms},"globalId":"${line.globalId}"${requestId}${trace}${end}`;
-    if (pending.length >= 65536) flush();
-    else if (timer === undefined) timer = setTimeout(flush, 10).unref();
+    if (pending.length >= gatheredAtMost) flush();
+    else if (timer === undefined) {
+      timer = setTimeout(flush, gatheredForMs).unref();
+      unwrittenAtExit.add(flushAtExit);
+    }
   };
 }
 
+/** How long request lines wait to be written together, and how many characters of them at most. */
+const gatheredForMs = 10;
+const gatheredAtMost = 65536;
+
+/** The flushes of the writers holding lines not yet written: each is in the set only while it holds some. */
 const unwrittenAtExit = new Set<() => void>();
 process.on('exit', () => {
   for (const write of unwrittenAtExit) {
