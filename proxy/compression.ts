@@ -20,8 +20,8 @@
  * `npm run bench:compression` measures both against compressing each response.
  */
 import { promisify } from 'node:util';
-import { brotliDecompress, constants, crc32, createBrotliCompress, deflateRaw, gzip } from 'node:zlib';
-import { LRUCache } from 'lru-cache';
+import { brotliDecompress, constants, crc32, createBrotliCompress, deflateRaw } from 'node:zlib';
+import { LoadingCache } from './loadingCache.ts';
 import type { ContentCoding } from './negotiation.ts';
 
 /** Below about one TCP segment, compression saves no round trip and costs time. */
@@ -38,7 +38,6 @@ export const cachedDeflateLevel = 9;
 const cachedBytes = 32 * 1024 * 1024;
 
 const deflateRawAsync = promisify(deflateRaw);
-const gzipAsync = promisify(gzip);
 const brotliDecompressAsync = promisify(brotliDecompress);
 
 /** What follows a response's head in its brotli stream, and what precedes it. */
@@ -59,18 +58,14 @@ type CompressedTail = Buffer | BrotliTail;
  * gzip, meta-blocks for brotli. A fetch runs the compression it is given, once for all the
  * responses waiting for it.
  */
-const compressedTails = new LRUCache<string, CompressedTail, () => Promise<CompressedTail>>({
-  maxSize: cachedBytes,
-  sizeCalculation: (tail) => Math.max(Buffer.isBuffer(tail) ? tail.length : tail.prelude.length + tail.compressed.length, 1),
-  fetchMethod: (_key, _stale, { context: compress }) => compress(),
-  // A compression in flight that others evict still answers its caller (store.ts says why).
-  ignoreFetchAbort: true,
-});
+const compressedTails = new LoadingCache<CompressedTail>(cachedBytes, (tail) =>
+  Buffer.isBuffer(tail) ? tail.length : tail.prelude.length + tail.compressed.length,
+);
 
-/** The cached tail under `key` now, or a promise of it (undefined if lru-cache gave up on the fetch). */
-function cachedTail<Tail extends CompressedTail>(key: string, compress: () => Promise<Tail>): Tail | Promise<Tail | undefined> {
+/** The cached tail under `key` now, or a promise of it. */
+function cachedTail<Tail extends CompressedTail>(key: string, compress: () => Promise<Tail>): Tail | Promise<Tail> {
   // Keys start with their coding, so the value under one is of that coding's type.
-  return (compressedTails.get(key) as Tail | undefined) ?? (compressedTails.fetch(key, { context: compress }) as Promise<Tail | undefined>);
+  return (compressedTails.get(key) as Tail | undefined) ?? (compressedTails.load(key, compress) as Promise<Tail>);
 }
 
 /** gzip header: deflate, no name, no mtime (so equal bodies give equal bytes), OS unknown. */
@@ -243,16 +238,12 @@ export function encodeResponse(head: string, body: Buffer, tail: string, etag: s
     deflateRawAsync(tailBytes.length === 0 ? body : Buffer.concat([body, tailBytes]), { level: cachedDeflateLevel }),
   );
   if (!(deflated instanceof Promise)) return encoded(stitchGzip(headBytes, body, tailBytes, deflated), 'gzip');
-  return deflated.then(async (fetched) =>
-    fetched
-      ? encoded(stitchGzip(headBytes, body, tailBytes, fetched), 'gzip')
-      : encoded([await gzipAsync(Buffer.concat([headBytes, body, tailBytes]))], 'gzip'),
-  );
+  return deflated.then((fetched) => encoded(stitchGzip(headBytes, body, tailBytes, fetched), 'gzip'));
 }
 
 /** Stitched brotli, or the body uncompressed when its brotli cannot be stitched. */
-function brotliResponse(head: string, body: Buffer, tail: string, brotli: BrotliTail | undefined): EncodedBody {
-  if (brotli && brotli !== unstitchable) return encoded(stitchBrotli(head, brotli), 'br');
+function brotliResponse(head: string, body: Buffer, tail: string, brotli: BrotliTail): EncodedBody {
+  if (brotli !== unstitchable) return encoded(stitchBrotli(head, brotli), 'br');
   const length = head.length + body.length + tail.length;
   return { chunks: identityChunks(head, body, tail, length), length, coding: 'identity' };
 }

@@ -246,11 +246,7 @@ async function storeFromManifest(
     find: (routePath, keys) => findLookup(index, routePath, keys),
     lookups: () => lookupsOf(index),
     cached: (entry) => cache.get(entry.etag),
-    read: async (file, entry) => {
-      const body = await cache.fetch(entry.etag, { context: () => load(file, entry.etag) });
-      if (!body) throw new StoreError('ERR_ORIGIN_ANSWER', 'The data origin returned no body: retry shortly.');
-      return body;
-    },
+    read: (file, entry) => cache.load(entry.etag, () => load(file, entry.etag)),
   };
 }
 

@@ -6,11 +6,11 @@
  */
 import { readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { LRUCache } from 'lru-cache';
 import { ServiceError, type ErrorCode } from '../contract/errors.ts';
 import { manifestFileName, type ManifestEntry } from '../contract/manifest.ts';
 import { findLookup, lookupsOf, readManifest, type Lookup, type ServedManifest } from './manifestIndex.ts';
 import { defaultBodyCacheMb } from './config.ts';
+import { LoadingCache } from './loadingCache.ts';
 
 export const defaultCacheBytes = defaultBodyCacheMb * 1024 * 1024;
 
@@ -37,22 +37,16 @@ export interface BodyStore {
   read(file: string, entry: ManifestEntry): Promise<Buffer>;
 }
 
-/** Bodies by ETag; a miss runs the loader the caller passes as the fetch context. */
-export type BodyCache = LRUCache<string, Buffer, () => Promise<Buffer>>;
+/** Bodies by ETag; a miss runs the loader its caller passes, once for every caller waiting on it. */
+export type BodyCache = LoadingCache<Buffer>;
 
 /**
  * One cache per process, shared by every build it serves. A load still in flight when other bodies
- * push it out of the cache is not aborted (lru-cache's default): its caller still gets the body,
- * which then may or may not stay cached. Without this a small cache under load answered a miss with
- * "evicted" errors.
+ * push it out of the cache is not cancelled: its callers still get the body, which then may or may
+ * not stay cached. Without this a small cache under load answered a miss with "evicted" errors.
  */
 export function createBodyCache(maxBytes = defaultCacheBytes): BodyCache {
-  return new LRUCache<string, Buffer, () => Promise<Buffer>>({
-    maxSize: maxBytes,
-    sizeCalculation: (body) => Math.max(body.length, 1),
-    fetchMethod: (_etag, _stale, { context: load }) => load(),
-    ignoreFetchAbort: true,
-  });
+  return new LoadingCache<Buffer>(maxBytes, (body) => body.length);
 }
 
 /** A store over a build on the local disk, `distDir` resolved once to the build it links to. */
@@ -73,11 +67,11 @@ export async function openLocalStore(distDir: string, cache: BodyCache = createB
     cached: (entry) => cache.get(entry.etag),
     read: async (file, entry) => {
       const unreadable = (cause?: unknown) => new StoreError('ERR_BODY_UNREADABLE', `${file} is listed in the manifest but could not be read`, {}, { cause });
-      const body = await cache.fetch(entry.etag, { context: () => readFile(path.join(buildDir, file)) }).catch((error: unknown) => {
-        throw unreadable(error);
-      });
-      if (!body) throw unreadable();
-      return body;
+      return cache
+        .load(entry.etag, () => readFile(path.join(buildDir, file)))
+        .catch((error: unknown) => {
+          throw unreadable(error);
+        });
     },
   };
 }

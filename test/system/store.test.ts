@@ -1,5 +1,5 @@
 /**
- * The body cache (proxy/store.ts) under pressure, and reading a manifest (proxy/manifestIndex.ts).
+ * The body cache (proxy/store.ts, proxy/loadingCache.ts) under pressure, and reading a manifest (proxy/manifestIndex.ts).
  * What every body store must do is test/system/bodyStores.test.ts.
  */
 import { describe, expect, it } from 'vitest';
@@ -16,20 +16,18 @@ function slowLoad(fill: number, bytes: number, delayMs: number): () => Promise<B
 describe('body cache', () => {
   it('gives every concurrent miss its own body when the loads in flight overflow the cache', async () => {
     const cache = createBodyCache(1000);
-    const bodies = await Promise.all(
-      Array.from({ length: 50 }, (_, index) => cache.fetch(`etag-${index}`, { context: slowLoad(index, 300, 2 + (index % 7)) })),
-    );
+    const bodies = await Promise.all(Array.from({ length: 50 }, (_, index) => cache.load(`etag-${index}`, slowLoad(index, 300, 2 + (index % 7)))));
     bodies.forEach((body, index) => {
-      expect(body?.length, `body ${index}`).toBe(300);
-      expect(body?.[0], `body ${index}`).toBe(index);
+      expect(body.length, `body ${index}`).toBe(300);
+      expect(body[0], `body ${index}`).toBe(index);
     });
     expect(cache.calculatedSize).toBeLessThanOrEqual(1000);
   });
 
   it('serves a body larger than the whole cache without keeping it', async () => {
     const cache = createBodyCache(1000);
-    const body = await cache.fetch('etag-large', { context: slowLoad(7, 5000, 1) });
-    expect(body?.length).toBe(5000);
+    const body = await cache.load('etag-large', slowLoad(7, 5000, 1));
+    expect(body.length).toBe(5000);
     expect(cache.get('etag-large')).toBeUndefined();
   });
 
@@ -40,9 +38,36 @@ describe('body cache', () => {
       loads++;
       return slowLoad(1, 10, 5)();
     };
-    await Promise.all(Array.from({ length: 5 }, () => cache.fetch('etag-shared', { context: load })));
+    await Promise.all(Array.from({ length: 5 }, () => cache.load('etag-shared', load)));
     expect(cache.get('etag-shared')?.length).toBe(10);
     expect(loads).toBe(1);
+    expect(cache.loading).toBe(0);
+  });
+
+  it('does not keep a failed load: every caller waiting on it gets the error, the next miss loads again', async () => {
+    const cache = createBodyCache(1000);
+    let loads = 0;
+    const failing = (): Promise<Buffer> => {
+      loads++;
+      return new Promise((_, reject) => setTimeout(() => reject(new Error('origin reset')), 5));
+    };
+    const waiting = await Promise.allSettled(Array.from({ length: 3 }, () => cache.load('etag-flaky', failing)));
+    expect(waiting.map((result) => result.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    expect(loads).toBe(1);
+    expect(cache.get('etag-flaky')).toBeUndefined();
+    expect(cache.loading).toBe(0);
+    const body = await cache.load('etag-flaky', slowLoad(3, 10, 1));
+    expect(body[0]).toBe(3);
+    expect(cache.get('etag-flaky')).toBe(body);
+  });
+
+  it('turns a loader that throws before returning a promise into a rejection', async () => {
+    const cache = createBodyCache(1000);
+    const throwing = (): Promise<Buffer> => {
+      throw new Error('no such file');
+    };
+    await expect(cache.load('etag-throws', throwing)).rejects.toThrow('no such file');
+    expect(cache.loading).toBe(0);
   });
 });
 
