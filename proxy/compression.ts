@@ -55,7 +55,7 @@ type CompressedTail = Buffer | BrotliTail;
 
 /**
  * Compressed tails (body + envelope closing), by coding and the body's ETag: deflate blocks for
- * gzip, meta-blocks for brotli. A fetch runs the compression it is given, once for all the
+ * gzip, meta-blocks for brotli. A miss runs the compression it is given, once for all the
  * responses waiting for it.
  */
 const compressedTails = new LoadingCache<CompressedTail>(cachedBytes, (tail) =>
