@@ -111,6 +111,7 @@ async function main(): Promise<void> {
     supervision = supervise({
       workers: config.workers,
       log,
+      authFailures: config.limits.authFailures,
       onFirstListening: (message) => announce(message.listening, message.buildId, message.dataVersion, devKey),
     });
     return;

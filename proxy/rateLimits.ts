@@ -1,21 +1,20 @@
 /**
  * Rate limits: a budget of requests per token (RATE_LIMIT) and a budget of invalid tokens per
- * client address (AUTH_FAILURE_LIMIT), counted by rate-limiter-flexible's RateLimiterMemory in
- * fixed windows, answered with 429, Retry-After and the IETF RateLimit fields
- * (draft-ietf-httpapi-ratelimit-headers-10 §3–§4: `RateLimit-Policy: "token";q=600;w=60`,
- * `RateLimit: "token";r=599;t=42`).
+ * client address (AUTH_FAILURE_LIMIT), counted in fixed windows (auth/windowCounter.ts), answered
+ * with 429, Retry-After and the IETF RateLimit fields (draft-ietf-httpapi-ratelimit-headers-10
+ * §3–§4: `RateLimit-Policy: "token";q=600;w=60`, `RateLimit: "token";r=599;t=42`).
  *
- * Shared across cluster workers without a round trip per request: each worker decides from its own
- * counters and tells the others what it counted through the primary (supervisor.ts), which relays
- * it to every other serving worker; they add it as a penalty. A worker tells at once, before its
- * answer is written, for its first 20 messages a second; past that it batches, one message every
- * 20 ms. So under a light load the workers agree exactly, under a heavy one to within the last 20 ms
- * of requests, and a worker just started begins at zero. (The library's own RateLimiterCluster asks
- * the primary on every request instead: a message each way per request, through one process.)
+ * The per-token budget is on every request's path, so it is shared across cluster workers without
+ * a round trip: each worker decides from its own counters and tells the others what it counted
+ * through the primary (supervisor.ts), which relays it to every other serving worker. A worker
+ * tells at once, before its answer is written, for its first 20 messages a second; past that it
+ * batches, one message every 20 ms. So under a light load the workers agree exactly, under a heavy
+ * one to within the last 20 ms of requests, and a worker just started begins at zero. The budget of
+ * invalid tokens is off that path and is counted by the primary alone (auth/checkGate.ts).
  */
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { ServiceError } from '../contract/errors.ts';
 import type { Budget } from './config.ts';
+import { WindowCounter, type Window } from './auth/windowCounter.ts';
 
 /** The policies, by the names the RateLimit fields give them. */
 export type PolicyName = 'token' | 'failedauth';
@@ -58,10 +57,34 @@ export interface Standing {
 const immediateSharesPerSecond = 20;
 const flushSpacingMs = 20;
 
+/**
+ * Tokens whose budgets are counted at once: a token's window is kept while it is among the most
+ * recently used this many. Every token is a valid one (a budget is counted after the token check),
+ * so only a service with more clients than this within one window forgets a window early.
+ */
+export const tokenWindows = 50_000;
+
+/** The standing of a budget from a key's window: allowed while the count is within the budget. */
+export function standingOf(policy: PolicyName, budget: Budget, window: Window, now: number, field = policyField(policy, budget)): Standing {
+  const remaining = Math.max(0, budget.points - window.count);
+  const resetSeconds = Math.max(1, Math.ceil((window.resetAt - now) / 1000));
+  return {
+    allowed: window.count <= budget.points,
+    remaining,
+    resetSeconds,
+    headers: { 'RateLimit-Policy': field, RateLimit: `"${policy}";r=${remaining};t=${resetSeconds}` },
+  };
+}
+
+/** `"token";q=600;w=60`: the RateLimit-Policy field of a budget. */
+export function policyField(policy: PolicyName, budget: Budget): string {
+  return `"${policy}";q=${budget.points};w=${budget.seconds}`;
+}
+
 /** One budget, one policy: counted here, shared with the other workers. */
 export class SharedLimiter {
-  readonly #limiter: RateLimiterMemory;
-  readonly #policyField: string;
+  readonly #counter: WindowCounter;
+  readonly #field: string;
   readonly #pending = new Map<string, number>();
   #flushScheduled = false;
   /** Messages that may still go out at once in the second that began at #creditSince. */
@@ -72,55 +95,42 @@ export class SharedLimiter {
     readonly policy: PolicyName,
     readonly budget: Budget,
     private readonly share: Share | undefined,
+    capacity = tokenWindows,
+    private readonly now: () => number = Date.now,
   ) {
-    this.#limiter = new RateLimiterMemory({ points: budget.points, duration: budget.seconds, keyPrefix: '' });
-    this.#policyField = `"${policy}";q=${budget.points};w=${budget.seconds}`;
+    this.#counter = new WindowCounter(budget, capacity, now);
+    this.#field = policyField(policy, budget);
+  }
+
+  /** How many keys the limiter holds now. */
+  get size(): number {
+    return this.#counter.size;
   }
 
   /** Counts one request for `key`: allowed while the window's budget lasts. */
-  consume(key: string): Promise<Standing> {
+  consume(key: string): Standing {
     this.#note(key, 1);
-    return this.#limiter.consume(key, 1).then(
-      (result) => this.#standing(true, result),
-      (result: unknown) => this.#standing(false, refusal(result)),
-    );
+    return standingOf(this.policy, this.budget, this.#counter.add(key, 1), this.now(), this.#field);
   }
 
   /** consume() for every request of a token: the RateLimit fields when allowed; when not, whatever `refuse` throws. */
-  admit(key: string, refuse: (standing: Standing) => never): Promise<RateLimitFields> {
-    this.#note(key, 1);
-    return this.#limiter.consume(key, 1).then(
-      (result) => this.#standing(true, result).headers,
-      (result: unknown) => refuse(this.#standing(false, refusal(result))),
-    );
+  admit(key: string, refuse: (standing: Standing) => never): RateLimitFields {
+    const standing = this.consume(key);
+    return standing.allowed ? standing.headers : refuse(standing);
   }
 
   /** The key's standing without counting: whether its budget is used up. */
-  peek(key: string): Promise<Standing> {
-    return this.#limiter.get(key).then((result) => (result === null ? this.#fresh() : this.#standing(result.consumedPoints < this.budget.points, result)));
+  peek(key: string): Standing {
+    const window = this.#counter.peek(key);
+    return { ...standingOf(this.policy, this.budget, window, this.now(), this.#field), allowed: window.count < this.budget.points };
   }
 
   /** What the other workers counted, added to this worker's counters. */
   absorb(counts: readonly (readonly [string, number])[]): void {
     for (const [key, points] of counts) {
       if (typeof key !== 'string' || !Number.isSafeInteger(points) || points <= 0) continue;
-      void this.#limiter.penalty(key, points);
+      this.#counter.add(key, points);
     }
-  }
-
-  #fresh(): Standing {
-    return this.#standing(true, new RateLimiterRes(this.budget.points, this.budget.seconds * 1000, 0, true));
-  }
-
-  #standing(allowed: boolean, result: RateLimiterRes): Standing {
-    const remaining = Math.max(0, this.budget.points - result.consumedPoints);
-    const resetSeconds = Math.max(1, Math.ceil(result.msBeforeNext / 1000));
-    return {
-      allowed,
-      remaining,
-      resetSeconds,
-      headers: { 'RateLimit-Policy': this.#policyField, RateLimit: `"${this.policy}";r=${remaining};t=${resetSeconds}` },
-    };
   }
 
   #note(key: string, points: number): void {
@@ -149,12 +159,6 @@ export class SharedLimiter {
     this.#pending.clear();
     this.share?.({ rateLimitShare: { policy: this.policy, counts } });
   }
-}
-
-/** The library rejects with the key's state when the budget is spent; anything else is a fault. */
-function refusal(result: unknown): RateLimiterRes {
-  if (result instanceof RateLimiterRes) return result;
-  throw result;
 }
 
 /** The 429 of a token whose budget is used up. */

@@ -2,7 +2,7 @@
  * The service wired from a Config: authenticator, build (local or origin, live), server. main.ts
  * adds signals and the cluster around it; the tests start exactly this.
  */
-import { createAdmission, type Admission } from './auth/admission.ts';
+import { createAdmission, type Admission, type PrimaryLink } from './auth/admission.ts';
 import { createAuthenticator } from './auth/authenticate.ts';
 import type { Config } from './config.ts';
 import { openLocalLiveStore, openOriginLiveStore, type LiveStore } from './live.ts';
@@ -12,7 +12,6 @@ import { noOriginCopy, openOriginCopy } from './originCopy.ts';
 import { startServer, type RunningServer } from './http/server.ts';
 import cluster from 'node:cluster';
 import { createMetrics, noMetrics, startMetricsServer, type Metrics, type RunningMetricsServer } from './metrics.ts';
-import { isShareMessage, type Share } from './rateLimits.ts';
 import { createBodyCache, type BodyCache, type BodyStore } from './store.ts';
 
 export interface ServiceOptions {
@@ -48,22 +47,20 @@ export async function openBuild(
   return openLocalLiveStore(config.distDir, cache, log);
 }
 
-/** A worker's rate-limit counts, to the primary, which relays them to the other workers (supervisor.ts). */
-const shareWithCluster: Share = (message) => {
+/** A worker's messages to the primary: the counts and tokens it shares, its questions on the budget of invalid tokens. */
+const sendToPrimary: PrimaryLink = (message) => {
   if (process.connected) process.send?.(message);
 };
 
-/** The other workers' counts, relayed by the primary, added to this worker's. */
-function listenForShares(admission: Admission): void {
-  process.on('message', (message: unknown) => {
-    if (isShareMessage(message)) admission.absorb(message);
-  });
+/** What the primary sends: the other workers' counts and tokens, its answers (admission.ts). */
+function listenToPrimary(admission: Admission): void {
+  process.on('message', (message: unknown) => admission.receive(message));
 }
 
 export async function startService(config: Config, { extraKeys = [], log, now, originTimeouts: timeouts }: ServiceOptions): Promise<RunningService> {
   const authenticate = await createAuthenticator({ auth: config.auth, extraKeys, ...(now ? { now } : {}) });
-  const admission = createAdmission(authenticate, config.limits, cluster.isWorker ? shareWithCluster : undefined);
-  if (cluster.isWorker) listenForShares(admission);
+  const admission = createAdmission(authenticate, config.limits, cluster.isWorker ? sendToPrimary : undefined, now);
+  if (cluster.isWorker) listenToPrimary(admission);
   const cache = createBodyCache(config.bodyCacheBytes);
   let current: (() => BodyStore) | undefined;
   const metrics = config.metrics ? createMetrics({ store: () => (current as () => BodyStore)(), cache }) : noMetrics;

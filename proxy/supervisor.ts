@@ -9,8 +9,10 @@
  * (`Restart=on-failure`), a container runtime or any other supervisor restarts the whole service.
  */
 import cluster, { type Worker } from 'node:cluster';
+import { answerGateRequests, isGateRequest, isKnownTokenMessage, type KnownTokenMessage } from './auth/checkGate.ts';
+import type { Budget } from './config.ts';
 import type { Logger } from './log.ts';
-import { isShareMessage } from './rateLimits.ts';
+import { isShareMessage, type ShareMessage } from './rateLimits.ts';
 
 export interface RestartPolicy {
   /** The delay before the first replacement; it doubles with each further exit in the window. */
@@ -64,6 +66,8 @@ export interface SupervisorOptions {
   /** Called once, when the first worker listens. */
   readonly onFirstListening: (message: ListeningMessage) => void;
   readonly policy?: RestartPolicy;
+  /** The budget of invalid tokens per address, which the primary counts for all its workers (auth/checkGate.ts). */
+  readonly authFailures?: Budget | undefined;
 }
 
 /** What the primary can ask of its cluster once it runs. */
@@ -72,8 +76,12 @@ export interface Supervision {
   serving(): readonly Worker[];
 }
 
-export function supervise({ workers, log, onFirstListening, policy = restartPolicy }: SupervisorOptions): Supervision {
+/** What one worker tells the others through the primary: rate-limit counts and tokens it accepted. */
+const isRelayed = (message: unknown): message is ShareMessage | KnownTokenMessage => isShareMessage(message) || isKnownTokenMessage(message);
+
+export function supervise({ workers, log, onFirstListening, policy = restartPolicy, authFailures }: SupervisorOptions): Supervision {
   const budget = new RestartBudget(policy);
+  const answerGate = authFailures && answerGateRequests(authFailures);
   const serving = new Set<Worker>();
   const pendingStarts = new Set<NodeJS.Timeout>();
   let stopping = false;
@@ -92,10 +100,14 @@ export function supervise({ workers, log, onFirstListening, policy = restartPoli
     const worker = cluster.fork();
     log.info({ event: 'worker-started', pid: worker.process.pid });
     worker.on('message', (message: unknown) => {
-      if (isShareMessage(message)) {
-        // One worker's rate-limit counts, for every other worker (rateLimits.ts), those still
-        // starting included: each listens for them before it listens for requests.
+      if (isRelayed(message)) {
+        // For every other worker, those still starting included: each listens for these before it
+        // listens for requests.
         for (const other of living()) if (other !== worker && other.isConnected()) other.send(message);
+        return;
+      }
+      if (isGateRequest(message)) {
+        answerGate?.(message, (reply) => worker.isConnected() && worker.send(reply));
         return;
       }
       if (!isListeningMessage(message)) return;
@@ -112,9 +124,14 @@ export function supervise({ workers, log, onFirstListening, policy = restartPoli
       if (living().length === 0) process.exit();
       return;
     }
-    if (!announced) {
-      // A worker that dies before any worker ever listened has printed why (a bad key file, no
-      // build): restarting it would only repeat that, so the whole service stops.
+    if (!announced && signal === null) {
+      // A worker that exits before any worker ever listened has printed why (a bad key file, no
+      // build): restarting it would only repeat that, so the whole service stops. One killed by a
+      // signal (the kernel's OOM killer sends SIGKILL) has said nothing, and is restarted as below.
+      log.fatal(
+        { event: 'worker-failed-to-start', pid: worker.process.pid, code },
+        'a worker exited before any worker listened (its reason is above): stopping the service',
+      );
       process.exitCode = 1;
       stopAll('SIGTERM');
       return;
@@ -131,7 +148,9 @@ export function supervise({ workers, log, onFirstListening, policy = restartPoli
     }
     log.error(
       { event: 'worker-exited', pid: worker.process.pid, code, signal, wasServing, serving: serving.size, restartInMs: decision.restartInMs },
-      'worker exited; starting another',
+      signal === 'SIGKILL'
+        ? 'worker killed (SIGKILL: by an operator, or by the kernel out of memory: see the README on sizing); starting another'
+        : 'worker exited; starting another',
     );
     // Not unref'd: this timer is what keeps the primary alive when no worker is left.
     const timer = setTimeout(() => {

@@ -1,35 +1,43 @@
 /**
- * Who is let in, and how often: the token check (authenticate.ts) behind the per-address budget of
- * invalid tokens, and the per-token budget of requests (rateLimits.ts).
+ * Who is let in, and how often: the token check (authenticate.ts) with its costly step behind the
+ * per-address budget of invalid tokens (checkGate.ts), and the per-token budget of requests
+ * (rateLimits.ts).
  *
- * An address that has spent its budget of invalid tokens is answered 429 without any token check,
- * so guessing stops there, except for a header this service accepted before (a remembered one),
- * which still passes: clients behind the same NAT or proxy keep working. Only invalid tokens are
- * counted (ERR_TOKEN_INVALID): a request without a token or with a malformed header cannot be a
- * guess, and a key set that cannot be fetched is not the client's doing.
+ * A token accepted before (by this worker or, in a cluster, by another) and every API key, valid
+ * or not, are decided before the budget is consulted: a remembered token or a key's hash costs
+ * less than a refusal, so a client with a valid key or token is never locked out by what others at
+ * its address send. Only the rest (JWTs not yet seen, and the verdict that a token is neither a key
+ * nor a JWT) is counted against the address: an address that has spent its budget gets 429 without
+ * the check. Only invalid tokens stay counted (ERR_TOKEN_INVALID): a request without a token or
+ * with a malformed header cannot be a guess, and a key set that cannot be fetched is not the
+ * client's doing.
  */
 import type http from 'node:http';
 import type { BlockList } from 'node:net';
 import { ServiceError } from '../../contract/errors.ts';
 import type { Config } from '../config.ts';
-import { addressBucketOf, clientAddressOf } from '../http/clientAddress.ts';
-import { addressBlocked, SharedLimiter, tokenBudgetSpent, type RateLimitFields, type Share, type ShareMessage, type Standing } from '../rateLimits.ts';
+import { clientAddressOf } from '../http/clientAddress.ts';
+import { addressBlocked, isShareMessage, SharedLimiter, tokenBudgetSpent, type RateLimitFields, type Standing } from '../rateLimits.ts';
 import type { Authenticate } from './authenticate.ts';
+import { ClusterFailureCounter, isKnownTokenMessage, KnownTokens, LocalFailureCounter, type FailureCounter } from './checkGate.ts';
 import type { Principal } from './principal.ts';
 
 /** No budgets at all: every token check as authenticate.ts makes it, nothing counted. */
 export const noLimits: Config['limits'] = { perToken: undefined, authFailures: undefined, trustedProxies: undefined };
 
+/** A cluster worker's channel to its primary (process.send), for the budgets the workers share. */
+export type PrimaryLink = (message: object) => void;
+
 export interface Admission {
   /** The principal of the request's token, or a ServiceError: 401 or 400, or 429 for an address out of budget. */
   authenticate(request: http.IncomingMessage): Principal | Promise<Principal>;
   /**
-   * Counts a request against the principal's budget: nothing to add when there is no budget (no
-   * promise either), the RateLimit fields to send, or a 429 ServiceError.
+   * Counts a request against the principal's budget: nothing to add when there is no budget, the
+   * RateLimit fields to send, or a thrown 429 ServiceError.
    */
-  admit(principal: Principal): undefined | Promise<RateLimitFields>;
-  /** Counts another worker counted (relayed by the primary). */
-  absorb(message: ShareMessage): void;
+  admit(principal: Principal): RateLimitFields | undefined;
+  /** A message from the primary: counts, replies and known tokens of the other workers. */
+  receive(message: unknown): void;
   /** The client's address as the budgets see it: the peer's, or the one TRUSTED_PROXIES forwarded. */
   clientAddress(request: http.IncomingMessage): string;
 }
@@ -39,40 +47,67 @@ function withStanding(error: ServiceError, standing: Standing): ServiceError {
   return new ServiceError(error.code, error.message, { ...error.headers, ...standing.headers }, { cause: error.cause });
 }
 
-export function createAdmission(authenticate: Authenticate, limits: Config['limits'], share: Share | undefined): Admission {
-  const perToken = limits.perToken && new SharedLimiter('token', limits.perToken, share);
-  const failures = limits.authFailures && new SharedLimiter('failedauth', limits.authFailures, share);
+/** The header as nearly every client writes it: `Bearer ` and the token. */
+const usualPrefix = 'Bearer ';
+
+export function createAdmission(
+  authenticate: Authenticate,
+  limits: Config['limits'],
+  primary: PrimaryLink | undefined,
+  now: () => number = Date.now,
+): Admission {
+  const perToken = limits.perToken && new SharedLimiter('token', limits.perToken, primary);
   const trusted: BlockList | undefined = limits.trustedProxies;
+  const failureBudget = limits.authFailures;
+  const failures: FailureCounter | undefined =
+    failureBudget && (primary ? new ClusterFailureCounter(failureBudget, primary, now) : new LocalFailureCounter(failureBudget, undefined, now));
+  const known = new KnownTokens(primary, now);
   const refuseToken = (standing: Standing): never => {
     throw tokenBudgetSpent(standing, (perToken as SharedLimiter).budget);
   };
 
-  const checkCounted = (failed: SharedLimiter, authorization: string | undefined, address: string): Promise<Principal> =>
-    failed.peek(address).then((standing) => {
-      if (!standing.allowed) throw addressBlocked(standing, failed.budget);
-      // Through a promise, so a synchronous refusal is caught like a JWT's asynchronous one.
-      return Promise.resolve()
-        .then(() => authenticate(authorization))
-        .catch((error: unknown) => {
-          if (!(error instanceof ServiceError) || error.code !== 'ERR_TOKEN_INVALID') throw error;
-          return failed.consume(address).then((after) => {
-            throw withStanding(error, after);
-          });
-        });
+  /** The check of a token nothing cheaper decided, counted against the address unless the token is known. */
+  const gated = (counter: FailureCounter, token: string, request: http.IncomingMessage): Promise<Principal> => {
+    const digest = KnownTokens.digestOf(token);
+    const verify = (): Promise<Principal> => Promise.resolve().then(() => authenticate.verify(token));
+    if (known.has(digest)) return verify();
+    return Promise.resolve(counter.reserve(clientAddressOf(request, trusted))).then(({ standing, key }) => {
+      if (!standing.allowed) throw addressBlocked(standing, failureBudget as NonNullable<typeof failureBudget>);
+      return verify().then(
+        (principal) => {
+          counter.refund(key);
+          known.add(digest, principal.expiresAt ?? Number.MAX_SAFE_INTEGER);
+          return principal;
+        },
+        (error: unknown) => {
+          if (error instanceof ServiceError && error.code === 'ERR_TOKEN_INVALID') throw withStanding(error, standing);
+          counter.refund(key);
+          throw error;
+        },
+      );
     });
+  };
 
   return {
     authenticate(request) {
       const authorization = request.headers.authorization;
       if (failures === undefined) return authenticate(authorization);
-      return authenticate.remembered(authorization) ?? checkCounted(failures, authorization, addressBucketOf(clientAddressOf(request, trusted)));
+      if (authorization?.startsWith(usualPrefix)) {
+        const remembered = authenticate.remembered(authorization.slice(usualPrefix.length));
+        if (remembered) return remembered;
+      }
+      const token = authenticate.tokenOf(authorization);
+      return authenticate.recognise(token) ?? gated(failures, token, request);
     },
     admit(principal) {
       if (perToken === undefined) return undefined;
-      return perToken.admit(principal.subject, refuseToken);
+      return perToken.admit(principal.budgetKey, refuseToken);
     },
-    absorb({ rateLimitShare: { policy, counts } }) {
-      (policy === 'token' ? perToken : failures)?.absorb(counts);
+    receive(message) {
+      if (isShareMessage(message)) {
+        if (message.rateLimitShare.policy === 'token') perToken?.absorb(message.rateLimitShare.counts);
+      } else if (isKnownTokenMessage(message)) known.absorb(message);
+      else if (failures instanceof ClusterFailureCounter) failures.receive(message);
     },
     clientAddress: (request) => clientAddressOf(request, trusted),
   };

@@ -32,12 +32,12 @@ export function sha256(token: string): Buffer {
 
 function parseLine(line: string, where: string): ApiKeyEntry | string {
   const [key = '', ...scopes] = line.split(/\s+/);
-  const principal = (label: string): Principal => ({ subject: label, scopes: scopes.length > 0 ? new Set(scopes) : 'any', expiresAt: undefined });
+  const principal = (label: string): Principal => ({ budgetKey: `key:${label}`, scopes: scopes.length > 0 ? new Set(scopes) : 'any', expiresAt: undefined });
   const hashed = /^sha256:([0-9a-f]{64})$/i.exec(key);
-  if (hashed?.[1]) return { digest: Buffer.from(hashed[1], 'hex'), principal: principal(`api key ${where}`) };
+  if (hashed?.[1]) return { digest: Buffer.from(hashed[1], 'hex'), principal: principal(where) };
   if (key.startsWith('sha256:')) return `${where}: expected sha256: followed by 64 hexadecimal digits`;
   if (!apiKeyPattern.test(key)) return `${where}: a key must be at least 16 characters of letters, digits and - . _ ~ + /`;
-  return { digest: sha256(key), principal: principal(`api key ${where}`) };
+  return { digest: sha256(key), principal: principal(where) };
 }
 
 export async function loadApiKeys(apiKeys: readonly string[], file: string | undefined): Promise<ApiKeyTable> {

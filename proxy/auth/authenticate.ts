@@ -1,12 +1,17 @@
 /**
  * Bearer tokens (RFC 6750): API keys and JWTs, then the area's scope.
  *
- * An accepted Authorization header is remembered, as it was sent: an API key for good, a JWT until
- * the earlier of its expiry and a short TTL. A repeated header then costs one map lookup instead of
- * a hash (API keys) or a signature check (JWTs). A failed token is never remembered, so a guess
- * always takes the full path: its SHA-256 compared with every key in constant time (apiKeys.ts).
- * Whether a header is remembered says only whether it is exactly one that was accepted, nothing
- * about how close a guess came.
+ * An accepted token is remembered by the token itself, however its header was spelled (`Bearer`
+ * in any case, any number of spaces): an API key for good, a JWT until the earlier of its expiry
+ * and a short TTL. A repeated token then costs one map lookup instead of a hash (API keys) or a
+ * signature check (JWTs). A failed token is never remembered, so a guess always takes the full
+ * path: its SHA-256 compared with every key in constant time (apiKeys.ts). Whether a token is
+ * remembered says only whether it is exactly one that was accepted, nothing about how close a
+ * guess came.
+ *
+ * The check comes in three steps, so that admission.ts can put only the costly one behind the
+ * budget of invalid tokens: the token from the header (tokenOf), what is known of it at the cost
+ * of a lookup or a hash (recognise: a remembered token or an API key), and the JWT check (verify).
  */
 import { LRUCache } from 'lru-cache';
 import { loadApiKeys, sha256, type ApiKeyTable } from './apiKeys.ts';
@@ -18,8 +23,14 @@ import { challenge, type Principal } from './principal.ts';
 /** Checks the Authorization header: the principal, or a ServiceError with the RFC 6750 challenge. */
 export interface Authenticate {
   (authorization: string | undefined): Principal | Promise<Principal>;
-  /** The principal of a header accepted before and still trusted, checking nothing; undefined otherwise. */
-  remembered(authorization: string | undefined): Principal | undefined;
+  /** The token of a Bearer header; throws 401 without one, 400 for a header that is not `Bearer <token>`. */
+  tokenOf(authorization: string | undefined): string;
+  /** The principal of a token remembered or an API key, at the cost of a lookup or a hash; undefined for any other. */
+  recognise(token: string): Principal | undefined;
+  /** Verifies a token recognise() does not know, as a JWT; throws ERR_TOKEN_INVALID for anything else. */
+  verify(token: string): Principal | Promise<Principal>;
+  /** The principal of a token accepted before and still trusted, checking nothing; undefined otherwise. */
+  remembered(token: string): Principal | undefined;
 }
 
 export interface AuthOptions {
@@ -32,54 +43,37 @@ export interface AuthOptions {
 
 /** How long a verified JWT is trusted without a new signature check: revocation takes effect within it. */
 export const verifiedTokenTtlMs = 60_000;
-/** Remembered headers: at most this many, and this many bytes of them (a header may be up to 16 KB). */
-export const acceptedHeaderCount = 10_000;
-const acceptedHeaderBytes = 8 * 1024 * 1024;
+/** Remembered JWTs: at most this many, and this many bytes of them (a header may be up to 16 KB). */
+export const acceptedTokenCount = 10_000;
+const acceptedTokenBytes = 8 * 1024 * 1024;
 
 /** RFC 6750 §2.1: `Bearer` (any case), one space or more, then a b64token. */
 const bearerPattern = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 const jwtShape = /^[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*$/;
+/** The header as nearly every client writes it: `Bearer ` and the token. */
+const usualPrefix = 'Bearer ';
 
 export async function createAuthenticator({ auth, extraKeys = [], now = Date.now }: AuthOptions): Promise<Authenticate> {
   const apiKeys: ApiKeyTable = await loadApiKeys([...auth.apiKeys, ...extraKeys], auth.apiKeysFile);
   const jwt: JwtVerifier | undefined = auth.jwt ? await createJwtVerifier(auth.jwt) : undefined;
   // Verified JWTs, each until the earlier of its expiry and verifiedTokenTtlMs.
-  const accepted = new LRUCache<string, { principal: Principal; until: number }>({
-    max: acceptedHeaderCount,
-    maxSize: acceptedHeaderBytes,
-    sizeCalculation: (_value, header) => header.length + 64,
+  const acceptedJwts = new LRUCache<string, { principal: Principal; until: number }>({
+    max: acceptedTokenCount,
+    maxSize: acceptedTokenBytes,
+    sizeCalculation: (_value, token) => token.length + 64,
   });
-
-  const verifyJwt = (verifier: JwtVerifier, token: string, authorization: string, time: number): Promise<Principal> =>
-    verifier.verify(token, new Date(time)).then((principal) => {
-      accepted.set(authorization, { principal, until: Math.min(principal.expiresAt ?? Infinity, time + verifiedTokenTtlMs) });
-      return principal;
-    });
-
-  // Accepted API key headers in a plain map: they are trusted for good, so the LRU's bookkeeping buys
-  // nothing on the path of every request. Bounded like the LRU; when full, it starts again empty.
+  // Accepted API keys in a plain map: they are trusted for good, so an LRU's bookkeeping buys
+  // nothing on the path of every request; there are no more entries than keys configured.
   const acceptedKeys = new Map<string, Principal>();
-  let acceptedKeyBytes = 0;
-  const rememberKey = (authorization: string, principal: Principal): void => {
-    if (acceptedKeys.size >= acceptedHeaderCount || acceptedKeyBytes + authorization.length > acceptedHeaderBytes) {
-      acceptedKeys.clear();
-      acceptedKeyBytes = 0;
-    }
-    acceptedKeys.set(authorization, principal);
-    acceptedKeyBytes += authorization.length;
-  };
 
-  const remembered = (authorization: string | undefined): Principal | undefined => {
-    if (authorization === undefined) return undefined;
-    const key = acceptedKeys.get(authorization);
+  const remembered = (token: string): Principal | undefined => {
+    const key = acceptedKeys.get(token);
     if (key) return key;
-    const known = accepted.get(authorization);
+    const known = acceptedJwts.get(token);
     return known && known.until > now() ? known.principal : undefined;
   };
 
-  const authenticate = (authorization: string | undefined): Principal | Promise<Principal> => {
-    const known = remembered(authorization);
-    if (known) return known;
+  const tokenOf = (authorization: string | undefined): string => {
     if (authorization === undefined || authorization.trim() === '') {
       // RFC 6750 §3.1: a request without credentials gets the challenge and no error code.
       throw new ServiceError('ERR_AUTH_REQUIRED', 'Authorization required: send the header "Authorization: Bearer <token>".', challenge());
@@ -92,19 +86,42 @@ export async function createAuthenticator({ auth, extraKeys = [], now = Date.now
         challenge('invalid_request', 'expected Bearer <token>'),
       );
     }
+    return token;
+  };
+
+  const recognise = (token: string): Principal | undefined => {
+    const known = remembered(token);
+    if (known) return known;
     const apiKey = apiKeys.match(sha256(token));
-    if (apiKey) {
-      rememberKey(authorization, apiKey);
-      return apiKey;
+    if (apiKey) acceptedKeys.set(token, apiKey);
+    return apiKey;
+  };
+
+  const verify = (token: string): Principal | Promise<Principal> => {
+    if (jwt && jwtShape.test(token)) {
+      const time = now();
+      return jwt.verify(token, new Date(time)).then((principal) => {
+        acceptedJwts.set(token, { principal, until: Math.min(principal.expiresAt ?? Infinity, time + verifiedTokenTtlMs) });
+        return principal;
+      });
     }
-    if (jwt && jwtShape.test(token)) return verifyJwt(jwt, token, authorization, now());
     throw new ServiceError(
       'ERR_TOKEN_INVALID',
       `The bearer token is not valid: it is not one of the accepted keys${jwt ? ', nor a JWT' : ''}.`,
       challenge('invalid_token', 'the token is not valid'),
     );
   };
-  return Object.assign(authenticate, { remembered });
+
+  const authenticate = (authorization: string | undefined): Principal | Promise<Principal> => {
+    // The usual spelling of a token accepted before: no pattern run, one lookup.
+    if (authorization?.startsWith(usualPrefix)) {
+      const known = remembered(authorization.slice(usualPrefix.length));
+      if (known) return known;
+    }
+    const token = tokenOf(authorization);
+    return recognise(token) ?? verify(token);
+  };
+  return Object.assign(authenticate, { tokenOf, recognise, verify, remembered });
 }
 
 /** The scope the route's area requires, if any: a token without it gets 403 (RFC 6750 §3.1). */

@@ -17,6 +17,7 @@ import {
   type JWTVerifyGetKey,
   type ProtectedHeaderParameters,
 } from 'jose';
+import { sha256 } from './apiKeys.ts';
 import { challenge, type Principal } from './principal.ts';
 import { ConfigError, type JwtConfig } from '../config.ts';
 import { cutEcho } from '../../contract/envelope.ts';
@@ -180,6 +181,13 @@ function describeFailure(error: unknown, config: JwtConfig, header: ProtectedHea
   return invalidToken(`verification failed (${error.code})`);
 }
 
+/** The budget a token counts against (Principal.budgetKey): its issuer's subject, or the token alone. */
+function budgetKeyOf(payload: JWTPayload, token: string): string {
+  const subject = typeof payload.sub === 'string' ? payload.sub : typeof payload.client_id === 'string' ? `client_id ${payload.client_id}` : undefined;
+  if (subject === undefined) return `jwt-token:${sha256(token).toString('base64url')}`;
+  return `jwt:${JSON.stringify([payload.iss ?? null, subject])}`;
+}
+
 function scopesOf(payload: JWTPayload): ReadonlySet<string> {
   const scopes = new Set<string>();
   if (typeof payload.scope === 'string') for (const scope of payload.scope.split(' ')) if (scope) scopes.add(scope);
@@ -221,7 +229,7 @@ export async function createJwtVerifier(config: JwtConfig): Promise<JwtVerifier>
         const refusal = outOfRangeTime(payload) ?? tooLongLived(payload, now, config);
         if (refusal) throw invalidToken(refusal);
         return {
-          subject: payload.sub ?? (typeof payload.client_id === 'string' ? payload.client_id : 'unnamed token'),
+          budgetKey: budgetKeyOf(payload, token),
           scopes: scopesOf(payload),
           expiresAt: typeof payload.exp === 'number' ? payload.exp * 1000 : undefined,
         };

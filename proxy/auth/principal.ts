@@ -3,7 +3,13 @@ import { realm } from '../../contract/http.ts';
 
 /** Who a token speaks for, and what it may read. */
 export interface Principal {
-  readonly subject: string;
+  /**
+   * Whose budget (RATE_LIMIT) the token's requests count against, in a namespace per kind of token
+   * so that no token can name another's: `key:` and the key's place in the configuration,
+   * `jwt:` with the issuer and the subject (or client_id), or for a JWT naming neither, `jwt-token:`
+   * and the token's own digest (each such token its own budget).
+   */
+  readonly budgetKey: string;
   /** `any` for a key with no scopes listed. */
   readonly scopes: ReadonlySet<string> | 'any';
   /** Epoch milliseconds of the token's `exp`; undefined for API keys. */

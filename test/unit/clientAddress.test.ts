@@ -5,7 +5,7 @@
 import type http from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../proxy/config.ts';
-import { addressBucketOf, clientAddressOf } from '../../proxy/http/clientAddress.ts';
+import { addressBucketOf, clientAddressOf, maxForwardedHops } from '../../proxy/http/clientAddress.ts';
 
 function request(peer: string, forwardedFor?: string): http.IncomingMessage {
   return { socket: { remoteAddress: peer }, headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor } } as unknown as http.IncomingMessage;
@@ -36,6 +36,22 @@ describe('the client address', () => {
     expect(clientAddressOf(request('10.0.0.2', '198.51.100.9, <script>, 10.0.0.3'), trusted)).toBe('10.0.0.3');
   });
 
+  it('takes the port off an address a load balancer forwards with one, and the brackets off IPv6', () => {
+    expect(clientAddressOf(request('10.0.0.2', '198.51.100.1:5678'), trusted)).toBe('198.51.100.1');
+    expect(clientAddressOf(request('10.0.0.2', '[2001:db8::1]:443'), trusted)).toBe('2001:db8::1');
+    expect(clientAddressOf(request('10.0.0.2', '[2001:db8::1]'), trusted)).toBe('2001:db8::1');
+    expect(clientAddressOf(request('10.0.0.2', '198.51.100.1:5678, 10.0.0.3:80'), trusted)).toBe('198.51.100.1');
+  });
+
+  it(`reads at most ${maxForwardedHops} entries of X-Forwarded-For, from the right`, () => {
+    const hops = (count: number): string => Array.from({ length: count }, (_, index) => `10.0.${index >> 8}.${index & 0xff}`).join(', ');
+    expect(clientAddressOf(request('10.0.0.2', `198.51.100.1, ${hops(maxForwardedHops - 1)}`), trusted)).toBe('198.51.100.1');
+    // A chain longer than that stops at the last trusted hop read: the client's own entries are never reached.
+    expect(clientAddressOf(request('10.0.0.2', `198.51.100.1, ${hops(2000)}`), trusted)).toBe(
+      `10.0.${(2000 - maxForwardedHops) >> 8}.${(2000 - maxForwardedHops) & 0xff}`,
+    );
+  });
+
   it('is the peer when a trusted proxy sends no X-Forwarded-For', () => {
     expect(clientAddressOf(request('10.0.0.2'), trusted)).toBe('10.0.0.2');
   });
@@ -48,6 +64,17 @@ describe('the counted bucket of an address', () => {
     expect(addressBucketOf('2001:0db8:0001:0002:ffff:0:0:9')).toBe('2001:db8:1:2::/64');
     expect(addressBucketOf('2001:db8::1')).toBe('2001:db8:0:0::/64');
     expect(addressBucketOf('::1')).toBe('0:0:0:0::/64');
+  });
+
+  it('is an IPv6 address its /48 when asked', () => {
+    expect(addressBucketOf('2001:db8:1:2:aaaa::1', 48)).toBe('2001:db8:1::/48');
+  });
+
+  it('behind NAT64 (64:ff9b::/96), is the IPv4 address the client has, in any writing of it', () => {
+    for (const address of ['64:ff9b::c000:221', '64:FF9B::C000:221', '64:ff9b:0:0:0:0:c000:221', '64:ff9b::192.0.2.33']) {
+      expect(addressBucketOf(address)).toBe('192.0.2.33');
+    }
+    expect(addressBucketOf('64:ff9b:1::c000:221')).toBe('64:ff9b:1:0::/64');
   });
 });
 

@@ -3,7 +3,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Route } from '../../contract/routes.ts';
-import { acceptedHeaderCount, createAuthenticator } from '../../proxy/auth/authenticate.ts';
+import { acceptedTokenCount, createAuthenticator } from '../../proxy/auth/authenticate.ts';
 import { loadConfig } from '../../proxy/config.ts';
 import { chooseEncoding } from '../../proxy/negotiation.ts';
 import type { Lookup } from '../../proxy/manifestIndex.ts';
@@ -44,19 +44,20 @@ describe('the resolved targets', () => {
   });
 });
 
-describe('the accepted API key headers', () => {
-  it(`are remembered as sent, at most ${acceptedHeaderCount} of them, and a key is still accepted once they are forgotten`, async () => {
+describe('the accepted API keys', () => {
+  it('are remembered by the token, however the header spells it, so no spelling makes room or pushes another key out', async () => {
     const key = 'a-test-key-of-sufficient-length';
-    const authenticate = await createAuthenticator({ auth: loadConfig({ API_KEYS: key }).auth });
-    const first = `Bearer ${key}`;
-    expect(authenticate.remembered(first)).toBeUndefined();
-    const principal = authenticate(first);
-    expect(authenticate.remembered(first)).toBe(principal);
-    // Every further spelling of the same header (more spaces) is another entry.
-    for (let spaces = 2; spaces <= acceptedHeaderCount + 1; spaces++) void authenticate(`Bearer${' '.repeat(spaces)}${key}`);
-    expect(authenticate.remembered(first)).toBeUndefined();
-    expect(authenticate(first)).toBe(principal);
-    expect(authenticate.remembered(first)).toBe(principal);
+    const other = 'another-key-of-sufficient-length';
+    const authenticate = await createAuthenticator({ auth: loadConfig({ API_KEYS: `${key},${other}` }).auth });
+    expect(authenticate.remembered(key)).toBeUndefined();
+    const principal = authenticate(`Bearer ${key}`);
+    const otherPrincipal = authenticate(`Bearer ${other}`);
+    expect(authenticate.remembered(key)).toBe(principal);
+    // Every further spelling of the same header (more spaces, another case of Bearer) is the same token.
+    for (let spaces = 2; spaces <= acceptedTokenCount + 1; spaces++) void authenticate(`${spaces % 2 === 0 ? 'bEaReR' : 'BEARER'}${' '.repeat(spaces)}${key}`);
+    expect(authenticate.remembered(key)).toBe(principal);
+    expect(authenticate.remembered(other)).toBe(otherPrincipal);
+    expect(authenticate(`bearer   ${other}  `)).toBe(otherPrincipal);
   });
 });
 

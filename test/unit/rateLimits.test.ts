@@ -3,6 +3,8 @@
  * shared between workers by the counts each sends the others (here, two limiters wired directly).
  */
 import { describe, expect, it } from 'vitest';
+import { answerGateRequests, ClusterFailureCounter, isGateRequest, LocalFailureCounter } from '../../proxy/auth/checkGate.ts';
+import { WindowCounter } from '../../proxy/auth/windowCounter.ts';
 import { SharedLimiter, isShareMessage, type RateLimitFields, type ShareMessage } from '../../proxy/rateLimits.ts';
 
 describe('one limiter', () => {
@@ -40,7 +42,7 @@ describe('admitting a token', () => {
     for (let count = 0; count < 5; count++) fields.push(await limiter.admit('k', refuse));
     expect(fields.map((field) => field.RateLimit.replace(/;t=\d+$/, ''))).toEqual(['"token";r=4', '"token";r=3', '"token";r=2', '"token";r=1', '"token";r=0']);
     expect(fields[1]?.['RateLimit-Policy']).toBe('"token";q=5;w=60');
-    await expect(limiter.admit('k', refuse)).rejects.toThrow('refused');
+    expect(() => limiter.admit('k', refuse)).toThrow('refused');
   });
 
   it('counts what other workers counted', async () => {
@@ -49,7 +51,7 @@ describe('admitting a token', () => {
     limiter.absorb([['k', 7]]);
     expect((await limiter.admit('k', refuse)).RateLimit).toMatch(/^"token";r=1;/);
     expect((await limiter.admit('k', refuse)).RateLimit).toMatch(/^"token";r=0;/);
-    await expect(limiter.admit('k', refuse)).rejects.toThrow('refused');
+    expect(() => limiter.admit('k', refuse)).toThrow('refused');
   });
 });
 
@@ -118,5 +120,86 @@ describe('the share message', () => {
     expect(isShareMessage({ rateLimitShare: { policy: 'other', counts: [] } })).toBe(false);
     expect(isShareMessage({ listening: 'http://x' })).toBe(false);
     expect(isShareMessage(null)).toBe(false);
+  });
+});
+
+describe('the counts in memory', () => {
+  it('hold at most their capacity of keys, however many distinct keys come, forgetting the longest unused', () => {
+    const counter = new WindowCounter({ points: 3, seconds: 60 }, 1000);
+    for (let index = 0; index < 472_000; index++) counter.add(`key-${index}`, 1);
+    expect(counter.size).toBe(1000);
+    expect(counter.peek('key-471999').count).toBe(1);
+    expect(counter.peek('key-0').count).toBe(0);
+  });
+
+  it('start a fresh window when the last one has ended, and never count below zero', () => {
+    let time = 0;
+    const counter = new WindowCounter({ points: 3, seconds: 60 }, 10, () => time);
+    expect(counter.add('a', 1)).toEqual({ count: 1, resetAt: 60_000 });
+    counter.add('a', -5);
+    expect(counter.peek('a').count).toBe(0);
+    counter.add('a', 2);
+    time = 60_000;
+    expect(counter.peek('a')).toEqual({ count: 0, resetAt: 120_000 });
+    expect(counter.add('a', 1)).toEqual({ count: 1, resetAt: 120_000 });
+  });
+
+  it('of invalid tokens per address stay bounded under a flood of addresses, and count IPv6 by its /48 once half full', () => {
+    const counter = new LocalFailureCounter({ points: 3, seconds: 60 }, 1000);
+    for (let index = 0; index < 472_000; index++) counter.reserve(`10.${(index >> 16) & 0xff}.${(index >> 8) & 0xff}.${index & 0xff}`);
+    expect(counter.size).toBe(1000);
+    // Full: a sweep through one /48's /64s is one key, and it runs out of budget.
+    const standings = Array.from({ length: 5 }, (_, index) => counter.reserve(`2001:db8:7:${index.toString(16)}::1`));
+    expect(standings.map((reservation) => reservation.key)).toEqual(Array.from({ length: 5 }, () => '2001:db8:7::/48'));
+    expect(standings.map((reservation) => reservation.standing.allowed)).toEqual([true, true, true, false, false]);
+  });
+
+  it('of invalid tokens per address take back a check that did not fail', () => {
+    const counter = new LocalFailureCounter({ points: 2, seconds: 60 }, 100);
+    const first = counter.reserve('192.0.2.1');
+    counter.refund(first.key);
+    expect(counter.reserve('192.0.2.1').standing.remaining).toBe(1);
+    expect(counter.reserve('2001:db8:1:2::5').key).toBe('2001:db8:1:2::/64');
+  });
+});
+
+describe('the budget of invalid tokens in a cluster', () => {
+  /** Two workers' counters wired to one primary, as supervisor.ts wires them; `sent` counts the messages to it. */
+  function cluster(points: number): { workers: ClusterFailureCounter[]; sent: () => number } {
+    const answer = answerGateRequests({ points, seconds: 60 });
+    let sent = 0;
+    const workers: ClusterFailureCounter[] = [];
+    for (let index = 0; index < 2; index++) {
+      const worker: ClusterFailureCounter = new ClusterFailureCounter({ points, seconds: 60 }, (request) => {
+        sent++;
+        if (isGateRequest(request)) queueMicrotask(() => answer(request, (reply) => worker.receive(reply)));
+      });
+      workers.push(worker);
+    }
+    return { workers, sent: () => sent };
+  }
+
+  it('is counted by the primary alone: checks made at once on both workers never overrun it', async () => {
+    const { workers } = cluster(3);
+    const reservations = await Promise.all(Array.from({ length: 10 }, (_, index) => workers[index % 2]?.reserve('192.0.2.9')));
+    expect(reservations.filter((reservation) => reservation?.standing.allowed)).toHaveLength(3);
+  });
+
+  it('costs no message for an address a worker found out of budget, until its window ends', async () => {
+    const { workers, sent } = cluster(1);
+    const [worker] = workers as [ClusterFailureCounter];
+    expect((await worker.reserve('192.0.2.10')).standing.allowed).toBe(true);
+    expect((await worker.reserve('192.0.2.10')).standing.allowed).toBe(false);
+    const before = sent();
+    for (let count = 0; count < 100; count++) expect((await worker.reserve('192.0.2.10')).standing.allowed).toBe(false);
+    expect(sent()).toBe(before);
+  });
+
+  it('takes back a refunded check at the primary', async () => {
+    const { workers } = cluster(1);
+    const [first, second] = workers as [ClusterFailureCounter, ClusterFailureCounter];
+    const reservation = await first.reserve('192.0.2.11');
+    first.refund(reservation.key);
+    expect((await second.reserve('192.0.2.11')).standing.allowed).toBe(true);
   });
 });
