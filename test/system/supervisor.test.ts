@@ -54,20 +54,32 @@ interface Primary {
  * process), on a fixed port: with PORT=0 workers started after all others died would get a new one.
  */
 async function startPrimary(distDir: string, settings: NodeJS.ProcessEnv = {}): Promise<Primary> {
-  const environment = { ...process.env, PORT: String(await freePort()), DIST_DIR: distDir, API_KEYS: testKey, WORKERS: '2', LOG_LEVEL: 'info', ...settings };
+  const primary = await spawnPrimary(distDir, settings);
+  await listening(primary);
+  return primary;
+}
+
+/** The primary started, not yet listening: its url is where it will listen. */
+async function spawnPrimary(distDir: string, settings: NodeJS.ProcessEnv = {}): Promise<Primary> {
+  const port = await freePort();
+  const environment = { ...process.env, PORT: String(port), DIST_DIR: distDir, API_KEYS: testKey, WORKERS: '2', LOG_LEVEL: 'info', ...settings };
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'proxy/main.ts')], { cwd: repoRoot, env: environment, stdio: 'pipe' });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk.toString()));
   child.stderr.on('data', (chunk) => (output += chunk.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
+  return { child, url: `http://127.0.0.1:${port}`, output: () => output };
+}
+
+/** Resolves once the service says it listens. */
+function listening(primary: Primary): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
     const check = (): void => {
-      const match = /listening on (http:\/\/\S+) /.exec(output);
-      if (match?.[1]) resolve(match[1]);
+      if (/listening on http:\/\/\S+ /.test(primary.output())) resolve();
     };
-    child.stdout.on('data', check);
-    child.once('exit', (code) => reject(new Error(`the service exited with ${code} before listening:\n${output}`)));
+    primary.child.stdout?.on('data', check);
+    primary.child.once('exit', (code) => reject(new Error(`the service exited with ${code} before listening:\n${primary.output()}`)));
+    check();
   });
-  return { child, url, output: () => output };
 }
 
 /** Waits until `count` workers other than `replaced` run under the primary. */
@@ -108,20 +120,36 @@ function printed(primary: Primary, text: string): Promise<void> {
   });
 }
 
-/** A static host over a build that can be taken down: every connection then dropped. */
-async function startOrigin(root: string): Promise<{ url: string; down: boolean; close(): Promise<void> }> {
-  const state = { down: false };
-  const server = http.createServer((request, response) => {
-    if (state.down) return request.socket.destroy();
+/**
+ * A static host over a build that can be taken down (every connection then dropped) or held (every
+ * request waits until release()).
+ */
+async function startOrigin(root: string) {
+  const state = { down: false, held: false };
+  const heldRequests: (() => void)[] = [];
+  const waiters: { count: number; resolve: () => void }[] = [];
+  const serve = (request: http.IncomingMessage, response: http.ServerResponse): void => {
+    if (state.down) return void request.socket.destroy();
     realpath(root)
       .then((dir) => readFile(path.join(dir, (request.url ?? '/').split('?')[0] ?? '/')))
       .then((body) => response.writeHead(200, { 'Content-Length': body.length }).end(body))
       .catch(() => response.writeHead(404).end());
+  };
+  const server = http.createServer((request, response) => {
+    if (!state.held) return serve(request, response);
+    heldRequests.push(() => serve(request, response));
+    for (const waiter of waiters.filter((candidate) => heldRequests.length >= candidate.count)) waiter.resolve();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return Object.assign(state, {
     url: `http://127.0.0.1:${port}/`,
+    /** Resolves once `count` requests are held. */
+    waiting: (count: number): Promise<void> => new Promise<void>((resolve) => (heldRequests.length >= count ? resolve() : waiters.push({ count, resolve }))),
+    release: (): void => {
+      state.held = false;
+      for (const answer of heldRequests.splice(0)) answer();
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -179,6 +207,38 @@ describe('the primary', () => {
       // Connections are dealt to both workers in turn: every answer is the saved body.
       for (let request = 0; request < 6; request++) expect(await ask()).toBe(200);
       expect(primary.output().match(/"event":"worker-exited"/g)).toHaveLength(1);
+    } finally {
+      primary.child.kill('SIGTERM');
+      await exitOf(primary.child);
+      await origin.close();
+    }
+  });
+
+  it('logs workers killed before any listened (as the kernel kills them out of memory) and starts others', { timeout: 60_000 }, async () => {
+    const distDir = await buildFixture();
+    const origin = await startOrigin(distDir);
+    // Every worker's start waits on the origin until it is let through: both are killed while waiting.
+    origin.held = true;
+    const primary = await spawnPrimary(distDir, { ORIGIN_URL: origin.url });
+    try {
+      await origin.waiting(2);
+      const first = await workersOf(primary, 2);
+      expect(primary.output()).not.toContain('listening on');
+      for (const pid of first) process.kill(pid, 'SIGKILL');
+      await printed(primary, '"signal":"SIGKILL"');
+      origin.release();
+      await listening(primary);
+      expect(await answersAgain(primary.url)).toBe(200);
+      const exits = primary
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('"event":"worker-exited"'))
+        .map((line) => JSON.parse(line) as { signal: string; msg: string });
+      expect(exits).toHaveLength(2);
+      for (const exit of exits) {
+        expect(exit.signal).toBe('SIGKILL');
+        expect(exit.msg).toMatch(/out of memory/);
+      }
     } finally {
       primary.child.kill('SIGTERM');
       await exitOf(primary.child);
