@@ -33,6 +33,7 @@ const outcomes: Readonly<Record<ErrorCode, { readonly status: number; readonly s
   ERR_NO_FILE: { status: 404, shown: true },
   ERR_PARAM_MISSING: { status: 400, shown: true },
   ERR_PARAM_REPEATED: { status: 400, shown: true },
+  ERR_PARAMS_TOO_MANY: { status: 400, shown: true },
   ERR_PARAM_INVALID: { status: 400, shown: true },
   ERR_LANGUAGE_UNAVAILABLE: { status: 400, shown: true },
   ERR_YEAR_OUT_OF_RANGE: { status: 404, shown: true },

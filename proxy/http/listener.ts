@@ -137,10 +137,13 @@ function answer(
       if (!found) throw notFound(route, given);
       resolved = targets.remember(target, route.languages ? resolveLanguage(route, route.languages, params, keys, found, store) : { route, found });
     }
-    const answered = resolved.languages ? chooseByAcceptLanguage(request.headers['accept-language'], resolved.languages) : undefined;
-    const found = answered?.found ?? resolved.found;
-    const language: Language | undefined = resolved.route.languages ? { tag: answered?.tag ?? resolved.language } : undefined;
-    return whenReady(deps.admission.admit(principal), (limits) => answerLookup(request, response, ids, cors, store, found, limits, state, deps, language));
+    const lookup = resolved;
+    return whenReady(deps.admission.admit(principal), (limits) => {
+      // Chosen once the request is let in: a refused one costs no header parsing.
+      const answered = lookup.languages ? chooseByAcceptLanguage(request.headers['accept-language'], lookup.languages) : undefined;
+      const language: Language | undefined = lookup.route.languages ? { tag: answered?.tag ?? lookup.language } : undefined;
+      return answerLookup(request, response, ids, cors, store, answered?.found ?? lookup.found, limits, state, deps, language);
+    });
   });
 }
 

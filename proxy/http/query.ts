@@ -14,11 +14,26 @@ export function echo(value: string): string {
 }
 
 /**
+ * The most parameters a query may have: every operation takes at most four, and a query with
+ * thousands would cost a request thousands of times the work of one.
+ */
+export const maxQueryParams = 32;
+
+/**
  * Query parameters by lower-cased name, as ASP.NET-style clients send `countryid` or `CountryId`.
  * A query with nothing to decode (no `%`, no `+`: nearly all of them) is split by hand; any other
  * goes through URLSearchParams, so values always decode exactly as the WHATWG URL standard says.
+ * A query of more than maxQueryParams parameters is refused before any is read.
  */
 export function collectParams(query: string): Map<string, string[]> {
+  for (let count = 1, separator = query.indexOf('&'); separator !== -1; count++, separator = query.indexOf('&', separator + 1)) {
+    if (count === maxQueryParams) {
+      throw new ServiceError(
+        'ERR_PARAMS_TOO_MANY',
+        `The query has more than ${maxQueryParams} parameters: send only the operation's own (see /docs), each once.`,
+      );
+    }
+  }
   const params = new Map<string, string[]>();
   if (query.includes('%') || query.includes('+')) {
     for (const [name, value] of new URLSearchParams(query)) addParam(params, name, value);

@@ -1,5 +1,6 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { maxQueryParams } from '../../proxy/http/query.ts';
 import { recordTypes, routes, type RecordType } from '../../contract/routes.ts';
 import type { RunningServer } from '../../proxy/http/server.ts';
 import { buildFixture, fixtureRecords, itemAt, pick, startProxy, testKey, without, type FixtureRecord } from '../support/service.ts';
@@ -153,6 +154,17 @@ describe('lookups that forgive', () => {
     }
     const holidays = await call(`${address}/countryholiday/getbycountryid?countryid=${tr.id}&year=2024`);
     expect(holidays.envelope.body).toHaveLength(5);
+  });
+
+  it(`refuses a query of more than ${maxQueryParams} parameters before reading any, and takes up to that many`, async () => {
+    const tr = country('TR');
+    const extra = (count: number): string => Array.from({ length: count }, (_, index) => `&x${index}=1`).join('');
+    expect((await call(`${address}/stateprovince/getbycountryid?countryid=${tr.id}${extra(maxQueryParams - 1)}`)).status).toBe(200);
+    for (const count of [maxQueryParams, 2000]) {
+      const reply = await call(`${address}/stateprovince/getbycountryid?countryid=${tr.id}${extra(count)}`);
+      expect(reply.status).toBe(400);
+      expect(reply.envelope.header.message).toBe(`The query has more than ${maxQueryParams} parameters: send only the operation's own (see /docs), each once.`);
+    }
   });
 
   it('accepts upper-case UUIDs, braces, and paths in any letter case', async () => {

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { languageKey } from '../../contract/keys.ts';
 import type { Lookup } from '../../proxy/manifestIndex.ts';
-import { chooseByAcceptLanguage, parseAcceptLanguage } from '../../proxy/http/languages.ts';
+import { acceptLanguageBounds, chooseByAcceptLanguage, parseAcceptLanguage } from '../../proxy/http/languages.ts';
 import type { LanguageBodies } from '../../proxy/http/targets.ts';
 
 const keyOf = (raw: string): string | undefined => {
@@ -78,5 +78,33 @@ describe('Accept-Language', () => {
     expect(chosen('en', germany)).toBe('de');
     const nameless: LanguageBodies = [{ found: lookup('empty') }];
     expect(chooseByAcceptLanguage('en', nameless)).toEqual({ found: lookup('empty') });
+  });
+});
+
+describe('a long Accept-Language', () => {
+  // 1,500 elements in 15,000 characters, as a client may send one.
+  const long = Array.from({ length: 1500 }, (_, index) => `en;q=0.${String(index % 1000).padStart(3, '0')}`)
+    .join(',')
+    .slice(0, 15_000);
+
+  it(`is read only as far as its first ${acceptLanguageBounds.elements} elements in ${acceptLanguageBounds.characters} characters`, () => {
+    expect(parseAcceptLanguage(long).length).toBeLessThanOrEqual(acceptLanguageBounds.elements);
+    const padded = `${Array.from({ length: acceptLanguageBounds.elements }, () => 'xx').join(',')},en`;
+    expect(parseAcceptLanguage(padded).map((range) => range.key)).not.toContain('en');
+    expect(chosen(padded)).toBe('tr');
+  });
+
+  it('still chooses by what it reads', () => {
+    expect(chosen(`en, ${long}`)).toBe('en');
+  });
+});
+
+describe('Accept-Language headers seen before', () => {
+  it('are answered the same, and right for any number of distinct headers', () => {
+    for (let round = 0; round < 2; round++) {
+      for (let index = 0; index < 600; index++) {
+        expect(chosen(`en;q=0.${index % 2 === 0 ? 9 : 1}, tr;q=0.5, x-${index}`)).toBe(index % 2 === 0 ? 'en' : 'tr');
+      }
+    }
   });
 });

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { Route } from '../../contract/routes.ts';
 import { acceptedTokenCount, createAuthenticator } from '../../proxy/auth/authenticate.ts';
 import { loadConfig } from '../../proxy/config.ts';
-import { chooseEncoding } from '../../proxy/negotiation.ts';
+import { chooseEncoding, listHeaderBounds, matchesIfNoneMatch } from '../../proxy/negotiation.ts';
 import type { Lookup } from '../../proxy/manifestIndex.ts';
 import { maxRememberedTarget, rememberedTargets, TargetMemo, type ResolvedTarget } from '../../proxy/http/targets.ts';
 import type { BodyStore } from '../../proxy/store.ts';
@@ -75,5 +75,18 @@ describe('the chosen content codings', () => {
       expect(chooseEncoding(`br;q=${q}, gzip;q=0.5`)).toBe(Number(q) > 0.5 ? 'br' : 'gzip');
     }
     expect(chooseEncoding(`gzip;q=0, br;q=0, ${'x'.repeat(300)}`)).toBe('identity');
+  });
+});
+
+describe('long list headers', () => {
+  const padding = (count: number): string => Array.from({ length: count }, (_, index) => `x-coding-${index}`).join(', ');
+
+  it(`are read only as far as their first ${listHeaderBounds.elements} elements in ${listHeaderBounds.characters} characters`, () => {
+    expect(chooseEncoding(`${padding(listHeaderBounds.elements - 1)}, gzip`)).toBe('gzip');
+    expect(chooseEncoding(`${padding(listHeaderBounds.elements)}, gzip`)).toBe('identity');
+    expect(chooseEncoding(`${'x'.repeat(listHeaderBounds.characters)}, gzip`)).toBe('identity');
+    const tags = (count: number): string => Array.from({ length: count }, (_, index) => `"tag-${index}"`).join(', ');
+    expect(matchesIfNoneMatch(`${tags(listHeaderBounds.elements - 1)}, "wanted"`, '"wanted"')).toBe(true);
+    expect(matchesIfNoneMatch(`${tags(2000)}, "wanted"`, '"wanted"')).toBe(false);
   });
 });
