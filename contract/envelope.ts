@@ -11,8 +11,33 @@ import { randomUUID } from 'node:crypto';
 /** Client-sent values a message repeats are cut to this many characters, so a huge input cannot inflate an answer. */
 export const maxEchoLength = 80;
 
-/** A client-sent value as a message may repeat it: at most maxEchoLength characters, then `…`. */
+/**
+ * Characters that are invisible or reorder the text around them: C1 controls, bidirectional
+ * controls (U+202E turns `gpj.exe` into what reads as `exe.jpg`), zero-width characters, line and
+ * paragraph separators, the byte order mark. JSON escapes C0 controls itself, none of these.
+ */
+const invisible = /[\u0080-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
+
+/**
+ * A client-sent value as a message may repeat it: at most maxEchoLength characters, then `…`, with
+ * every invisible or reordering character written out as `\uXXXX`, so that a message always reads
+ * as what the client sent.
+ */
 export function cutEcho(value: string): string {
+  return escapeInvisible(cut(value));
+}
+
+/** cutEcho's value in double quotes, as a JSON string: how a message quotes a value the client sent. */
+export function quoteEcho(value: string): string {
+  return escapeInvisible(JSON.stringify(cut(value)));
+}
+
+function escapeInvisible(text: string): string {
+  return text.replace(invisible, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** At most maxEchoLength characters, then `…`. */
+function cut(value: string): string {
   if (value.length <= maxEchoLength) return value;
   // Never end on the first half of a surrogate pair: half a character is not text.
   const last = value.charCodeAt(maxEchoLength - 1);

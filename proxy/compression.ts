@@ -216,6 +216,11 @@ function encoded(chunks: readonly Buffer[], coding: ContentCoding): EncodedBody 
   return { chunks, length: chunks.reduce((sum, chunk) => sum + chunk.length, 0), coding };
 }
 
+/** The coding encodeResponse answers a response of `length` bytes in, for `wanted` (short ones go as they are). */
+export function codingOf(wanted: ContentCoding, length: number): ContentCoding {
+  return length < compressionMinBytes ? 'identity' : wanted;
+}
+
 /**
  * The response body `head + body + tail` in the wanted coding. `etag` names the body (and so its
  * cached compression); `head` and `tail` must be ASCII, and `head` under 64 KiB (one stored block).

@@ -16,15 +16,33 @@ function boundedElements(header: string): string[] {
   return header.slice(0, listHeaderBounds.characters).split(',', listHeaderBounds.elements);
 }
 
-/** If-None-Match uses weak comparison: `W/"x"` matches `"x"`; `*` matches any current body. */
+/**
+ * If-None-Match uses weak comparison: `W/"x"` matches `"x"`; `*` matches any current body. The tag
+ * of a body matches in any of its content codings (codedEtag): each is the same content.
+ */
 export function matchesIfNoneMatch(header: string | undefined, etag: string): boolean {
   if (header === undefined) return false;
   if (header.trim() === '*') return true;
   for (const candidate of boundedElements(header)) {
-    const tag = candidate.trim();
-    if ((tag.startsWith('W/') ? tag.slice(2) : tag) === etag) return true;
+    const trimmed = candidate.trim();
+    const tag = trimmed.startsWith('W/') ? trimmed.slice(2) : trimmed;
+    if (tag === etag) return true;
+    if (tag.length === etag.length + codingSuffixLength && tag.startsWith(etag.slice(0, -1)) && codedSuffixes.has(tag.slice(etag.length - 1))) return true;
   }
   return false;
+}
+
+/** What a coded representation's tag ends with: its coding before the closing quote. */
+const codedSuffixes = new Set(['-gz"', '-br"']);
+const codingSuffixLength = 3;
+
+/**
+ * The strong ETag of a body in a content coding (RFC 9110 §8.8.3: representations that differ in
+ * their coding must not share one): `"<tag>-gz"` for gzip, `"<tag>-br"` for brotli, the body's own
+ * for identity.
+ */
+export function codedEtag(etag: string, coding: ContentCoding): string {
+  return coding === 'identity' ? etag : `${etag.slice(0, -1)}-${coding === 'gzip' ? 'gz' : 'br'}"`;
 }
 
 export type ContentCoding = 'br' | 'gzip' | 'identity';

@@ -20,7 +20,7 @@ import {
 import { sha256 } from './apiKeys.ts';
 import { challenge, type Principal } from './principal.ts';
 import { ConfigError, type JwtConfig } from '../config.ts';
-import { cutEcho } from '../../contract/envelope.ts';
+import { cutEcho, quoteEcho } from '../../contract/envelope.ts';
 import { ServiceError } from '../../contract/errors.ts';
 
 const hmacAlgorithms = ['HS256', 'HS384', 'HS512'];
@@ -95,7 +95,7 @@ function invalidToken(message: string): ServiceError {
 }
 
 /** A value from the token as a message repeats it: a string quoted, anything else as JSON; cut either way. */
-const echoClaim = (value: unknown): string => (typeof value === 'string' ? JSON.stringify(cutEcho(value)) : cutEcho(JSON.stringify(value) ?? String(value)));
+const echoClaim = (value: unknown): string => (typeof value === 'string' ? quoteEcho(value) : cutEcho(JSON.stringify(value) ?? String(value)));
 
 /**
  * The largest NumericDate a Date can hold (±8.64e15 ms, ECMA-262 §21.4.1.1), in seconds. JSON has

@@ -11,10 +11,10 @@ import { findRoute, routeParts, routes, type Route } from '../../contract/routes
 import type { Admission } from '../auth/admission.ts';
 import { authorize } from '../auth/authenticate.ts';
 import type { Config } from '../config.ts';
-import { encodeResponse } from '../compression.ts';
+import { codingOf, encodeResponse } from '../compression.ts';
 import { requestLineWriter, type Logger } from '../log.ts';
 import { noMetrics, type Metrics } from '../metrics.ts';
-import { chooseEncoding, corsHeaders, matchesIfNoneMatch, noCorsHeaders, preflightHeaders, type CorsPolicy } from '../negotiation.ts';
+import { chooseEncoding, codedEtag, corsHeaders, matchesIfNoneMatch, noCorsHeaders, preflightHeaders, type CorsPolicy } from '../negotiation.ts';
 import type { Lookup } from '../manifestIndex.ts';
 import type { RateLimitFields } from '../rateLimits.ts';
 import type { BodyStore } from '../store.ts';
@@ -185,8 +185,12 @@ function answerLookup(
     headers.Vary = languageVary;
     if (language.tag !== undefined) headers['Content-Language'] = language.tag;
   }
-  if (matchesIfNoneMatch(request.headers['if-none-match'], entry.etag)) return sendNotModified(response, headers);
   const encoding = method === 'GET' ? chooseEncoding(request.headers['accept-encoding']) : 'identity';
+  if (matchesIfNoneMatch(request.headers['if-none-match'], entry.etag)) {
+    const head = successHead(globalId);
+    headers.ETag = codedEtag(entry.etag, codingOf(encoding, head.length + entry.size + successTail.length));
+    return sendNotModified(response, headers);
+  }
   const cached = store.cached(entry);
   deps.metrics.bodyCache(cached !== undefined);
   return whenReady(cached ?? store.read(file, entry), (body) =>

@@ -5,8 +5,8 @@
 import type http from 'node:http';
 import { ServiceError } from '../../contract/errors.ts';
 import { docsPageSecurityHeaders, publicCacheControl, publicFileSecurityHeaders } from '../../contract/http.ts';
-import { encodeResponse } from '../compression.ts';
-import { chooseEncoding, matchesIfNoneMatch } from '../negotiation.ts';
+import { codingOf, encodeResponse } from '../compression.ts';
+import { chooseEncoding, codedEtag, matchesIfNoneMatch } from '../negotiation.ts';
 import type { BodyStore } from '../store.ts';
 import { echo } from './query.ts';
 import { sendEncoded, sendNotModified } from './respond.ts';
@@ -30,7 +30,10 @@ export async function answerPublicFile(
   if (!entry) throw new ServiceError('ERR_NO_FILE', `No file at ${echo(`/${file}`)}: the documentation is at /docs and /openapi.json.`);
   const security = entry.contentType.startsWith('text/html') ? docsPageSecurityHeaders : publicFileSecurityHeaders;
   const headers: http.OutgoingHttpHeaders = { ETag: entry.etag, 'Cache-Control': publicCacheControl, ...security, ...common };
-  if (matchesIfNoneMatch(request.headers['if-none-match'], entry.etag)) return sendNotModified(response, headers);
   const wanted = method === 'GET' ? chooseEncoding(request.headers['accept-encoding']) : 'identity';
+  if (matchesIfNoneMatch(request.headers['if-none-match'], entry.etag)) {
+    headers.ETag = codedEtag(entry.etag, codingOf(wanted, entry.size));
+    return sendNotModified(response, headers);
+  }
   sendEncoded(response, method, entry.contentType, headers, await encodeResponse('', await store.read(file, entry), '', entry.etag, wanted));
 }

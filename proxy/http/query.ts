@@ -2,7 +2,7 @@
  * From a request's query to the route's lookup keys (contract/keys.ts), or the failure that says
  * which parameter is wrong and how to write it.
  */
-import { cutEcho } from '../../contract/envelope.ts';
+import { quoteEcho } from '../../contract/envelope.ts';
 import { ServiceError } from '../../contract/errors.ts';
 import { expectedForms, normaliseKey } from '../../contract/keys.ts';
 import { recordLabels, type Route } from '../../contract/routes.ts';
@@ -10,7 +10,7 @@ import type { BodyStore } from '../store.ts';
 
 /** A client-sent value as a message quotes it: JSON-quoted, cut to a bounded length. */
 export function echo(value: string): string {
-  return JSON.stringify(cutEcho(value));
+  return quoteEcho(value);
 }
 
 /**

@@ -5,6 +5,7 @@
 import type http from 'node:http';
 import { jsonType } from '../../contract/http.ts';
 import type { EncodedBody } from '../compression.ts';
+import { codedEtag } from '../negotiation.ts';
 
 export function send(response: http.ServerResponse, method: string, status: number, headers: http.OutgoingHttpHeaders, body: Buffer): void {
   response.writeHead(status, { 'Content-Type': jsonType, 'Content-Length': body.length, ...headers });
@@ -25,7 +26,11 @@ export function sendEncoded(
   // The request's own headers object, completed here rather than copied.
   headers['Content-Type'] = contentType;
   headers['Content-Length'] = length;
-  if (coding !== 'identity') headers['Content-Encoding'] = coding;
+  if (coding !== 'identity') {
+    headers['Content-Encoding'] = coding;
+    // A coded representation has a tag of its own (RFC 9110 §8.8.3).
+    if (typeof headers.ETag === 'string') headers.ETag = codedEtag(headers.ETag, coding);
+  }
   response.writeHead(200, headers);
   if (method === 'HEAD') return void response.end();
   const last = chunks.length - 1;

@@ -177,6 +177,27 @@ describe('compressed envelopes over HTTP', () => {
     });
   }
 
+  it('gives each coding of a body a strong ETag of its own, and revalidates any of them with 304', async () => {
+    const tags = new Map<string, string>();
+    for (const coding of ['identity', 'gzip', 'br']) tags.set(coding, String((await get(largeList, coding)).headers.etag));
+    expect(new Set(tags.values()).size).toBe(3);
+    const identity = tags.get('identity') as string;
+    expect(tags.get('gzip')).toBe(`${identity.slice(0, -1)}-gz"`);
+    expect(tags.get('br')).toBe(`${identity.slice(0, -1)}-br"`);
+    for (const [coding, tag] of tags) {
+      const response = await request(`${proxy.url}${largeList}`, {
+        headers: { Authorization: `Bearer ${testKey}`, 'Accept-Encoding': coding, 'If-None-Match': tag },
+      });
+      await response.body.dump();
+      expect(response.statusCode, coding).toBe(304);
+      // The 304 names the representation a 200 would have sent.
+      expect(response.headers.etag, coding).toBe(tag);
+    }
+    // A body too short to compress has one representation, one tag.
+    const small = await Promise.all(['identity', 'gzip'].map(async (coding) => (await get('/addressmanagement/api/region/getall', coding)).headers.etag));
+    expect(small[0]).toBe(small[1]);
+  });
+
   it('compresses a list once for brotli however many clients ask for it', async () => {
     const before = brotliCompressions();
     await Promise.all(Array.from({ length: 8 }, () => get(largeList, 'br')));

@@ -156,6 +156,13 @@ describe('lookups that forgive', () => {
     expect(holidays.envelope.body).toHaveLength(5);
   });
 
+  it('writes out invisible and reordering characters a message repeats, so it reads as what was sent', async () => {
+    const reply = await call(`${address}/country/getbyname?name=${encodeURIComponent('abc\u202egpj.exe\u200b')}`);
+    expect(reply.status).toBe(404);
+    expect(reply.envelope.header.message).toContain('"abc\\u202egpj.exe\\u200b"');
+    expect(reply.envelope.header.message).not.toMatch(/[\u202e\u200b]/);
+  });
+
   it(`refuses a query of more than ${maxQueryParams} parameters before reading any, and takes up to that many`, async () => {
     const tr = country('TR');
     const extra = (count: number): string => Array.from({ length: count }, (_, index) => `&x${index}=1`).join('');
