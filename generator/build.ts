@@ -20,7 +20,9 @@ import type { Manifest } from '../contract/manifest.ts';
 import { BuildError } from './errors.ts';
 import { readInputs } from './load.ts';
 import { readSummary } from './summary.ts';
-import type { WrittenBuild } from './write.ts';
+import { buildsRootOf } from '../contract/builds.ts';
+import { withBuildLock } from './buildLock.ts';
+import { repairPointer, type WrittenBuild } from './write.ts';
 
 export interface BuildOptions {
   readonly dataDir: string;
@@ -99,7 +101,15 @@ async function currentManifest(distDir: string, manifestFileName: string): Promi
   }
 }
 
-export async function buildDist({ dataDir, distDir, force = false, keepBuilds = defaultKeepBuilds }: BuildOptions): Promise<BuildSummary> {
+/**
+ * Builds dist/ from the data, holding the dist's build lock (buildLock.ts) throughout: a second
+ * build or a rollback started meanwhile is refused.
+ */
+export async function buildDist(options: BuildOptions): Promise<BuildSummary> {
+  return withBuildLock(buildsRootOf(options.distDir), 'build', () => buildLocked(options));
+}
+
+async function buildLocked({ dataDir, distDir, force = false, keepBuilds = defaultKeepBuilds }: BuildOptions): Promise<BuildSummary> {
   const inputs = await readInputs(dataDir);
   const inputsVersion = createHash('sha256')
     .update(inputs.dataVersion)
@@ -109,6 +119,8 @@ export async function buildDist({ dataDir, distDir, force = false, keepBuilds = 
   const summary = await readSummary(distDir);
   if (summary && summary.inputsVersion === inputsVersion && !force) {
     const { buildId, dataVersion, counts, ambiguous, files, bytes } = summary;
+    // A build made before the pointer was a link through dist gets its id file and the link.
+    await repairPointer(distDir, buildId);
     return { buildDir: await realpath(distDir), files, bytes, buildId, dataVersion, counts, ambiguous, upToDate: true };
   }
   // Loaded only for a real build, so that a no-op rebuild starts quickly.
@@ -120,7 +132,7 @@ export async function buildDist({ dataDir, distDir, force = false, keepBuilds = 
     { countRecords, indexData },
     { buildOpenApiDocument },
     { validateData, validateSettings },
-    { buildsRootOf, writeDist },
+    { writeDist },
     { buildExports },
     { buildChangeLists, keptBuilds },
     { validateSources },
@@ -181,6 +193,26 @@ export async function buildDist({ dataDir, distDir, force = false, keepBuilds = 
   return { ...written, buildId, dataVersion: loaded.dataVersion, counts, ambiguous: ambiguous.length, upToDate: false };
 }
 
+/** What the disk or the system refused, as one line an operator can act on. */
+const systemFailures: Readonly<Record<string, string>> = {
+  ENOSPC: 'the disk is full: free space (old builds are in .dist-builds/, KEEP_BUILDS keeps fewer) and build again',
+  EDQUOT: 'the disk quota is used up: free space and build again',
+  EACCES: 'permission denied: run the build as the user that owns the dist directory',
+  EPERM: 'operation not permitted: run the build as the user that owns the dist directory',
+  EROFS: 'the file system is read-only',
+  EMFILE: 'too many open files: raise the limit (ulimit -n) and build again',
+  EIO: 'the disk reported an I/O error',
+};
+
+/** A failed build's message: a BuildError's problems, a system error in one line, anything else with its stack. */
+export function describeBuildFailure(error: unknown): string {
+  if (error instanceof BuildError) return error.message;
+  const { code, path: where } = error as NodeJS.ErrnoException;
+  const advice = code === undefined ? undefined : systemFailures[code];
+  if (advice) return `build failed, dist/ left as it was: ${advice} (${code}${where ? ` at ${where}` : ''})`;
+  return error instanceof Error ? (error.stack ?? error.message) : String(error);
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -224,7 +256,7 @@ async function main(): Promise<void> {
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   main().catch((error: unknown) => {
-    console.error(error instanceof BuildError ? error.message : error);
+    console.error(describeBuildFailure(error));
     process.exitCode = 1;
   });
 }

@@ -2,21 +2,25 @@
  * Write: every body and public file into a fresh build directory, the manifest last, then one
  * atomic swap.
  *
- * `dist` is a symbolic link to `.dist-builds/<buildId>/`. A new build is written beside the old one
- * and the link is replaced with rename(2), which is atomic: a reader (the proxy, nginx) sees the
- * old build or the new one, never a half-written mix, and a failed build leaves `dist` untouched.
- * The previous build is kept so that a proxy still reading it is not cut off.
+ * `dist` is a symbolic link to `.dist-builds/<buildId>/` (contract/builds.ts). A new build is
+ * written beside the old one and the link is replaced with rename(2), which is atomic: a reader
+ * (the proxy, nginx) sees the old build or the new one, never a half-written mix, and a failed
+ * build leaves `dist` untouched. The origin's pointer (`builds/current.json`) is the build's own
+ * `build.json` read through that link, so the same rename moves it: no crash can leave the two
+ * naming different builds.
  *
  * A body the previous build already holds with the same ETag is hard-linked from it instead of
  * written again: a rebuild after a small data change writes only what changed. Within a build, a
  * body already written under another key (a country by id, by code and by each of its names) is a
  * hard link to it: one copy on disk.
  *
- * Builds older than the previous one are removed, except the `exports/` of those the build keeps
- * for its change lists (changes.ts): a few megabytes each, mostly hard links to one another.
+ * Whole builds are kept (KEEP_BUILDS, for change lists and rollbacks), and so is any build a proxy
+ * reading from this disk has named in `.dist-builds/.readers/`; everything else is pruned.
  */
-import { link, lstat, mkdir, readdir, readlink, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { link, lstat, mkdir, readdir, readFile, readlink, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { buildIdFileName, buildsRootOf, readerLeaseSchema, readersDirOf } from '../contract/builds.ts';
 import { computeEtag, currentBuildFile, manifestFileName, type CurrentBuild, type Manifest } from '../contract/manifest.ts';
 import { summaryFileName, type BuildSummaryFile } from './summary.ts';
 
@@ -43,11 +47,7 @@ export interface WrittenBuild {
   readonly bytes: number;
 }
 
-/** Where the builds behind a dist link live: `dist` → `.dist-builds/`. */
-export function buildsRootOf(distDir: string): string {
-  const absolute = path.resolve(distDir);
-  return path.join(path.dirname(absolute), `.${path.basename(absolute)}-builds`);
-}
+export { buildsRootOf };
 
 /** The build the dist link points at now, whose unchanged bodies a new build links to. */
 interface PreviousBuild {
@@ -142,39 +142,90 @@ async function currentTarget(distDir: string): Promise<string | undefined> {
 /** The pointer's name inside the builds root, which an origin serves as `builds/`. */
 const currentBuildName = path.basename(currentBuildFile);
 
-/**
- * Names the build being served in `<buildsRoot>/current.json` (served as `builds/current.json`),
- * written beside and renamed over the old one: a build-scoped origin switches when this changes.
- */
-async function writeCurrentBuild(buildsRoot: string, buildId: string): Promise<void> {
+/** A build's own id file: the content the origin's pointer answers while it is current. */
+export function buildIdFile(buildId: string): string {
   const pointer: CurrentBuild = { buildId };
-  const partial = path.join(buildsRoot, `.${currentBuildName}.${process.pid}.partial`);
-  await writeFile(partial, `${JSON.stringify(pointer)}\n`);
-  await rename(partial, path.join(buildsRoot, currentBuildName));
+  return `${JSON.stringify(pointer)}\n`;
+}
+
+/**
+ * Makes `<buildsRoot>/current.json` the fixed link to `dist/build.json` (served as
+ * `builds/current.json`), replacing a file or link of another kind atomically; a link already right
+ * is left alone. It never changes with a build: moving `dist` moves what it names.
+ */
+export async function linkPointer(distDir: string): Promise<void> {
+  const buildsRoot = buildsRootOf(distDir);
+  const pointer = path.join(buildsRoot, currentBuildName);
+  const target = path.join('..', path.basename(path.resolve(distDir)), buildIdFileName);
+  if ((await readlink(pointer).catch(() => undefined)) === target) return;
+  const fresh = `${pointer}.${process.pid}.partial`;
+  await rm(fresh, { force: true });
+  await symlink(target, fresh);
+  await rename(fresh, pointer);
+}
+
+/**
+ * For a build made before builds carried their id file: writes it, then the pointer link. A no-op
+ * when both are there.
+ */
+export async function repairPointer(distDir: string, buildId: string): Promise<void> {
+  const idFile = path.join(distDir, buildIdFileName);
+  if ((await readFile(idFile, 'utf8').catch(() => undefined)) !== buildIdFile(buildId)) await writeFile(idFile, buildIdFile(buildId));
+  await linkPointer(distDir);
 }
 
 /** Points `distDir` at `buildDir` atomically: a new link is made beside it and renamed over it. */
-async function swapLink(distDir: string, buildDir: string): Promise<void> {
+export async function swapLink(distDir: string, buildDir: string): Promise<void> {
   const link = `${distDir}.swap-${process.pid}`;
   await rm(link, { force: true });
   await symlink(path.relative(path.dirname(distDir), buildDir), link, 'dir');
   await rename(link, distDir);
 }
 
+/** Whether a process on this host is running. */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /**
- * Removes builds other than the current and the previous one, and leftovers of failed builds; of
- * the builds in `keepExports`, everything but their `exports/`.
+ * The build directories proxies on this disk read now (their leases), the leases of processes
+ * gone from this host removed on the way. A lease of another host is trusted as it is.
  */
-async function pruneBuilds(buildsRoot: string, keep: readonly (string | undefined)[], keepExports: readonly string[]): Promise<void> {
-  for (const entry of await readdir(buildsRoot)) {
-    const full = path.join(buildsRoot, entry);
-    if (keep.includes(full) || entry === currentBuildName) continue;
-    if (!keepExports.includes(full)) {
-      await rm(full, { recursive: true, force: true });
+export async function leasedBuilds(buildsRoot: string): Promise<Set<string>> {
+  const readers = readersDirOf(buildsRoot);
+  const leased = new Set<string>();
+  for (const name of await readdir(readers).catch(() => [] as string[])) {
+    const file = path.join(readers, name);
+    const lease = readerLeaseSchema.safeParse(await readFile(file, 'utf8').then(JSON.parse, () => undefined));
+    if (!lease.success) continue;
+    if (lease.data.host === hostname() && !isAlive(lease.data.pid)) {
+      await rm(file, { force: true });
       continue;
     }
-    for (const part of await readdir(full)) if (part !== 'exports') await rm(path.join(full, part), { recursive: true, force: true });
+    leased.add(path.resolve(lease.data.buildDir));
   }
+  return leased;
+}
+
+/**
+ * Removes every build and leftover but the builds in `keep`, those a proxy holds a lease on, and
+ * the pointer, the leases and the lock.
+ */
+export async function pruneBuilds(buildsRoot: string, keep: readonly (string | undefined)[]): Promise<string[]> {
+  const leased = await leasedBuilds(buildsRoot);
+  const removed: string[] = [];
+  for (const entry of await readdir(buildsRoot)) {
+    const full = path.join(buildsRoot, entry);
+    if (keep.includes(full) || leased.has(full) || entry === currentBuildName || entry.startsWith('.')) continue;
+    await rm(full, { recursive: true, force: true });
+    removed.push(entry);
+  }
+  return removed;
 }
 
 export async function writeDist(
@@ -184,8 +235,8 @@ export async function writeDist(
   publicFiles: ReadonlyMap<string, PublicFile> = new Map(),
   previousManifest?: Manifest,
   downloads: ReadonlyMap<string, DownloadFile> = new Map(),
-  /** Older builds whose exports are kept (their directories); the previous build is kept whole anyway. */
-  keepExports: readonly string[] = [],
+  /** Older builds kept whole (their directories), besides the new one and the one it replaces. */
+  keep: readonly string[] = [],
 ): Promise<WrittenBuild> {
   const absoluteDist = path.resolve(distDir);
   const buildsRoot = buildsRootOf(absoluteDist);
@@ -210,14 +261,15 @@ export async function writeDist(
       bytes: Object.values(files).reduce((sum, entry) => sum + entry.size, 0),
     };
     await writeFile(path.join(partialDir, summaryFileName), `${JSON.stringify(summary, null, 2)}\n`);
+    await writeFile(path.join(partialDir, buildIdFileName), buildIdFile(manifest.buildId));
     await rename(partialDir, buildDir);
   } catch (error) {
     await rm(partialDir, { recursive: true, force: true });
     throw error;
   }
   const previous = await currentTarget(absoluteDist);
+  await linkPointer(absoluteDist);
   await swapLink(absoluteDist, buildDir);
-  await writeCurrentBuild(buildsRoot, manifest.buildId);
-  await pruneBuilds(buildsRoot, [buildDir, previous], keepExports);
+  await pruneBuilds(buildsRoot, [buildDir, previous, ...keep]);
   return { buildDir, files: bodies.size, bytes: Object.values(files).reduce((sum, entry) => sum + entry.size, 0) };
 }

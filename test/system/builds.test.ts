@@ -1,0 +1,114 @@
+/**
+ * Keeping builds safe: the origin's pointer moves with the dist link in one rename, one build at a
+ * time per dist, a failed build says in one line what the disk refused, and no build a proxy reads
+ * is pruned.
+ */
+import { spawnSync } from 'node:child_process';
+import { hostname } from 'node:os';
+import { mkdir, readdir, readFile, readlink, realpath, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { buildsRootOf, readerLeaseName, readersDirOf } from '../../contract/builds.ts';
+import { buildDist, describeBuildFailure } from '../../generator/build.ts';
+import { BuildError } from '../../generator/errors.ts';
+import { swapLink } from '../../generator/write.ts';
+import { copyFixture, fixtureData, tempDir } from '../support/service.ts';
+
+const pointerOf = async (distDir: string): Promise<string> =>
+  (JSON.parse(await readFile(path.join(buildsRootOf(distDir), 'current.json'), 'utf8')) as { buildId: string }).buildId;
+const buildIdOf = async (distDir: string): Promise<string> => path.basename(await realpath(distDir));
+const newDist = async (): Promise<string> => path.join(await tempDir(), 'dist');
+
+/** The pid of a process that has exited: no process has it now (until the system reuses it). */
+function deadPid(): number {
+  const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+  return Number(child.stdout);
+}
+
+describe('the origin pointer', () => {
+  it('moves with the dist link in the same rename, whatever moves the link', async () => {
+    const distDir = await newDist();
+    await buildDist({ dataDir: fixtureData, distDir, keepBuilds: 3 });
+    const first = await buildIdOf(distDir);
+    await buildDist({ dataDir: fixtureData, distDir, force: true, keepBuilds: 3 });
+    const second = await buildIdOf(distDir);
+    expect(await pointerOf(distDir)).toBe(second);
+    // The link moved by itself (as a crash right after a rename would leave it): the pointer has moved too.
+    await swapLink(path.resolve(distDir), path.join(buildsRootOf(distDir), first));
+    expect(await pointerOf(distDir)).toBe(first);
+    expect(await readlink(path.join(buildsRootOf(distDir), 'current.json'))).toBe(path.join('..', 'dist', 'build.json'));
+  });
+
+  it('is repaired by a rebuild that finds nothing to do, where an older build left a file naming another build', async () => {
+    const distDir = await newDist();
+    await buildDist({ dataDir: fixtureData, distDir });
+    const current = await buildIdOf(distDir);
+    const buildsRoot = buildsRootOf(distDir);
+    // The layout of a build made before the pointer was a link, left wrong by a crash.
+    await rm(path.join(distDir, 'build.json'));
+    await rm(path.join(buildsRoot, 'current.json'));
+    await writeFile(path.join(buildsRoot, 'current.json'), '{"buildId":"20200101T000000Z-000000"}\n');
+    const summary = await buildDist({ dataDir: fixtureData, distDir });
+    expect(summary.upToDate).toBe(true);
+    expect(await pointerOf(distDir)).toBe(current);
+  });
+});
+
+describe('builds of one dist', () => {
+  it('run one at a time: a second started meanwhile is refused, naming the first, and the first publishes a whole build', async () => {
+    const distDir = await newDist();
+    const dataDir = await copyFixture();
+    const results = await Promise.allSettled([buildDist({ dataDir, distDir }), buildDist({ dataDir, distDir })]);
+    const refused = results.filter((result) => result.status === 'rejected');
+    expect(refused).toHaveLength(1);
+    const reason = (refused[0] as PromiseRejectedResult).reason as Error;
+    expect(reason).toBeInstanceOf(BuildError);
+    expect(reason.message).toMatch(new RegExp(`another build \\(pid ${process.pid} on .+, since .+\\) is working on .+: wait for it to finish`));
+    expect(await pointerOf(distDir)).toBe(await buildIdOf(distDir));
+    expect(JSON.parse(await readFile(path.join(distDir, 'manifest.json'), 'utf8')).buildId).toBe(await buildIdOf(distDir));
+    // The lock is gone with the build that held it.
+    expect(await readdir(buildsRootOf(distDir))).not.toContain('.lock');
+  });
+
+  it('take over the lock of a build that was killed', async () => {
+    const distDir = await newDist();
+    await mkdir(buildsRootOf(distDir), { recursive: true });
+    const lock = { host: hostname(), pid: deadPid(), since: new Date().toISOString(), task: 'build' };
+    await writeFile(path.join(buildsRootOf(distDir), '.lock'), JSON.stringify(lock));
+    expect((await buildDist({ dataDir: fixtureData, distDir })).upToDate).toBe(false);
+  });
+});
+
+describe('pruning', () => {
+  it('never removes a build a running proxy has named, and forgets the names of proxies gone', async () => {
+    const distDir = await newDist();
+    await buildDist({ dataDir: fixtureData, distDir, keepBuilds: 2 });
+    const pinned = await realpath(distDir);
+    await buildDist({ dataDir: fixtureData, distDir, force: true, keepBuilds: 2 });
+    const orphan = await realpath(distDir);
+    const readers = readersDirOf(buildsRootOf(distDir));
+    await mkdir(readers, { recursive: true });
+    const lease = (pid: number, buildDir: string) =>
+      writeFile(path.join(readers, readerLeaseName(hostname(), pid)), JSON.stringify({ host: hostname(), pid, buildDir }));
+    await lease(process.pid, pinned);
+    const gone = deadPid();
+    await lease(gone, orphan);
+    for (let round = 0; round < 3; round++) await buildDist({ dataDir: fixtureData, distDir, force: true, keepBuilds: 2 });
+    const left = await readdir(buildsRootOf(distDir));
+    expect(left).toContain(path.basename(pinned));
+    expect(left).not.toContain(path.basename(orphan));
+    expect(await readdir(readers)).toEqual([readerLeaseName(hostname(), process.pid)]);
+  });
+});
+
+describe('a build the system refuses', () => {
+  it('says in one line what the disk refused and what to do, without a stack', () => {
+    const full = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', path: '/srv/.dist-builds/x.partial/a.json' });
+    const message = describeBuildFailure(full);
+    expect(message).toBe(
+      'build failed, dist/ left as it was: the disk is full: free space (old builds are in .dist-builds/, KEEP_BUILDS keeps fewer) and build again (ENOSPC at /srv/.dist-builds/x.partial/a.json)',
+    );
+    expect(message).not.toContain('\n');
+    expect(describeBuildFailure(new BuildError(['data/records/bank.json: bad']))).toMatch(/^build failed, dist\/ left as it was/);
+  });
+});
