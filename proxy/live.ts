@@ -1,14 +1,19 @@
 /**
  * The build being served, switched without a failed request: a new build is opened beside the
  * current one and swapped in with one assignment; requests already under way finish on the build
- * they started with (its directory is kept by the generator until the build after next).
+ * they started with. In local mode the process names the build it reads in a lease
+ * (contract/builds.ts), so the generator never prunes it, and /readyz fails if it is gone all the
+ * same (removed by hand): a load balancer then stops sending what this process cannot answer.
  *
  * Local mode watches the dist link (and SIGHUP); origin mode asks the origin for its manifest every
  * few seconds, conditionally, so an unchanged build costs a 304.
  */
 import { watch, type FSWatcher } from 'node:fs';
-import { realpath } from 'node:fs/promises';
+import { access, mkdir, realpath, rename, rm, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import path from 'node:path';
+import { readerLeaseName, readersDirOf, type ReaderLease } from '../contract/builds.ts';
+import { manifestFileName } from '../contract/manifest.ts';
 import type { Logger } from './log.ts';
 import { openOriginStore, openSavedOriginStore, type OriginClient, type OriginStore } from './origin.ts';
 import type { OriginCopy } from './originCopy.ts';
@@ -28,10 +33,17 @@ export interface LiveStore {
    * what it holds.
    */
   notReady(): string | undefined;
-  close(): void;
+  /** Stops watching for builds and gives up the lease on the build read. */
+  close(): Promise<void>;
 }
 
-function liveStore(initial: BodyStore, reopen: (current: BodyStore) => Promise<BodyStore>, log: Logger, stop: () => void): LiveStore {
+function liveStore(
+  initial: BodyStore,
+  reopen: (current: BodyStore) => Promise<BodyStore>,
+  log: Logger,
+  stop: () => Promise<void>,
+  switched: (store: BodyStore) => void = () => {},
+): LiveStore {
   let current = initial;
   let pending: Promise<void> | undefined;
   const reload = (reason: string): Promise<void> => {
@@ -41,6 +53,7 @@ function liveStore(initial: BodyStore, reopen: (current: BodyStore) => Promise<B
         if (next.manifest.buildId === current.manifest.buildId) return;
         log.info({ event: 'build-switched', reason, from: current.manifest.buildId, to: next.manifest.buildId, dataVersion: next.manifest.dataVersion });
         current = next;
+        switched(next);
       })
       .catch((error: unknown) => log.error({ event: 'build-switch-failed', reason, error: (error as Error).message }, 'keeping the current build'))
       .finally(() => (pending = undefined));
@@ -49,18 +62,81 @@ function liveStore(initial: BodyStore, reopen: (current: BodyStore) => Promise<B
   return { current: () => current, reload, notReady: () => undefined, close: stop };
 }
 
+/** How often a local proxy checks that the build it serves is still on the disk. */
+export const buildPresenceCheckMs = 2_000;
+
+/**
+ * The lease naming the build this process reads, in the builds root the build lives in (a directory
+ * named `.<dist>-builds`, as the generator makes it); elsewhere (a copy) there is nothing to protect.
+ */
+function leaseWriter(log: Logger): { write(buildDir: string): Promise<void>; remove(): Promise<void> } {
+  let file: string | undefined;
+  return {
+    write: async (buildDir) => {
+      const buildsRoot = path.dirname(buildDir);
+      if (!/^\..+-builds$/.test(path.basename(buildsRoot))) return;
+      const readers = readersDirOf(buildsRoot);
+      const lease: ReaderLease = { host: hostname(), pid: process.pid, buildDir };
+      const target = path.join(readers, readerLeaseName(lease.host, lease.pid));
+      try {
+        await mkdir(readers, { recursive: true });
+        await writeFile(`${target}.partial`, JSON.stringify(lease));
+        await rename(`${target}.partial`, target);
+        if (file !== undefined && file !== target) await rm(file, { force: true });
+        file = target;
+      } catch (error) {
+        log.warn({ event: 'lease-failed', buildDir, error: (error as Error).message }, 'could not name the build this process reads: a build may prune it');
+      }
+    },
+    remove: async () => {
+      if (file !== undefined) await rm(file, { force: true });
+    },
+  };
+}
+
 export async function openLocalLiveStore(distDir: string, cache: BodyCache, log: Logger): Promise<LiveStore> {
   const reopen = async (current: BodyStore): Promise<BodyStore> =>
     (await realpath(distDir).catch(() => undefined)) === current.source ? current : openLocalStore(distDir, cache);
   let watcher: FSWatcher | undefined;
-  const store = liveStore(await openLocalStore(distDir, cache), reopen, log, () => watcher?.close());
+  const lease = leaseWriter(log);
+  const initial = await openLocalStore(distDir, cache);
+  await lease.write(initial.source);
+  // Whether the build served is still there, checked every few seconds, off the request path.
+  let gone: string | undefined;
+  const checkPresence = (): void => {
+    const { source, manifest } = store.current();
+    void access(path.join(source, manifestFileName)).then(
+      () => (gone = undefined),
+      () => {
+        if (gone === undefined)
+          log.error({ event: 'build-gone', buildId: manifest.buildId, buildDir: source }, 'the build this process serves is gone from the disk');
+        gone = `the build ${manifest.buildId} this process serves is gone from ${source}; a new build or a restart brings one`;
+      },
+    );
+  };
+  const presence = setInterval(checkPresence, buildPresenceCheckMs);
+  presence.unref();
+  const store = liveStore(
+    initial,
+    reopen,
+    log,
+    () => {
+      clearInterval(presence);
+      watcher?.close();
+      return lease.remove();
+    },
+    (next) => {
+      gone = undefined;
+      void lease.write(next.source);
+    },
+  );
   // The generator replaces the dist link with a rename in its parent directory.
   const linkName = path.basename(path.resolve(distDir));
   watcher = watch(path.dirname(path.resolve(distDir)), (_event, name) => {
     if (name === linkName) void store.reload('dist changed');
   });
   watcher.unref();
-  return store;
+  return { ...store, notReady: () => gone };
 }
 
 /**
@@ -87,7 +163,7 @@ export async function openOriginLiveStore(origin: OriginClient, cache: BodyCache
   timer.unref();
   const store = liveStore(initial, reopen, log, () => {
     clearInterval(timer);
-    void origin.close();
+    return origin.close();
   });
   return { ...store, notReady: origin.refusal };
 }

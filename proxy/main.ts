@@ -60,7 +60,7 @@ async function serve(config: Config, devKey: string | undefined, log: Logger): P
  * and a second signal skip the wait. The build is closed last: a request in flight may still need
  * a body from the origin.
  */
-function stopOnSignals(running: RunningServer, delayMs: number, log: Logger, closeBuild: () => void): void {
+function stopOnSignals(running: RunningServer, delayMs: number, log: Logger, closeBuild: () => Promise<void>): void {
   let drainTimer: NodeJS.Timeout | undefined;
   let closing = false;
   const close = (): void => {
@@ -70,10 +70,10 @@ function stopOnSignals(running: RunningServer, delayMs: number, log: Logger, clo
     const closed = running.close();
     // Logged once the listener is closed: a connection made after this line is refused.
     log.info({ event: 'stopping' }, 'closed the listener and idle connections; finishing open requests');
-    void closed.then(() => {
-      closeBuild();
-      log.flush(() => process.exit(0));
-    });
+    void closed
+      .then(closeBuild)
+      .catch((error: unknown) => log.warn({ event: 'close-failed', error: (error as Error).message }))
+      .finally(() => log.flush(() => process.exit(0)));
   };
   const stop = (signal: NodeJS.Signals): void => {
     if (drainTimer !== undefined || signal === 'SIGINT' || delayMs === 0) {

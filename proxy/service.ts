@@ -86,8 +86,7 @@ export async function startService(config: Config, { extraKeys = [], log, now, o
     build,
     metrics: metricsServer,
     close: async () => {
-      build.close();
-      await Promise.all([running.close(), metricsServer?.close()]);
+      await Promise.all([build.close(), running.close(), metricsServer?.close()]);
     },
   };
 }

@@ -12,7 +12,7 @@ import { buildsRootOf, readerLeaseName, readersDirOf } from '../../contract/buil
 import { buildDist, describeBuildFailure } from '../../generator/build.ts';
 import { BuildError } from '../../generator/errors.ts';
 import { swapLink } from '../../generator/write.ts';
-import { copyFixture, fixtureData, tempDir } from '../support/service.ts';
+import { copyFixture, fixtureData, startTestService, tempDir, testKey } from '../support/service.ts';
 
 const pointerOf = async (distDir: string): Promise<string> =>
   (JSON.parse(await readFile(path.join(buildsRootOf(distDir), 'current.json'), 'utf8')) as { buildId: string }).buildId;
@@ -110,5 +110,36 @@ describe('a build the system refuses', () => {
     );
     expect(message).not.toContain('\n');
     expect(describeBuildFailure(new BuildError(['data/records/bank.json: bad']))).toMatch(/^build failed, dist\/ left as it was/);
+  });
+});
+
+describe('a proxy pinned to one build', () => {
+  it('keeps it from being pruned while it runs, answers from it, and leaves the rotation if it is removed all the same', { timeout: 60_000 }, async () => {
+    const distDir = await newDist();
+    await buildDist({ dataDir: fixtureData, distDir, keepBuilds: 2 });
+    const pinned = await realpath(distDir);
+    const service = await startTestService(pinned, { API_KEYS: testKey });
+    const url = service.running.url;
+    const get = (target: string): Promise<number> =>
+      fetch(`${url}${target}`, { headers: { Authorization: `Bearer ${testKey}` } }).then(async (response) => {
+        await response.arrayBuffer();
+        return response.status;
+      });
+    try {
+      for (let round = 0; round < 3; round++) await buildDist({ dataDir: fixtureData, distDir, force: true, keepBuilds: 2 });
+      expect(await readdir(buildsRootOf(distDir))).toContain(path.basename(pinned));
+      // A body never read before, so not in memory: read from the pinned build on the disk.
+      expect(await get('/financemanagement/api/currency/getbycode?code=TRY')).toBe(200);
+      expect(await get('/readyz')).toBe(200);
+      await rm(pinned, { recursive: true, force: true });
+      // The presence check runs every few seconds: ask until it has seen the build go.
+      let status = 200;
+      while (status === 200) status = await get('/readyz');
+      expect(status).toBe(503);
+    } finally {
+      await service.close();
+    }
+    // Closed: its lease is gone, and the next build prunes what no one reads.
+    expect(await readdir(readersDirOf(buildsRootOf(distDir)))).toEqual([]);
   });
 });
