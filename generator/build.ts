@@ -17,6 +17,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import fg from 'fast-glob';
 import type { Manifest } from '../contract/manifest.ts';
+import { ProblemsError } from '../contract/errors.ts';
 import { BuildError } from './errors.ts';
 import { readInputs } from './load.ts';
 import { readSummary } from './summary.ts';
@@ -206,7 +207,7 @@ const systemFailures: Readonly<Record<string, string>> = {
 
 /** A failed build's message: a BuildError's problems, a system error in one line, anything else with its stack. */
 export function describeBuildFailure(error: unknown): string {
-  if (error instanceof BuildError) return error.message;
+  if (error instanceof ProblemsError) return error.message;
   const { code, path: where } = error as NodeJS.ErrnoException;
   const advice = code === undefined ? undefined : systemFailures[code];
   if (advice) return `build failed, dist/ left as it was: ${advice} (${code}${where ? ` at ${where}` : ''})`;

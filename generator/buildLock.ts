@@ -8,7 +8,7 @@
 import { hostname } from 'node:os';
 import { link, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { BuildError } from './errors.ts';
+import { BuildError, RollbackError } from './errors.ts';
 
 export const lockFileName = '.lock';
 
@@ -38,7 +38,7 @@ async function readHolder(file: string): Promise<LockHolder | undefined> {
 }
 
 /** Runs `work` holding the lock of `buildsRoot`; a BuildError when another live process holds it. */
-export async function withBuildLock<Result>(buildsRoot: string, task: string, work: () => Promise<Result>): Promise<Result> {
+export async function withBuildLock<Result>(buildsRoot: string, task: 'build' | 'rollback', work: () => Promise<Result>): Promise<Result> {
   await mkdir(buildsRoot, { recursive: true });
   const file = path.join(buildsRoot, lockFileName);
   const me: LockHolder = { host: hostname(), pid: process.pid, since: new Date().toISOString(), task };
@@ -58,7 +58,7 @@ export async function withBuildLock<Result>(buildsRoot: string, task: string, wo
     const stale = holder !== undefined && holder.host === me.host && !isAlive(holder.pid);
     if (!stale || attempt > 0) {
       await rm(mine, { force: true });
-      throw new BuildError([
+      throw new (task === 'rollback' ? RollbackError : BuildError)([
         holder
           ? `another ${holder.task} (pid ${holder.pid} on ${holder.host}, since ${holder.since}) is working on ${path.dirname(buildsRoot)}: wait for it to finish; if no such process runs, remove ${file}`
           : `${file} is not a lock this service wrote: remove it if no build runs`,

@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { buildsRootOf, readerLeaseName, readersDirOf } from '../../contract/builds.ts';
 import { buildDist, describeBuildFailure } from '../../generator/build.ts';
 import { BuildError } from '../../generator/errors.ts';
+import { rollback } from '../../generator/rollback.ts';
 import { swapLink } from '../../generator/write.ts';
 import { copyFixture, fixtureData, startTestService, tempDir, testKey } from '../support/service.ts';
 
@@ -141,5 +142,65 @@ describe('a proxy pinned to one build', () => {
     }
     // Closed: its lease is gone, and the next build prunes what no one reads.
     expect(await readdir(readersDirOf(buildsRootOf(distDir)))).toEqual([]);
+  });
+});
+
+describe('npm run rollback', () => {
+  it('activates the build before the current one for the dist link and the pointer at once, under load with no failed request', {
+    timeout: 60_000,
+  }, async () => {
+    const distDir = await newDist();
+    await buildDist({ dataDir: fixtureData, distDir, keepBuilds: 3 });
+    const first = await buildIdOf(distDir);
+    await buildDist({ dataDir: fixtureData, distDir, force: true, keepBuilds: 3 });
+    const second = await buildIdOf(distDir);
+    const service = await startTestService(distDir, { API_KEYS: testKey });
+    const statuses = new Map<number, number>();
+    let stop = false;
+    const served = new Set<string>();
+    // Eight clients asking without pause until the proxy serves the build rolled back to.
+    const client = async (): Promise<void> => {
+      while (!stop) {
+        for (const target of ['/financemanagement/api/currency/getbycode?code=TRY', '/meta']) {
+          const response = await fetch(`${service.running.url}${target}`, { headers: { Authorization: `Bearer ${testKey}` } });
+          const body = (await response.json()) as { body: { buildId?: string } };
+          statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+          if (body.body?.buildId) served.add(body.body.buildId);
+        }
+      }
+    };
+    const clients = Array.from({ length: 8 }, client);
+    try {
+      const result = await rollback(distDir);
+      expect(result).toEqual({ from: second, to: first });
+      expect(await pointerOf(distDir)).toBe(first);
+      expect(await buildIdOf(distDir)).toBe(first);
+      while (!served.has(first)) await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      stop = true;
+      await Promise.allSettled(clients);
+      await service.close();
+    }
+    await Promise.all(clients);
+    expect([...statuses.keys()]).toEqual([200]);
+    expect(statuses.get(200)).toBeGreaterThan(16);
+  });
+
+  it('activates a build named, and refuses one not kept or not whole, naming what is wrong', async () => {
+    const distDir = await newDist();
+    await buildDist({ dataDir: fixtureData, distDir, keepBuilds: 3 });
+    const first = await buildIdOf(distDir);
+    await buildDist({ dataDir: fixtureData, distDir, force: true, keepBuilds: 3 });
+    await buildDist({ dataDir: fixtureData, distDir, force: true, keepBuilds: 3 });
+    const third = await buildIdOf(distDir);
+    await expect(rollback(distDir, '20200101T000000Z-000000')).rejects.toThrow(/build 20200101T000000Z-000000 is not kept beside .*: kept are /);
+    const manifest = JSON.parse(await readFile(path.join(buildsRootOf(distDir), first, 'manifest.json'), 'utf8')) as { files: Record<string, unknown> };
+    const [someBody] = Object.keys(manifest.files);
+    await rm(path.join(buildsRootOf(distDir), first, someBody as string));
+    await expect(rollback(distDir, first)).rejects.toThrow(
+      new RegExp(`build ${first} cannot be served, so it was not activated:[\\s\\S]*${someBody} is missing`),
+    );
+    expect(await buildIdOf(distDir)).toBe(third);
+    expect(await pointerOf(distDir)).toBe(third);
   });
 });

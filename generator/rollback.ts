@@ -1,0 +1,118 @@
+/**
+ * `npm run rollback [-- <buildId>]`: serves a kept build again. The dist link (local proxies,
+ * nginx) and the origin's pointer (`builds/current.json`, which is read through the link) move in
+ * one rename; `npm run upload` then publishes the same build to a bucket.
+ *
+ *   tsx generator/rollback.ts [<buildId>] [--dist dist]
+ *
+ * Without a build id, the build made before the current one. A build is checked before it is
+ * activated: its manifest must parse and every file it lists must be there at its size, so a
+ * rollback never switches to a build that would answer 503. It holds the build lock (buildLock.ts),
+ * so it never races a build. The next `npm run build` builds from data/ again, as after any build.
+ */
+import { readdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { buildIdFileName, buildsRootOf, isBuildDirName } from '../contract/builds.ts';
+import { manifestFileName, manifestSchema } from '../contract/manifest.ts';
+import { describeBuildFailure } from './build.ts';
+import { withBuildLock } from './buildLock.ts';
+import { readExportsIndex } from './exports.ts';
+import { RollbackError } from './errors.ts';
+import { buildIdFile, linkPointer, swapLink } from './write.ts';
+
+export interface RollbackResult {
+  readonly from: string | undefined;
+  readonly to: string;
+}
+
+/** The builds kept beside a dist link, oldest first (by when each was built, as its exports index says; else by id). */
+export async function keptBuildIds(distDir: string): Promise<string[]> {
+  const buildsRoot = buildsRootOf(distDir);
+  const ids = (await readdir(buildsRoot).catch(() => [] as string[])).filter(isBuildDirName);
+  const builtAt = new Map(await Promise.all(ids.map(async (id) => [id, (await readExportsIndex(path.join(buildsRoot, id)))?.builtAt ?? id] as const)));
+  const when = (id: string): string => builtAt.get(id) ?? id;
+  return ids.sort((a, b) => (when(a) < when(b) ? -1 : when(a) > when(b) ? 1 : a < b ? -1 : 1));
+}
+
+/** Problems that keep a build from being served: its manifest, and every file it lists at its size. */
+async function checkBuild(buildDir: string): Promise<string[]> {
+  const text = await readFile(path.join(buildDir, manifestFileName), 'utf8').catch(() => undefined);
+  if (text === undefined) return [`${buildDir} has no ${manifestFileName}: it is not a whole build`];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return [`${path.join(buildDir, manifestFileName)} is not JSON`];
+  }
+  const manifest = manifestSchema.safeParse(parsed);
+  if (!manifest.success) return [`${path.join(buildDir, manifestFileName)} is not a manifest of npm run build`];
+  const listed = [...Object.entries(manifest.data.files), ...Object.entries(manifest.data.public), ...Object.entries(manifest.data.downloads)];
+  const problems: string[] = [];
+  const concurrency = 64;
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < listed.length && problems.length < 20) {
+      const [file, entry] = listed[next++] as [string, { size: number }];
+      const size = await stat(path.join(buildDir, file)).then(
+        (stats) => stats.size,
+        () => undefined,
+      );
+      if (size !== entry.size) problems.push(`${file} ${size === undefined ? 'is missing' : `is ${size} bytes, the manifest says ${entry.size}`}`);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return problems;
+}
+
+/** Activates a kept build (the one before the current, when none is named) for the dist link and the origin's pointer together. */
+export async function rollback(distDir: string, buildId?: string): Promise<RollbackResult> {
+  const buildsRoot = buildsRootOf(distDir);
+  return withBuildLock(buildsRoot, 'rollback', async () => {
+    const current = await realpath(distDir).then(
+      (dir) => path.basename(dir),
+      () => undefined,
+    );
+    const kept = await keptBuildIds(distDir);
+    const position = current === undefined ? -1 : kept.indexOf(current);
+    const target = buildId ?? (position > 0 ? kept[position - 1] : undefined);
+    if (target === undefined) {
+      throw new RollbackError([`no build older than ${current ?? 'the current one'} is kept beside ${distDir}: kept are ${kept.join(', ') || 'none'}`]);
+    }
+    if (!kept.includes(target)) {
+      throw new RollbackError([`build ${target} is not kept beside ${distDir}: kept are ${kept.join(', ') || 'none'} (KEEP_BUILDS sets how many)`]);
+    }
+    const buildDir = path.join(buildsRoot, target);
+    const problems = await checkBuild(buildDir);
+    if (problems.length > 0) throw new RollbackError([`build ${target} cannot be served, so it was not activated:`, ...problems]);
+    // Builds made before builds carried their id file get one: the pointer reads it through the link.
+    await writeFile(path.join(buildDir, buildIdFileName), buildIdFile(target));
+    await linkPointer(distDir);
+    await swapLink(path.resolve(distDir), buildDir);
+    return { from: current, to: target };
+  });
+}
+
+async function main(): Promise<void> {
+  const { values, positionals } = parseArgs({
+    options: { dist: { type: 'string', default: process.env.DIST_DIR || 'dist' } },
+    allowPositionals: true,
+  });
+  if (positionals.length > 1) throw new RollbackError(['usage: npm run rollback [-- <buildId>] [--dist DIR]']);
+  const { from, to } = await rollback(values.dist, positionals[0]);
+  if (from === to) {
+    console.log(`${values.dist} already serves build ${to}`);
+    return;
+  }
+  console.log(`${values.dist} now serves build ${to} (was ${from ?? 'none'}); builds/current.json names it`);
+  console.log('  proxies reading the disk switch at once, those reading an origin within 10 s; npm run upload publishes it to a bucket');
+  console.log(`  kept builds: ${(await keptBuildIds(values.dist)).join(', ')}`);
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().catch((error: unknown) => {
+    console.error(describeBuildFailure(error));
+    process.exitCode = 1;
+  });
+}
