@@ -64,17 +64,26 @@ export interface DaemonOptions {
 
 /** Runs the program in the foreground until `ready` answers true; fails with what it wrote if it exits or takes too long. */
 export async function startDaemon({ name, binary, args, port, ready, readyWithinMs = 10_000 }: DaemonOptions): Promise<Daemon> {
-  const child: ChildProcess = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  // A process group of its own: a master killed with SIGKILL takes its workers with it (nginx's
+  // workers outlive their master otherwise).
+  const child: ChildProcess = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const killGroup = (signal: NodeJS.Signals): void => {
+    try {
+      process.kill(-(child.pid as number), signal);
+    } catch {
+      child.kill(signal);
+    }
+  };
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const killOnExit = (): void => void child.kill('SIGKILL'); // never outlive the test process
+  const killOnExit = (): void => killGroup('SIGKILL'); // never outlive the test process
   process.once('exit', killOnExit);
   const stop = async (): Promise<void> => {
     if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGTERM');
-      const force = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      const force = setTimeout(() => killGroup('SIGKILL'), 5_000);
       await exited;
       clearTimeout(force);
     }

@@ -7,6 +7,7 @@
  * installs nginx, so a missing one is a broken CI, not a reason to test less.
  */
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdir, readFile, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -577,5 +578,39 @@ describe.skipIf(!nginxBinary)('nginx as the origin, over the real data build', (
   it('passes the public files through as local mode serves them', async () => {
     expect(Object.keys(manifest.public)).toEqual(expect.arrayContaining(['openapi.json', 'docs/index.html']));
     await expectSamePublicFiles(local, proxied, manifest);
+  });
+});
+
+describe.skipIf(!nginxBinary)('nginx started by a test process', () => {
+  it('leaves no worker behind when the test process exits without stopping it', { timeout: 30_000 }, async () => {
+    const distDir = await buildFixture();
+    // A test process that starts nginx, names its master and workers, then exits at once.
+    const script = `
+      import { startNginx } from ${JSON.stringify(path.join(repoRoot, 'test/support/daemon.ts'))};
+      import { childPids } from ${JSON.stringify(path.join(repoRoot, 'test/bench/proc.ts'))};
+      const nginx = await startNginx(${JSON.stringify(distDir)}, 'X-Origin-Secret: ${'s'.repeat(32)}');
+      console.log(JSON.stringify([nginx.pid, ...childPids(nginx.pid, 'nginx')]));
+      process.exit(0);
+    `;
+    const file = path.join(await tempDir(), 'leaves-nginx.mts');
+    await writeFile(file, script);
+    const run = spawnSync(process.execPath, ['--import', 'tsx', file], { cwd: repoRoot, encoding: 'utf8' });
+    const pids = JSON.parse(run.stdout.trim().split('\n').at(-1) ?? '[]') as number[];
+    expect(pids.length, run.stderr).toBeGreaterThan(1);
+    // Running, or stopped but not yet reaped (a zombie, state Z, counts as gone).
+    const alive = (pid: number): boolean => {
+      try {
+        return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+      } catch {
+        return false;
+      }
+    };
+    // SIGKILL is delivered before kill(2) returns; a process takes a moment to die.
+    let left = pids.filter(alive);
+    for (let round = 0; left.length > 0 && round < 1000; round++) {
+      await new Promise((resolve) => setImmediate(resolve));
+      left = pids.filter(alive);
+    }
+    expect(left).toEqual([]);
   });
 });
