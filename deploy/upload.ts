@@ -13,6 +13,7 @@
 import { readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { buildIdPattern } from '../contract/downloads.ts';
+import { lookupIndexFileName } from '../contract/lookupIndex.ts';
 import { buildScopedPath, buildsPath, currentBuildFile, manifestFileName, manifestSchema, type Manifest } from '../contract/manifest.ts';
 import { jsonType } from '../contract/http.ts';
 import { resolveS3Bucket, s3Settings, type S3Bucket } from '../proxy/s3.ts';
@@ -104,17 +105,23 @@ export async function uploadBuild(options: UploadOptions, progress: (line: strin
       uploadedBytes += body.length;
       if (++uploaded % 10_000 === 0) progress(`${uploaded} of ${missing.length} files sent`);
     });
-    const manifestKey = buildScopedPath(buildId, manifestFileName);
-    if (!present.has(manifestKey)) {
-      await client.put(manifestKey, manifestBytes, { 'content-type': jsonType, 'cache-control': immutable });
+    // The manifest and the lookup index proxies read it by (a build made before builds carried one has none).
+    const indexBytes = await readFile(path.join(buildDir, lookupIndexFileName)).catch(() => undefined);
+    for (const [name, bytes, contentType] of [
+      [manifestFileName, manifestBytes, jsonType],
+      [lookupIndexFileName, indexBytes, 'application/octet-stream'],
+    ] as const) {
+      const key = buildScopedPath(buildId, name);
+      if (bytes === undefined || present.has(key)) continue;
+      await client.put(key, bytes, { 'content-type': contentType, 'cache-control': immutable });
       uploaded++;
-      uploadedBytes += manifestBytes.length;
+      uploadedBytes += bytes.length;
     }
     // Last: from now on proxies switch to this build, every file of which is in place.
     const pointer = Buffer.from(`${JSON.stringify({ buildId })}\n`);
     await client.put(currentBuildFile, pointer, { 'content-type': jsonType, 'cache-control': 'no-cache' });
     const pruned = options.keepBuilds === undefined ? [] : await pruneBuilds(client, buildId, options.keepBuilds);
-    return { buildId, uploaded, uploadedBytes, skipped: files.length + 1 - uploaded, pruned };
+    return { buildId, uploaded, uploadedBytes, skipped: files.length + (indexBytes === undefined ? 1 : 2) - uploaded, pruned };
   } finally {
     await client.close();
   }

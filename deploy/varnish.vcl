@@ -86,9 +86,9 @@ sub vcl_backend_response {
         # Build-scoped: a path names one build's file, whose bytes never change. Kept a year.
         set beresp.ttl = 365d;
         set beresp.grace = 1d;
-    } elsif (bereq.url ~ "^/(builds/current|current|manifest)\.json$") {
-        # Which build is current: rechecked every second (a bodiless 304 from nginx when
-        # unchanged), so a new build reaches the proxies' next poll.
+    } elsif (bereq.url ~ "^/(builds/current|current|manifest)\.json$" || bereq.url == "/lookups.idx") {
+        # Which build is current (and the root layout's index of it): rechecked every second (a
+        # bodiless 304 from nginx when unchanged), so a new build reaches the proxies' next poll.
         set beresp.ttl = 1s;
         set beresp.grace = 7d;
     } else {

@@ -21,6 +21,7 @@ import { hostname } from 'node:os';
 import { link, lstat, mkdir, readdir, readFile, readlink, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { buildIdFileName, buildsRootOf, readerLeaseSchema, readersDirOf } from '../contract/builds.ts';
+import { encodeLookupIndex, lookupIndexFileName } from '../contract/lookupIndex.ts';
 import { computeEtag, currentBuildFile, manifestFileName, type CurrentBuild, type Manifest } from '../contract/manifest.ts';
 import { summaryFileName, type BuildSummaryFile } from './summary.ts';
 
@@ -250,7 +251,10 @@ export async function writeDist(
     files = await writeBodies(partialDir, bodies, linkable);
     const publicEntries = await writePublicFiles(partialDir, publicFiles);
     const downloadEntries = await writeDownloads(partialDir, downloads);
-    await writeFile(path.join(partialDir, manifestFileName), `${JSON.stringify({ ...manifest, files, public: publicEntries, downloads: downloadEntries })}\n`);
+    const head = { ...manifest, public: publicEntries, downloads: downloadEntries };
+    await writeFile(path.join(partialDir, manifestFileName), `${JSON.stringify({ ...head, files })}\n`);
+    // What a proxy serves from: the same manifest as one buffer and its hash table (contract/lookupIndex.ts).
+    await writeFile(path.join(partialDir, lookupIndexFileName), encodeLookupIndex(head, files));
     const summary: BuildSummaryFile = {
       inputsVersion: manifest.inputsVersion,
       buildId: manifest.buildId,

@@ -1,13 +1,15 @@
 /**
  * A build's manifest, read without holding up requests, and the index a request finds its body in.
  *
- * The real manifest is about 24 MB with 174,000 body files (10 MB and 66,000 when this was written). Parsed, checked and indexed in one go it
- * held each worker's event loop for 200 to 300 ms on every build switch (the slowest request of a
- * steady client: 320 ms, `npm run bench:switch`). Now JSON.parse runs on a worker thread, which
- * hands back the body files as flat lists, and the main thread checks and indexes them a slice at a
- * time, yielding between slices: requests on the current build are answered meanwhile.
+ * A build's lookup index (contract/lookupIndex.ts, `lookups.idx`) is served from as it is: one
+ * buffer outside the JavaScript heap, its entries checked a slice at a time, yielding between
+ * slices, so requests on the current build are answered meanwhile. A build made before builds
+ * carried one is read from manifest.json: JSON.parse on a worker thread (parsing the 24 MB of the
+ * real manifest on the main thread would hold every request for a quarter of a second), its files
+ * handed back as flat lists and written into the same kind of index.
  */
 import { Worker } from 'node:worker_threads';
+import { encodeLookupIndex, isLookupIndex, LookupTable } from '../contract/lookupIndex.ts';
 import { manifestEntrySchema, manifestSchema, type Manifest, type ManifestEntry } from '../contract/manifest.ts';
 import { ServiceError } from '../contract/errors.ts';
 
@@ -17,14 +19,8 @@ export interface Lookup {
   readonly entry: ManifestEntry;
 }
 
-/**
- * The manifest's body files by route path, then by their keys joined with `/` (routes.ts bodyPath,
- * read backwards). Only the entries are kept: a file's path is its route and key, put back together
- * when it is found. With 170,000 files every byte per file counts in each worker: the index holds
- * each key once, as a string of its own (not a slice that would keep the whole list of paths
- * alive), and no second table of files by path.
- */
-export type LookupIndex = ReadonlyMap<string, ReadonlyMap<string, ManifestEntry>>;
+/** The body files of a build, found by their path (contract/lookupIndex.ts). */
+export type LookupIndex = LookupTable;
 
 /** The manifest as a proxy keeps it: everything but the list of body files, which the index holds. */
 export type ServedManifest = Omit<Manifest, 'files'>;
@@ -116,11 +112,46 @@ function describeIssue(issue: { readonly path: readonly PropertyKey[]; readonly 
 }
 
 /**
- * Parses, checks and indexes a manifest's bytes (`where` names it in errors). The bytes are handed
- * to the parser thread, not copied: the caller must not use them afterwards.
+ * Checks and indexes a build's lookup index or manifest.json (`where` names it in errors). The bytes
+ * of a manifest.json are handed to the parser thread, not copied: the caller must not use them
+ * afterwards.
  */
 export async function readManifest(bytes: Uint8Array, where: string): Promise<OpenedManifest> {
   const invalid = (problem: string): ManifestError => new ManifestError(`${where} is not a manifest written by npm run build: ${problem}`);
+  const index = isLookupIndex(bytes) ? openIndex(bytes, invalid) : await indexManifest(bytes, invalid);
+  let head: unknown;
+  try {
+    head = JSON.parse(index.headBytes().toString('utf8'));
+  } catch {
+    throw invalid('its head is not JSON');
+  }
+  const parsed = manifestHeadSchema.safeParse(head);
+  if (!parsed.success) throw invalid(describeIssue(parsed.error.issues[0]));
+  // Every path a body may be read from, checked before any is served: no index, not even one
+  // tampered with, can make the proxy read outside the build.
+  for (let number = 0; number < index.count; number++) {
+    if (number > 0 && number % entriesPerTurn === 0) await yieldToRequests();
+    const file = index.pathAt(number);
+    const entry = index.entryAt(number);
+    if (file === undefined || entry === undefined) throw invalid(`entry ${number} lies outside the index`);
+    if (!bodyFilePattern.test(file)) throw invalid(`${JSON.stringify(file.slice(0, 200))} is not a body file's path`);
+    if (!etagPattern.test(entry.etag)) throw invalid(`files.${file}.etag: ${JSON.stringify(entry.etag)} is not a strong ETag`);
+  }
+  return { manifest: parsed.data, index };
+}
+
+const etagPattern = /^"[A-Za-z0-9_-]+"$/;
+
+function openIndex(bytes: Uint8Array, invalid: (problem: string) => ManifestError): LookupTable {
+  try {
+    return new LookupTable(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  } catch (error) {
+    throw invalid((error as Error).message);
+  }
+}
+
+/** A manifest.json parsed off the main thread, its files checked and written into a lookup index a slice at a time. */
+async function indexManifest(bytes: Uint8Array, invalid: (problem: string) => ManifestError): Promise<LookupTable> {
   // A buffer sharing its memory (a pooled Buffer) cannot be handed over; the copy is a few milliseconds.
   const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
   const parsed = await parseOffThread(own);
@@ -129,55 +160,28 @@ export async function readManifest(bytes: Uint8Array, where: string): Promise<Op
   }
   const head = manifestHeadSchema.safeParse(parsed.head);
   if (!head.success) throw invalid(describeIssue(head.error.issues[0]));
-
-  // The paths as bytes, one per character (keys are ASCII; anything else fails bodyFilePattern or is
-  // checked as decoded): each key is decoded from them into a string of its own (see LookupIndex).
-  const paths = Buffer.from(parsed.paths, 'latin1');
+  const paths = parsed.paths === '' ? [] : parsed.paths.split('\n');
   const etags = parsed.etags.split('\n');
-  const { sizes } = parsed;
-  const index = new Map<string, Map<string, ManifestEntry>>();
-  let position = 0;
-  let start = 0;
-  while (start < paths.length) {
+  const files: Record<string, ManifestEntry> = {};
+  for (let position = 0; position < paths.length; position++) {
     if (position > 0 && position % entriesPerTurn === 0) await yieldToRequests();
-    const newline = paths.indexOf(0x0a, start);
-    const end = newline === -1 ? paths.length : newline;
-    const file = paths.toString('latin1', start, end);
-    const entry = manifestEntrySchema.safeParse({ size: sizes[position], etag: etags[position] });
+    const file = paths[position] as string;
+    const entry = manifestEntrySchema.safeParse({ size: parsed.sizes[position], etag: etags[position] });
     if (!entry.success) throw invalid(`files.${file}.${describeIssue(entry.error.issues[0])}`);
     if (!bodyFilePattern.test(file)) throw invalid(`${JSON.stringify(file.slice(0, 200))} is not a body file's path`);
-    addLookup(index, file, entry.data, paths, start);
-    position++;
-    start = end + 1;
+    files[file] = entry.data;
   }
-  return { manifest: head.data, index };
-}
-
-/**
- * Files a body under its route (the path's first four segments) and its key (the rest, joined by
- * `/`), the key decoded afresh from `bytes` (the path's bytes start at `offset`) where they are given.
- */
-function addLookup(index: Map<string, Map<string, ManifestEntry>>, file: string, entry: ManifestEntry, bytes?: Buffer, offset = 0): void {
-  let fourthSlash = file.indexOf('/');
-  for (let slash = 1; slash < 4 && fourthSlash !== -1; slash++) fourthSlash = file.indexOf('/', fourthSlash + 1);
-  // A list of everything (`…/getall.json`) has no key: its route runs to `.json`.
-  const routeEnd = fourthSlash === -1 ? file.length - '.json'.length : fourthSlash;
-  const routePath = `/${file.slice(0, routeEnd)}`;
-  const keyEnd = file.length - '.json'.length;
-  const key = fourthSlash === -1 ? '' : bytes ? bytes.toString('latin1', offset + fourthSlash + 1, offset + keyEnd) : file.slice(fourthSlash + 1, keyEnd);
-  let byKey = index.get(routePath);
-  if (!byKey) {
-    byKey = new Map();
-    index.set(routePath, byKey);
+  try {
+    return new LookupTable(encodeLookupIndex(head.data, files));
+  } catch (error) {
+    throw invalid((error as Error).message);
   }
-  byKey.set(key, entry);
 }
 
 /** Indexes a manifest already in memory, at once (tests and tools; a serving process uses readManifest). */
 export function indexLookups(manifest: Manifest): LookupIndex {
-  const index = new Map<string, Map<string, ManifestEntry>>();
-  for (const [file, entry] of Object.entries(manifest.files)) addLookup(index, file, entry);
-  return index;
+  const { files, ...head } = manifest;
+  return new LookupTable(encodeLookupIndex(head, files));
 }
 
 /** A body file's path from its route path and key: the generator's bodyPath, for a key already joined. */
@@ -187,12 +191,12 @@ function fileOf(routePath: string, key: string): string {
 
 /** Finds a lookup in an index: one key as it is, several joined as in the body's path. */
 export function findLookup(index: LookupIndex, routePath: string, keys: readonly string[]): Lookup | undefined {
-  const key = keys.length === 1 ? (keys[0] as string) : keys.join('/');
-  const entry = index.get(routePath)?.get(key);
-  return entry && { file: fileOf(routePath, key), entry };
+  const file = fileOf(routePath, keys.length === 1 ? (keys[0] as string) : keys.join('/'));
+  const entry = index.find(file);
+  return entry && { file, entry };
 }
 
 /** Every body file of an index with its entry. */
 export function* lookupsOf(index: LookupIndex): Generator<Lookup> {
-  for (const [routePath, byKey] of index) for (const [key, entry] of byKey) yield { file: fileOf(routePath, key), entry };
+  for (const [file, entry] of index.entries()) yield { file, entry };
 }

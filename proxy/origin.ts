@@ -10,6 +10,7 @@
  */
 import { Agent, errors } from 'undici';
 import { buildScopedPath, computeEtag, currentBuildFile, currentBuildSchema, manifestFileName } from '../contract/manifest.ts';
+import { servedIndexFiles } from '../contract/lookupIndex.ts';
 import { findLookup, lookupsOf, readManifest } from './manifestIndex.ts';
 import type { OriginCopy } from './originCopy.ts';
 import { StoreError, type BodyCache, type BodyStore } from './store.ts';
@@ -145,8 +146,7 @@ export async function openOriginStore(origin: OriginClient, cache: BodyCache, co
   if (pointer.status === 200) {
     const { buildId } = readPointer(pointer.body);
     if (previous?.bodyBase && previous.manifest.buildId === buildId) return previous;
-    const file = buildScopedPath(buildId, manifestFileName);
-    const response = await origin.fetchFile(file);
+    const { response, file } = await fetchIndex(origin, (name) => buildScopedPath(buildId, name));
     if (response.status !== 200) {
       throw new StoreError('ERR_ORIGIN_ANSWER', originAnswer(response, file, `is the build ${currentBuildFile} names there?`));
     }
@@ -160,12 +160,30 @@ export async function openOriginStore(origin: OriginClient, cache: BodyCache, co
     throw new StoreError('ERR_ORIGIN_ANSWER', originAnswer(pointer, currentBuildFile, 'is it serving a build of npm run build?'));
   }
   const conditional = previous?.manifestTag && !previous.bodyBase ? { 'If-None-Match': previous.manifestTag } : {};
-  const response = await origin.fetchFile(manifestFileName, conditional);
+  const { response, file } = await fetchIndex(origin, (name) => name, conditional);
   if (response.status === 304 && previous) return previous;
   if (response.status !== 200) {
-    throw new StoreError('ERR_ORIGIN_ANSWER', originAnswer(response, manifestFileName, 'is it serving a build of npm run build?'));
+    throw new StoreError('ERR_ORIGIN_ANSWER', originAnswer(response, file, 'is it serving a build of npm run build?'));
   }
-  return openFetchedManifest(response.body, `the origin's ${manifestFileName}`, response.etag, false, origin, cache, copy);
+  return openFetchedManifest(response.body, `the origin's ${file}`, response.etag, false, origin, cache, copy);
+}
+
+/**
+ * A build's lookup index from the origin (`lookups.idx`, contract/lookupIndex.ts), or, from an
+ * origin holding a build made before builds carried one (it answers 404), its manifest.json.
+ * `pathOf` places a file name on the origin; `extra` are the request's conditional headers.
+ */
+async function fetchIndex(
+  origin: OriginClient,
+  pathOf: (name: string) => string,
+  extra: Record<string, string> = {},
+): Promise<{ response: OriginResponse; file: string }> {
+  for (const name of servedIndexFiles) {
+    const file = pathOf(name);
+    const response = await origin.fetchFile(file, extra);
+    if (response.status !== 404 || name === manifestFileName) return { response, file };
+  }
+  throw new Error('unreachable: servedIndexFiles ends with manifest.json');
 }
 
 /** The build a pointer names, or the failure that says the pointer is not one. */
@@ -205,7 +223,7 @@ async function openFetchedManifest(
 export async function openSavedOriginStore(origin: OriginClient, cache: BodyCache, copy: OriginCopy): Promise<OriginStore | undefined> {
   const saved = await copy.readManifest();
   if (!saved) return undefined;
-  return storeFromManifest(saved.bytes, `the saved copy of the origin's ${manifestFileName}`, saved.originTag, saved.scoped, origin, cache, copy);
+  return storeFromManifest(saved.bytes, "the saved copy of the origin's index", saved.originTag, saved.scoped, origin, cache, copy);
 }
 
 /** The ETags of every file a store's build lists: what its saved copy keeps. */

@@ -7,6 +7,7 @@
 import { readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { ServiceError, type ErrorCode } from '../contract/errors.ts';
+import { lookupIndexFileName } from '../contract/lookupIndex.ts';
 import { manifestFileName, type ManifestEntry } from '../contract/manifest.ts';
 import { findLookup, lookupsOf, readManifest, type Lookup, type ServedManifest } from './manifestIndex.ts';
 import { defaultBodyCacheMb } from './config.ts';
@@ -55,10 +56,14 @@ export async function openLocalStore(distDir: string, cache: BodyCache = createB
   const buildDir = await realpath(distDir).catch(() => {
     throw new StoreError('ERR_DIST_MISSING', `${distDir} does not exist: run "npm run build" first, or set DIST_DIR`);
   });
-  const bytes = await readFile(path.join(buildDir, manifestFileName)).catch(() => {
-    throw new StoreError('ERR_DIST_MISSING', `${path.join(distDir, manifestFileName)} is missing: run "npm run build" first`);
-  });
-  const { manifest, index } = await readManifest(bytes, path.join(buildDir, manifestFileName));
+  // The lookup index, or the manifest of a build made before builds carried one.
+  const [bytes, file] = await readFile(path.join(buildDir, lookupIndexFileName))
+    .then((index) => [index, lookupIndexFileName] as const)
+    .catch(async () => [await readFile(path.join(buildDir, manifestFileName)), manifestFileName] as const)
+    .catch(() => {
+      throw new StoreError('ERR_DIST_MISSING', `${path.join(distDir, manifestFileName)} is missing: run "npm run build" first`);
+    });
+  const { manifest, index } = await readManifest(bytes, path.join(buildDir, file));
   return {
     manifest,
     source: buildDir,

@@ -346,16 +346,16 @@ describe.skipIf(!nginxBinary)('nginx as the origin, over the fixture build', () 
   });
 
   it("switches to a new build swapped in under nginx, never serving a body as another build's", async () => {
-    const previous = await stat(path.join(distDir, 'manifest.json'));
+    const previous = await stat(path.join(distDir, 'lookups.idx'));
     const dataDir = await copyFixture();
     const currencyFile = path.join(dataDir, 'records', 'currency.json');
     await writeFile(currencyFile, (await readFile(currencyFile, 'utf8')).replace('"Turkish Lira"', '"Türk Lirası"'));
     const built = await buildDist({ dataDir, distDir });
-    // nginx's ETag is the modification time in seconds and the size: a manifest rewritten within
+    // nginx's ETag is the modification time in seconds and the size: an index rewritten within
     // the same second at the same size would look unchanged to the proxy's conditional request.
     // The new one is dated two seconds on, as a build a moment later would be.
     const later = new Date(previous.mtimeMs + 2_000);
-    await utimes(path.join(distDir, 'manifest.json'), later, later);
+    await utimes(path.join(distDir, 'lookups.idx'), later, later);
     // open_file_cache re-checks the dist link every 2 s; the proxy polls every 10 s (here: at once).
     // Generous: other test files (the bench smoke test) may be loading both cores meanwhile.
     const deadline = Date.now() + 20_000;

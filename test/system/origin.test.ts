@@ -266,7 +266,7 @@ describe('origin mode, a build-scoped origin', () => {
       });
       expect(response.status).toBe(200);
       expect([...origin.hits.keys()].sort()).toEqual(
-        ['/builds/current.json', `/builds/${buildId}/manifest.json`, `/builds/${buildId}/financemanagement/api/currency/getbycode/try.json`].sort(),
+        ['/builds/current.json', `/builds/${buildId}/lookups.idx`, `/builds/${buildId}/financemanagement/api/currency/getbycode/try.json`].sort(),
       );
     } finally {
       await service.close();

@@ -124,11 +124,13 @@ describe('a private S3 bucket as the origin', () => {
   it('the upload command puts every file of the build under builds/<id>/, the manifest after them and the pointer last', async () => {
     const manifest = await diskManifest();
     const files = Object.keys(manifest.files).length + Object.keys(manifest.public).length + Object.keys(manifest.downloads).length;
-    expect(uploadOutput).toMatch(new RegExp(`uploaded ${files + 1} files \\([\\d.]+ MB\\) in [\\d.]+ s, 0 already there`));
+    // The files, the manifest and the lookup index.
+    expect(uploadOutput).toMatch(new RegExp(`uploaded ${files + 2} files \\([\\d.]+ MB\\) in [\\d.]+ s, 0 already there`));
     expect(uploadOutput).toContain(`s3://refdata-origin/refdata/builds/current.json now names ${manifest.buildId}`);
     const puts = uploadRequests.filter((line) => line.startsWith('PUT '));
-    expect(puts).toHaveLength(files + 2);
-    expect(puts.at(-2)).toBe(`PUT /refdata-origin/refdata/builds/${manifest.buildId}/manifest.json`);
+    expect(puts).toHaveLength(files + 3);
+    expect(puts.at(-3)).toBe(`PUT /refdata-origin/refdata/builds/${manifest.buildId}/manifest.json`);
+    expect(puts.at(-2)).toBe(`PUT /refdata-origin/refdata/builds/${manifest.buildId}/lookups.idx`);
     expect(puts.at(-1)).toBe('PUT /refdata-origin/refdata/builds/current.json');
 
     const pointer = await getObject('builds/current.json');

@@ -39,7 +39,7 @@ async function startHoldingOrigin(root: string): Promise<HoldingOrigin> {
   let holding = false;
   const server = http.createServer(async (request, response) => {
     const pathname = (request.url ?? '/').split('?')[0] ?? '/';
-    if (!holding && pathname !== '/manifest.json' && pathname !== '/builds/current.json') {
+    if (!holding && !['/manifest.json', '/lookups.idx', '/builds/current.json'].includes(pathname)) {
       holding = true;
       heldNow(pathname);
       await released;

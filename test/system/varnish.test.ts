@@ -51,7 +51,7 @@ const startProxy = (distDir: string, varnish: RunningVarnish): Promise<RunningSe
   startTestService(distDir, { API_KEYS: testKey, ORIGIN_URL: varnish.url, ORIGIN_HEADER: originHeader });
 
 /** What nginx logged for bodies: not the pointer to the current build, which is asked for on every poll. */
-const bodyPaths = (paths: readonly string[]): string[] => paths.filter((file) => file !== '/manifest.json' && file !== '/builds/current.json');
+const bodyPaths = (paths: readonly string[]): string[] => paths.filter((file) => !['/manifest.json', '/lookups.idx', '/builds/current.json'].includes(file));
 
 if (!varnishdBinary || !nginxBinary) {
   reportMissing(
