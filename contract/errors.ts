@@ -40,6 +40,7 @@ export type ErrorCode =
   | 'ERR_ORIGIN_UNREACHABLE'
   | 'ERR_ORIGIN_ANSWER'
   | 'ERR_ORIGIN_NO_BODY'
+  | 'ERR_ORIGIN_INCOMPLETE'
   | 'ERR_ORIGIN_SWITCHING'
   // Readiness: this process should be taken out of a load balancer's rotation.
   | 'ERR_NOT_READY'

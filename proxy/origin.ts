@@ -11,7 +11,8 @@
 import { Agent, errors } from 'undici';
 import { buildScopedPath, computeEtag, currentBuildFile, currentBuildSchema, manifestFileName } from '../contract/manifest.ts';
 import { servedIndexFiles } from '../contract/lookupIndex.ts';
-import { findLookup, lookupsOf, readManifest } from './manifestIndex.ts';
+import { ServiceError } from '../contract/errors.ts';
+import { findLookup, lookupsOf, readManifest, type Lookup } from './manifestIndex.ts';
 import type { OriginCopy } from './originCopy.ts';
 import { StoreError, type BodyCache, type BodyStore } from './store.ts';
 import { noMetrics, type Metrics } from './metrics.ts';
@@ -40,6 +41,9 @@ export interface OriginStore extends BodyStore {
   readonly manifestTag: string | undefined;
   /** Where the build's files are on the origin: `builds/<buildId>/`, or '' for an origin that is a copy of dist/. */
   readonly bodyBase: string;
+  /** How many body files the build lists, and the one at `position` in path order (for the spot check). */
+  readonly bodyCount: number;
+  lookupAt(position: number): Lookup | undefined;
 }
 
 interface OriginResponse {
@@ -154,6 +158,7 @@ export async function openOriginStore(origin: OriginClient, cache: BodyCache, co
     if (store.manifest.buildId !== buildId) {
       throw new StoreError('ERR_MANIFEST_INVALID', `The data origin's ${file} is the manifest of build ${store.manifest.buildId}, not of ${buildId}.`);
     }
+    if (previous) await spotCheck(store);
     return store;
   }
   if (pointer.status !== 404) {
@@ -165,7 +170,39 @@ export async function openOriginStore(origin: OriginClient, cache: BodyCache, co
   if (response.status !== 200) {
     throw new StoreError('ERR_ORIGIN_ANSWER', originAnswer(response, file, 'is it serving a build of npm run build?'));
   }
-  return openFetchedManifest(response.body, `the origin's ${file}`, response.etag, false, origin, cache, copy);
+  const store = await openFetchedManifest(response.body, `the origin's ${file}`, response.etag, false, origin, cache, copy);
+  if (previous) await spotCheck(store);
+  return store;
+}
+
+/** Bodies fetched from a build before a proxy serves from it: its first, its last and evenly between. */
+export const spotCheckedBodies = 16;
+
+/**
+ * Reads a few of a build's bodies from the origin (into the body cache, each checked against its
+ * hash) before a proxy switches to it: a build whose pointer was written before its bodies (an
+ * upload cut short, a copy tool that ignores order) is refused, and the proxy keeps the build it
+ * serves. A proxy starting has no build to keep: it serves what the origin holds, and a body the
+ * origin lacks is a 503 that says so.
+ */
+async function spotCheck(store: OriginStore): Promise<void> {
+  const count = store.bodyCount;
+  if (count === 0) return;
+  const picks = new Set(Array.from({ length: spotCheckedBodies }, (_, index) => Math.round((index * (count - 1)) / (spotCheckedBodies - 1))));
+  for (const position of picks) {
+    const lookup = store.lookupAt(position);
+    if (lookup === undefined) continue;
+    const { file, entry } = lookup;
+    await store.read(file, entry).catch((error: unknown) => {
+      const reason = error instanceof ServiceError ? error.message : String(error);
+      throw new StoreError(
+        'ERR_ORIGIN_INCOMPLETE',
+        `The data origin's build ${store.manifest.buildId} is not whole: reading ${file} failed (${reason}). Not serving from it; the next poll tries again.`,
+        {},
+        { cause: error },
+      );
+    });
+  }
 }
 
 /**
@@ -268,6 +305,12 @@ async function storeFromManifest(
     bodyBase,
     find: (routePath, keys) => findLookup(index, routePath, keys),
     lookups: () => lookupsOf(index),
+    bodyCount: index.count,
+    lookupAt: (position) => {
+      const file = index.pathAt(position);
+      const entry = index.entryAt(position);
+      return file === undefined || entry === undefined ? undefined : { file, entry };
+    },
     cached: (entry) => cache.get(entry.etag),
     read: (file, entry) => cache.load(entry.etag, () => load(file, entry.etag)),
   };
@@ -275,7 +318,13 @@ async function storeFromManifest(
 
 function checkBody(etag: string, response: OriginResponse): void {
   const { status, body } = response;
-  if (status === 404) throw new StoreError('ERR_ORIGIN_NO_BODY', 'The data origin has no body for this lookup: it may be switching builds; retry shortly.');
+  // The manifest lists it, so the record exists: a 404 from the origin is the origin's fault (a
+  // build not wholly uploaded, a file removed), never "no such record".
+  if (status === 404) {
+    throw new StoreError('ERR_ORIGIN_NO_BODY', "The data origin lacks this lookup's body although its build lists it: retry shortly.", {
+      'Retry-After': '5',
+    });
+  }
   if (status !== 200) throw new StoreError('ERR_ORIGIN_ANSWER', `The data origin answered ${answered(response)} for a body: retry shortly.`);
   // The origin may already serve a newer build than this manifest: never serve a body as another.
   if (computeEtag(body) !== etag) throw new StoreError('ERR_ORIGIN_SWITCHING', 'The data origin is switching builds: retry shortly.', { 'Retry-After': '1' });
@@ -288,7 +337,8 @@ function checkBody(etag: string, response: OriginResponse): void {
  */
 function checkPublicFile(file: string, etag: string, response: OriginResponse): void {
   const { status, body } = response;
-  if (status === 404) throw new StoreError('ERR_ORIGIN_NO_BODY', `The data origin has no /${file}: it may be switching builds; retry shortly.`);
+  if (status === 404)
+    throw new StoreError('ERR_ORIGIN_NO_BODY', `The data origin lacks /${file} although its build lists it: retry shortly.`, { 'Retry-After': '5' });
   if (status !== 200) throw new StoreError('ERR_ORIGIN_ANSWER', `The data origin answered ${answered(response)} for /${file}: retry shortly.`);
   if (computeEtag(body) !== etag) {
     throw new StoreError(

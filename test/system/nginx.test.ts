@@ -266,7 +266,9 @@ describe.skipIf(!nginxBinary)('nginx as the origin, over the fixture build', () 
       expect((await rawRequest(freshNginx.port, `/${asset}`, withSecret)).status).toBe(404);
       const response = await fetch(`${freshProxy.running.url}/${asset}`);
       const text = await response.text();
-      expect(response.status, text).toBe(404);
+      // Listed in the build, so it exists: the origin's lack is the service's fault, to retry.
+      expect(response.status, text).toBe(503);
+      expect(response.headers.get('retry-after'), text).toBe('5');
       expect(response.headers.get('content-type'), text).toBe('application/json; charset=utf-8');
       expect(response.headers.get('cache-control'), text).toBe('no-store');
       expect((JSON.parse(text) as { header: { isSuccess: boolean } }).header.isSuccess).toBe(false);

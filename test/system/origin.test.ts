@@ -16,6 +16,8 @@ import { startService, type RunningService } from '../../proxy/service.ts';
 import { buildFixture, copyFixture, startTestService, tempDir, testKey } from '../support/service.ts';
 import { buildDist } from '../../generator/build.ts';
 import { EventEmitter } from 'node:events';
+import { Writable } from 'node:stream';
+import pino from 'pino';
 
 interface StaticOrigin {
   readonly url: string;
@@ -186,11 +188,15 @@ describe('origin mode', () => {
     expect(origin.mode).toBe('serve');
   });
 
-  it('404 when the origin has no body the manifest lists', async () => {
+  it('503 with Retry-After, never a 404, when the origin lacks a body the manifest lists: the record exists', async () => {
     const file = 'financemanagement/api/bank/getbycode/064.json';
     await rm(path.join(distDir, file));
-    const reply = await call(proxied, '/financemanagement/api/bank/getbycode?code=064');
-    expect(reply).toMatchObject({ status: 404, body: null, message: expect.stringMatching(/origin has no body for this lookup/) });
+    const response = await fetch(`${proxied.running.url}/financemanagement/api/bank/getbycode?code=064`, { headers: { Authorization: `Bearer ${testKey}` } });
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('5');
+    const envelope = (await response.json()) as { body: unknown; header: { message: string } };
+    expect(envelope.body).toBeNull();
+    expect(envelope.header.message).toBe("The data origin lacks this lookup's body although its build lists it: retry shortly.");
   });
 
   it('504 when the origin does not answer in time; cached bodies are still served', { timeout: 20_000 }, async () => {
@@ -254,6 +260,47 @@ describe('origin mode, a build-scoped origin', () => {
   }
   const startAgainst = (distDir: string, origin: StaticOrigin): Promise<unknown> =>
     startTestService(distDir, { API_KEYS: testKey, ORIGIN_URL: origin.url, ORIGIN_HEADER: `${secret[0]}: ${secret[1]}` });
+
+  it('keeps serving its build when the pointer names one whose bodies are not all there, and says why in the log', async () => {
+    const current = await buildFixture();
+    const currentId = path.basename(await realpath(current));
+    const next = await buildFixture(await copyFixture());
+    const nextId = path.basename(await realpath(next));
+    // The next build as an upload cut short leaves it: its manifest and index there, its bodies not.
+    const halfUploaded = await tempDir();
+    for (const file of ['manifest.json', 'lookups.idx', 'build.json']) await writeFile(path.join(halfUploaded, file), await readFile(path.join(next, file)));
+    const root = await scopedOrigin(JSON.stringify({ buildId: currentId }), { [currentId]: await realpath(current), [nextId]: halfUploaded });
+    const origin = await startStaticOrigin(root);
+    const lines: { event?: string; reason?: string; error?: string }[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+        done();
+      },
+    });
+    const service = await startTestService(
+      current,
+      { API_KEYS: testKey, ORIGIN_URL: origin.url, ORIGIN_HEADER: `${secret[0]}: ${secret[1]}` },
+      undefined,
+      pino({ level: 'info' }, sink),
+    );
+    try {
+      await writeFile(path.join(root, 'builds', 'current.json'), JSON.stringify({ buildId: nextId }));
+      await service.build.reload('test');
+      expect(service.build.current().manifest.buildId).toBe(currentId);
+      const failure = lines.find((line) => line.event === 'build-switch-failed');
+      expect(failure?.error).toMatch(new RegExp(`^The data origin's build ${nextId} is not whole: reading .+\\.json failed \\(The data origin lacks`));
+      expect((await call(service, tryCurrency)).status).toBe(200);
+      // Once the upload has finished, the next poll switches.
+      await rm(path.join(root, 'builds', nextId));
+      await symlink(await realpath(next), path.join(root, 'builds', nextId));
+      await service.build.reload('test');
+      expect(service.build.current().manifest.buildId).toBe(nextId);
+    } finally {
+      await service.close();
+      await origin.close();
+    }
+  });
 
   it('reads the build current.json names, its manifest and bodies under builds/<buildId>/, and never the root', async () => {
     const distDir = await buildFixture();
