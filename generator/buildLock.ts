@@ -19,7 +19,8 @@ interface LockHolder {
   readonly task: string;
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process of this host is running (one we may not signal is). */
+export function isProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -55,7 +56,7 @@ export async function withBuildLock<Result>(buildsRoot: string, task: 'build' | 
     if (taken) break;
     const holder = await readHolder(file);
     // A lock of a process that has died on this host is stale.
-    const stale = holder !== undefined && holder.host === me.host && !isAlive(holder.pid);
+    const stale = holder !== undefined && holder.host === me.host && !isProcessAlive(holder.pid);
     if (!stale || attempt > 0) {
       await rm(mine, { force: true });
       throw new (task === 'rollback' ? RollbackError : BuildError)([

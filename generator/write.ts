@@ -21,6 +21,7 @@ import { hostname } from 'node:os';
 import { link, lstat, mkdir, readdir, readFile, readlink, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { buildIdFileName, buildsRootOf, readerLeaseSchema, readersDirOf } from '../contract/builds.ts';
+import { isProcessAlive } from './buildLock.ts';
 import { encodeLookupIndex, lookupIndexFileName } from '../contract/lookupIndex.ts';
 import { computeEtag, currentBuildFile, manifestFileName, type CurrentBuild, type Manifest } from '../contract/manifest.ts';
 import { summaryFileName, type BuildSummaryFile } from './summary.ts';
@@ -183,16 +184,6 @@ export async function swapLink(distDir: string, buildDir: string): Promise<void>
   await rename(link, distDir);
 }
 
-/** Whether a process on this host is running. */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * The build directories proxies on this disk read now (their leases), the leases of processes
  * gone from this host removed on the way. A lease of another host is trusted as it is.
@@ -204,7 +195,7 @@ export async function leasedBuilds(buildsRoot: string): Promise<Set<string>> {
     const file = path.join(readers, name);
     const lease = readerLeaseSchema.safeParse(await readFile(file, 'utf8').then(JSON.parse, () => undefined));
     if (!lease.success) continue;
-    if (lease.data.host === hostname() && !isAlive(lease.data.pid)) {
+    if (lease.data.host === hostname() && !isProcessAlive(lease.data.pid)) {
       await rm(file, { force: true });
       continue;
     }

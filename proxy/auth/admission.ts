@@ -47,9 +47,6 @@ function withStanding(error: ServiceError, standing: Standing): ServiceError {
   return new ServiceError(error.code, error.message, { ...error.headers, ...standing.headers }, { cause: error.cause });
 }
 
-/** The header as nearly every client writes it: `Bearer ` and the token. */
-const usualPrefix = 'Bearer ';
-
 export function createAdmission(
   authenticate: Authenticate,
   limits: Config['limits'],
@@ -92,10 +89,8 @@ export function createAdmission(
     authenticate(request) {
       const authorization = request.headers.authorization;
       if (failures === undefined) return authenticate(authorization);
-      if (authorization?.startsWith(usualPrefix)) {
-        const remembered = authenticate.remembered(authorization.slice(usualPrefix.length));
-        if (remembered) return remembered;
-      }
+      const remembered = authenticate.rememberedHeader(authorization);
+      if (remembered) return remembered;
       const token = authenticate.tokenOf(authorization);
       return authenticate.recognise(token) ?? gated(failures, token, request);
     },

@@ -31,6 +31,8 @@ export interface Authenticate {
   verify(token: string): Principal | Promise<Principal>;
   /** The principal of a token accepted before and still trusted, checking nothing; undefined otherwise. */
   remembered(token: string): Principal | undefined;
+  /** remembered() for a header written as nearly every client writes it (`Bearer <token>`): no pattern run. */
+  rememberedHeader(authorization: string | undefined): Principal | undefined;
 }
 
 export interface AuthOptions {
@@ -112,16 +114,16 @@ export async function createAuthenticator({ auth, extraKeys = [], now = Date.now
     );
   };
 
+  const rememberedHeader = (authorization: string | undefined): Principal | undefined =>
+    authorization?.startsWith(usualPrefix) ? remembered(authorization.slice(usualPrefix.length)) : undefined;
+
   const authenticate = (authorization: string | undefined): Principal | Promise<Principal> => {
-    // The usual spelling of a token accepted before: no pattern run, one lookup.
-    if (authorization?.startsWith(usualPrefix)) {
-      const known = remembered(authorization.slice(usualPrefix.length));
-      if (known) return known;
-    }
+    const known = rememberedHeader(authorization);
+    if (known) return known;
     const token = tokenOf(authorization);
     return recognise(token) ?? verify(token);
   };
-  return Object.assign(authenticate, { tokenOf, recognise, verify, remembered });
+  return Object.assign(authenticate, { tokenOf, recognise, verify, remembered, rememberedHeader });
 }
 
 /** The scope the route's area requires, if any: a token without it gets 403 (RFC 6750 §3.1). */
