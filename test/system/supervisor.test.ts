@@ -97,8 +97,18 @@ function exitOf(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }
 
+/** Resolves once `count` workers have said they listen (LOG_LEVEL=info), replacements included. */
+function listeningWorkers(primary: Primary, count: number): Promise<void> {
+  return outputHolds(primary, (output) => output.split('"event":"worker-listening"').length - 1 >= count, `${count} worker-listening events`);
+}
+
 /** Resolves when the service's output holds `text`, checked as each piece of output arrives. */
 function printed(primary: Primary, text: string): Promise<void> {
+  return outputHolds(primary, (output) => output.includes(text), text);
+}
+
+/** Resolves when `condition` holds of the service's output, checked as each piece of it arrives. */
+function outputHolds(primary: Primary, condition: (output: string) => boolean, what: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const streams = [primary.child.stdout, primary.child.stderr];
     const done = (): void => {
@@ -106,13 +116,13 @@ function printed(primary: Primary, text: string): Promise<void> {
       primary.child.off('exit', exited);
     };
     const check = (): void => {
-      if (!primary.output().includes(text)) return;
+      if (!condition(primary.output())) return;
       done();
       resolve();
     };
     const exited = (code: number | null): void => {
       done();
-      reject(new Error(`the primary exited with ${code} before printing ${text}:\n${primary.output()}`));
+      reject(new Error(`the primary exited with ${code} before printing ${what}:\n${primary.output()}`));
     };
     for (const stream of streams) stream?.on('data', check);
     primary.child.once('exit', exited);
@@ -193,17 +203,26 @@ describe('the primary', () => {
     try {
       const lookup = `${primary.url}/financemanagement/api/currency/getbycode?code=TRY`;
       const ask = (): Promise<number> =>
-        fetch(lookup, { headers: { Authorization: `Bearer ${testKey}`, Connection: 'close' } }).then((response) => response.status);
+        fetch(lookup, { headers: { Authorization: `Bearer ${testKey}`, Connection: 'close' } }).then(
+          (response) => response.status,
+          (error: unknown) => {
+            throw new Error(`${(error as Error).message}: ${String((error as Error).cause)}\n${primary.output()}`);
+          },
+        );
       expect(await ask()).toBe(200);
       // Saved behind the response: wait until the body is in the copy.
       while ((await readdir(path.join(copyDir, 'bodies')).catch(() => [])).filter((name) => name.endsWith('.json')).length === 0) {
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
+      // Both workers listening before one is killed: killing the only one listening would close
+      // the cluster's listener until another listens.
+      await listeningWorkers(primary, 2);
       origin.down = true;
       const [killed] = await workersOf(primary, 2);
       process.kill(killed as number, 'SIGKILL');
       await printed(primary, '"event":"origin-unreachable-at-start"');
       await workersOf(primary, 2, [killed as number]);
+      await listeningWorkers(primary, 3);
       // Connections are dealt to both workers in turn: every answer is the saved body.
       for (let request = 0; request < 6; request++) expect(await ask()).toBe(200);
       expect(primary.output().match(/"event":"worker-exited"/g)).toHaveLength(1);
