@@ -1,12 +1,12 @@
 /**
  * `npm run bench:rss`: each worker's memory on the real data, as a container must be sized for it.
- * The service runs as `npm start` runs it (the bundle, two workers), optionally inside a memory
+ * The service runs as `npm start` runs it (the bundle, two workers unless --workers), optionally inside a memory
  * cgroup of its own (--cgroup-mb, as root: cgroup v1's memory controller, the whole service in it
  * from its first instruction); each worker's resident set (VmRSS) and its peak (VmHWM) are read
  * from /proc at start, after a load (wrk, the sampled mix), and after each of --switches forced
  * rebuilds once every worker serves the new build. Any exit of a worker is reported.
  *
- *   npm run bench:rss [-- --switches 3 --seconds 10 --connections 64 --cgroup-mb 512 --dist DIR]
+ *   npm run bench:rss [-- --workers 2 --switches 3 --seconds 10 --connections 64 --cgroup-mb 512 --dist DIR]
  *
  * A dist is built from data/ in a temporary directory unless --dist names one (it is then
  * rebuilt in place by the switches). Exits 1 when a worker's peak is over --budget-mb (256) or
@@ -42,6 +42,7 @@ function memoryOf(pid: number): { rss: number; peak: number } | undefined {
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
+      workers: { type: 'string', default: '2' },
       switches: { type: 'string', default: '3' },
       seconds: { type: 'string', default: '10' },
       connections: { type: 'string', default: '64' },
@@ -69,7 +70,7 @@ async function main(): Promise<void> {
     NODE_ENV: 'production',
     HOST: '127.0.0.1',
     PORT: String(port),
-    WORKERS: '2',
+    WORKERS: values.workers,
     DIST_DIR: distDir,
     API_KEYS: key,
     LOG_LEVEL: 'info',
@@ -88,14 +89,16 @@ async function main(): Promise<void> {
   const url = `http://127.0.0.1:${port}`;
   const rows: string[] = [];
   let worst = 0;
-  const workers = (): number[] => childPids(child.pid as number, path.basename(process.execPath));
+  const workerCount = Number(values.workers);
+  // One worker is the process itself (no cluster); more are the primary's children.
+  const workers = (): number[] => (workerCount === 1 ? [child.pid as number] : childPids(child.pid as number, path.basename(process.execPath)));
   const record = (moment: string): void => {
     const readings = workers().map((pid) => ({ pid, ...memoryOf(pid) }));
-    const primary = memoryOf(child.pid as number);
+    const primary = workerCount === 1 ? undefined : memoryOf(child.pid as number);
     const group = cgroup ? Number(readFileSync(path.join(cgroup, 'memory.max_usage_in_bytes'), 'utf8')) / 1024 / 1024 : undefined;
     for (const reading of readings) worst = Math.max(worst, reading.peak ?? 0);
     rows.push(
-      `| ${moment} | ${readings.map((reading) => `${reading.pid}: ${reading.rss?.toFixed(0)} / ${reading.peak?.toFixed(0)}`).join(', ')} | ${primary?.rss.toFixed(0)} | ${group === undefined ? '–' : group.toFixed(0)} |`,
+      `| ${moment} | ${readings.map((reading) => `${reading.pid}: ${reading.rss?.toFixed(0)} / ${reading.peak?.toFixed(0)}`).join(', ')} | ${primary?.rss.toFixed(0) ?? '–'} | ${group === undefined ? '–' : group.toFixed(0)} |`,
     );
   };
   const until = async (condition: () => Promise<boolean>, what: string): Promise<void> => {
@@ -117,7 +120,7 @@ async function main(): Promise<void> {
     return true;
   };
   try {
-    await until(async () => (await get(`${url}/readyz`)).status === 200 && workers().length === 2, 'listening with two workers');
+    await until(async () => (await get(`${url}/readyz`)).status === 200 && workers().length === workerCount, `listening with ${workerCount} workers`);
     const manifest = JSON.parse(await readFile(path.join(distDir, 'manifest.json'), 'utf8')) as Manifest;
     record('started');
     const script = await writeWrkScript(
@@ -135,7 +138,9 @@ async function main(): Promise<void> {
       record(`after switch ${round}`);
     }
     const exits = log.split('\n').filter((line) => line.includes('"event":"worker-exited"')).length;
-    console.log(`two workers, real data (${Object.keys(manifest.files).length} files)${cgroup ? `, inside a ${values['cgroup-mb']} MB memory cgroup` : ''}`);
+    console.log(
+      `${workerCount} worker(s), real data (${Object.keys(manifest.files).length} files)${cgroup ? `, inside a ${values['cgroup-mb']} MB memory cgroup` : ''}`,
+    );
     console.log('| moment | per worker: RSS / peak (MB) | primary RSS (MB) | cgroup peak (MB) |');
     console.log('|---|---|---|---|');
     for (const row of rows) console.log(row);
