@@ -1,5 +1,5 @@
 /**
- * What a client mirroring the data downloads (README, "Change lists" and "Exports"): one gzipped
+ * What a client mirroring the data downloads (docs/api.md, "Change lists" and "Exports"): one gzipped
  * NDJSON file per record type with an index, and the change lists between builds. The generator
  * writes these files into each build and lists them in the manifest (`downloads`, `changes`); the
  * proxy serves only what the manifest lists, with a token, so their names and shapes are stated

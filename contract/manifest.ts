@@ -54,7 +54,7 @@ export const manifestSchema = z.strictObject({
   counts: z.record(z.string(), z.number().int().nonnegative()),
   /**
    * Single lookups whose key more than one record folds to, with the record chosen and the others
-   * (see README, "Ambiguous names").
+   * (see docs/api.md, "Ambiguous names").
    */
   ambiguous: z.array(z.strictObject({ file: z.string(), chosen: z.string(), others: z.array(z.string()) })),
   /**

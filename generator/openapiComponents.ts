@@ -164,7 +164,7 @@ export function failure(description: string, extra: Readonly<Record<string, stri
   };
 }
 
-/** A 400, also the answer to a malformed request (README, "Malformed requests"), which closes the connection. */
+/** A 400, also the answer to a malformed request (docs/api.md, "Malformed requests"), which closes the connection. */
 function badRequest(causes: string): JsonObject {
   return {
     description: `${causes}; or a malformed request (no or two Host headers, no HTTP version, a bare LF, a GET with a body, a broken header), answered with Connection: close.`,
@@ -247,7 +247,7 @@ function responses(): JsonObject {
   };
 }
 
-/** How each kind of value matches, beyond its form (README: "Values are normalised by kind"). */
+/** How each kind of value matches, beyond its form (docs/api.md: "Values are normalised by kind"). */
 const kindNotes: Record<ParamKind, string> = {
   uuid: 'Any letter case, with or without braces or hyphens.',
   code: 'Any letter case.',

@@ -23,7 +23,7 @@ interface Located {
 }
 
 /**
- * Single lookups by a code-kind value that README.md documents as shared across countries by design,
+ * Single lookups by a code-kind value that docs/api.md documents as shared across countries by design,
  * answered by the first record in data order: a province abbreviation is a plate or ISO 3166-2 code
  * unique only within its country (`34` is İstanbul and Hérault), and the operation takes no country.
  * Within the country it must still be unique: the value is checked together with this field.

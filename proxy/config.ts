@@ -94,7 +94,7 @@ const environmentSchema = z.object({
   NODE_ENV: z.string().optional(),
 });
 
-/** Every environment variable the service reads (the README's configuration table lists each). */
+/** Every environment variable the service reads (docs/configuration.md's table lists each). */
 export const settingNames: readonly string[] = Object.keys(environmentSchema.shape);
 
 /** Values never echoed in a message, not even wrong ones: a typo'd secret is still mostly a secret. */

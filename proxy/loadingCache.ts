@@ -3,7 +3,7 @@
  *
  * lru-cache's own `fetch` does the same but makes an AbortController and an abort listener per
  * miss: under a cold origin at 64 connections those were a fifth of the garbage V8 promoted and
- * then collected (README, "Memory"). Here a miss is one promise in a map of loads in flight:
+ * then collected (docs/benchmarks.md, "Memory"). Here a miss is one promise in a map of loads in flight:
  * - concurrent misses of one key share the load;
  * - a load that fails is not kept: the next miss tries again;
  * - a load in flight is never cancelled: entries other loads push out of the cache still answer

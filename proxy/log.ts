@@ -35,7 +35,7 @@ export interface RequestLine {
 /**
  * Writes request lines byte for byte as `log.info(line)` would, but in one template: pino's own
  * level prefix, timestamp, bindings and stream, without its walk over the fields, which was a
- * quarter of what a logged request cost beyond an unlogged one (`npm run bench`, issue 16). Only
+ * quarter of what a logged request cost beyond an unlogged one (`npm run bench:profile`). Only
  * `path` can hold characters JSON must escape; the other text fields are checked where they are
  * made. A logger that reshapes its lines (mixin, formatters.log, a streamWrite hook, a nested key,
  * redaction, a serializer of one of these fields) is called as usual.

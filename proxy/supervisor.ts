@@ -149,7 +149,7 @@ export function supervise({ workers, log, onFirstListening, policy = restartPoli
     log.error(
       { event: 'worker-exited', pid: worker.process.pid, code, signal, wasServing, serving: serving.size, restartInMs: decision.restartInMs },
       signal === 'SIGKILL'
-        ? 'worker killed (SIGKILL: by an operator, or by the kernel out of memory: see the README on sizing); starting another'
+        ? 'worker killed (SIGKILL: by an operator, or by the kernel out of memory: see docs/operations.md on memory); starting another'
         : 'worker exited; starting another',
     );
     // Not unref'd: this timer is what keeps the primary alive when no worker is left.

@@ -9,8 +9,7 @@
  * others from national statistical offices and Eurostat. A disagreement therefore points at a
  * census that one has and the other has not, or at a difference in what is counted.
  *
- * The report also gives the share of countries within 10% of the World Bank's latest figure (the
- * issue's measure), which says whether the import took what it should.
+ * The report also gives the share of countries within 10% of the World Bank's latest figure, which says whether the import took what it should.
  */
 import { z } from 'zod';
 import { readUnWppPopulation, readWorldBankPopulation } from '../import/population.ts';

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:ab`: one change to the proxy measured as issue 16 asks, the proxy of two commits
+ * `npm run bench:ab`: one change to the proxy measured against the one before it, the proxy of two commits
  * side by side in one run, alternating, on the same build and the same request mix.
  *
  *   npm run bench:ab -- <before> <after> [--rounds 6] [--duration 5] [--mix small] [--connections 16]

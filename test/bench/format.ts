@@ -1,5 +1,5 @@
 /**
- * The report as Markdown tables: readable in a terminal, pasted as they are into the README.
+ * The report as Markdown tables: readable in a terminal, pasted as they are into a result file.
  */
 import type { BuildFigures } from './build.ts';
 import { mixIds, type MixId } from './mixes.ts';
@@ -65,7 +65,7 @@ export function formatResults(rows: readonly ResultRow[]): string {
 
 /**
  * The proxy (API key, and with request logs) as a share of each reference, for every mix and
- * concurrency in one table: the figures issue 16 asks for at a glance.
+ * concurrency in one table: the figures the targets are judged on, at a glance.
  */
 export function formatShares(results: Results): string | undefined {
   const lines: string[][] = [];

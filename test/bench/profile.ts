@@ -1,6 +1,6 @@
 /**
  * `npm run bench:profile`: where a request's CPU time goes, in the proxy and in the node:http
- * floors it is measured against: what keeps the proxy from the floor (issue 16).
+ * floors it is measured against: what keeps the proxy from the floor.
  *
  *   npm run bench:profile -- [--duration 10] [--connections 8] [--warmup 3] [--dist dist]
  *     [--out bench-results/profile-<time>.json] [--keep]

@@ -11,7 +11,7 @@
  * request mix (mixes.ts), alternating round-robin within every round so that machine noise spreads
  * evenly. Reports, per mix and concurrency, requests per second, p50 and p99 latency, CPU time per
  * request, errors and each configuration's ratio to each reference in the same round; then
- * capacity, start-up, memory, the build figures and the issues' targets; writes it all as JSON
+ * capacity, start-up, memory, the build figures and the targets; writes it all as JSON
  * (bench-results/ by default). Exits 0 when the bench ran, whatever the targets say; 1 when it
  * broke; 2 when wrk or nginx is missing or an option is wrong.
  */
@@ -210,7 +210,7 @@ async function main(): Promise<void> {
     lines.push(
       'Notes: ratios are medians over rounds of each run over the reference in the same round, mix and concurrency; "cold" is emulated with a',
       '1 MB body cache, so nearly every body is fetched from nginx; the request log of the LOG_LEVEL=info row is',
-      `written to /dev/null; issue 16's floor targets use ${targetFloor}; start-up is spawn to the first 200.`,
+      `written to /dev/null; the floor targets use ${targetFloor}; start-up is spawn to the first 200.`,
     );
     if (options.smoke || options.data !== path.join(repoRoot, 'data'))
       lines.push('This was a smoke run or not the full data: the targets mean nothing here; run `npm run bench` for figures.');
@@ -242,7 +242,7 @@ async function main(): Promise<void> {
         cold: 'emulated: the proxy runs with BODY_CACHE_MB=1, so nearly every body is fetched from nginx',
         logInfo: 'LOG_LEVEL=info: the request log is written to /dev/null',
         ratios: 'median over rounds of each run divided by the reference in the same round, mix and concurrency',
-        floorTargets: `issue 16's floor targets use ${targetFloor}`,
+        floorTargets: `the floor targets use ${targetFloor}`,
         capacity: "requests per core = 1e6 / the server's CPU µs per request (user + kernel); wrk's CPU is not counted",
         startup: 'spawn to the first 200 (from /readyz; /manifest.json for nginx)',
       },

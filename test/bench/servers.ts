@@ -220,7 +220,7 @@ export async function runNginx(run: NginxRun): Promise<RunningServer> {
 
 export interface ProxyOptions {
   readonly name: string;
-  /** The proxy's settings (README, Configuration); HOST and PORT are set here. */
+  /** The proxy's settings (docs/configuration.md); HOST and PORT are set here. */
   readonly settings: Record<string, string>;
   readonly workers: number;
   /** The bundle from bundleProxy(). */

@@ -1,8 +1,7 @@
 /**
- * The issues' targets, judged on one run's results: issue 6's (the proxy against nginx as deployed,
- * on the sampled mix), issue 13's (metrics and the rate limit cost under 5 %), issue 16's (the proxy
- * against the node:http floor, Fastify and the tuned nginx, on the small mix), the build's and
- * memory's. A bench, not a test: a target not met is reported, and the run still succeeds.
+ * The targets, judged on one run's results: the proxy against nginx as deployed (on the sampled
+ * mix), metrics and the rate limit costing under 5 %, the proxy against the node:http floor,
+ * Fastify and the tuned nginx (on the small mix), the build's and memory's. A bench, not a test: a target not met is reported, and the run still succeeds.
  */
 import type { BuildFigures } from './build.ts';
 import type { MixId } from './mixes.ts';
@@ -19,7 +18,7 @@ export interface Target {
 }
 
 /**
- * The floor issue 16's targets are measured against: the one writing the same bytes as the proxy
+ * The floor the floor targets are measured against: the one writing the same bytes as the proxy
  * for every lookup of the mix, so that the ratio is the proxy's work alone. The fixed floor (one
  * body, no lookup) is reported beside it.
  */
@@ -36,7 +35,7 @@ function rowsOf(results: Results, mix: MixId): [string, Row][] {
   return Object.entries(results[mix] ?? {}).map(([concurrency, rows]) => [concurrency, (id) => rows.find((row) => row.configuration === id)]);
 }
 
-/** Issue 6 and 13, on the sampled mix, as before issue 16. */
+/** Against nginx as deployed and the cost of metrics and budgets, on the sampled mix. */
 function sampledTargets(results: Results): Target[] {
   const targets: Target[] = [];
   for (const [concurrency, row] of rowsOf(results, 'sampled')) {
@@ -47,7 +46,7 @@ function sampledTargets(results: Results): Target[] {
       targets.push(target(`${configurationLabels[id]}, ${at}: req/s vs nginx as deployed`, found.requestsPerSecond, '>=', 0.7));
       targets.push(target(`${configurationLabels[id]}, ${at}: p99 vs nginx as deployed`, found.p99, '<=', 2));
     }
-    // Issue 13: counting every request for /metrics, or against its token's budget, costs under 5 %.
+    // Counting every request for /metrics, or against its token's budget, costs under 5 %.
     const plain = row('local-apikey');
     for (const [id, what] of [
       ['local-apikey-metrics', 'metrics'],
@@ -63,7 +62,7 @@ function sampledTargets(results: Results): Target[] {
   return targets;
 }
 
-/** Issue 16, part 3, on the small mix: what a request costs, where the proxy's own work shows most. */
+/** Against the floors, Fastify and the tuned nginx, on the small mix: what a request costs, where the proxy's own work shows most. */
 function smallTargets(results: Results): Target[] {
   const targets: Target[] = [];
   for (const [concurrency, row] of rowsOf(results, 'small')) {

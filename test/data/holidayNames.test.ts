@@ -1,5 +1,5 @@
 /**
- * The English names of the holiday and special-day records (issue 14): python-holidays' own,
+ * The English names of the holiday and special-day records: python-holidays' own,
  * paired name by name in the snapshot (holidays_snapshot.py, Pairing), and Türkiye's curated ones.
  * What matters most is that an English name belongs to its own day: python-holidays joins the
  * names of one date sorted in each language's alphabet, and pairing them by position gave 1,438

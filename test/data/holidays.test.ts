@@ -308,7 +308,7 @@ describe('every country', () => {
   });
 });
 
-/** Days date-holidays 3.37.0 served wrong (issue 11), as python-holidays gives them. */
+/** Days date-holidays 3.37.0 gives wrong, as python-holidays gives them. */
 describe('faults of the former source, fixed', () => {
   const on = (parts: Map<string, CountryDay[]>, alpha2Code: string, day: string) =>
     (parts.get(alpha2Code.toLowerCase()) ?? []).filter((record) => dayOf(record) === day).map((record) => record.summary);

@@ -1,12 +1,21 @@
-/** Code blocks the README marks for a test to run as written (`<!-- name:start -->` … `<!-- name:end -->`). */
-import { readFileSync } from 'node:fs';
+/**
+ * Code blocks the documentation marks for a test to run as written (`<!-- name:start -->` …
+ * `<!-- name:end -->`), in README.md or any document of docs/, wherever a block lives.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'vitest';
 import { repoRoot } from './service.ts';
 
-const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+const documents = [
+  'README.md',
+  ...readdirSync(path.join(repoRoot, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => path.join('docs', name)),
+];
+const readme = documents.map((file) => readFileSync(path.join(repoRoot, file), 'utf8')).join('\n');
 
-/** The lines between the README's `<!-- <marker>:start -->` and `<!-- <marker>:end -->`, without the code fences. */
+/** The lines between a document's `<!-- <marker>:start -->` and `<!-- <marker>:end -->`, without the code fences. */
 export function readmeBlock(marker: string, what: string): string {
   const start = readme.indexOf(`<!-- ${marker}:start -->`);
   const end = readme.indexOf(`<!-- ${marker}:end -->`);

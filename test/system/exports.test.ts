@@ -1,5 +1,5 @@
 /**
- * The change lists and exports over HTTP (README, "Change lists" and "Exports"): a proxy on a
+ * The change lists and exports over HTTP (docs/api.md, "Change lists" and "Exports"): a proxy on a
  * fixture dist built twice, the second time with one bank replaced by another, as a mirroring
  * client sees it.
  */

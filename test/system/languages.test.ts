@@ -1,5 +1,5 @@
 /**
- * Holiday and special-day names in English (issue 14), over HTTP on the fixture dataset: Türkiye's
+ * Holiday and special-day names in English, over HTTP on the fixture dataset: Türkiye's
  * days in Turkish and in English, Germany's in German only (a country without English names).
  */
 import { readFile, writeFile } from 'node:fs/promises';

@@ -1,5 +1,5 @@
 /**
- * The README's mirroring client ("A mirroring client"), run as a user would save and run it: the
+ * The documented mirroring client (docs/api.md) ("A mirroring client"), run as a user would save and run it: the
  * script between its mirror markers, with node, against a proxy on a fixture build that then
  * changes, and then moves past the build the copy holds.
  */

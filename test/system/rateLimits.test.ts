@@ -231,7 +231,7 @@ describe('a cluster', () => {
   it('keeps one budget per token across its workers', { timeout: 60_000 }, async () => {
     const cluster = await startCluster({ DIST_DIR: distDir, API_KEYS: testKey, WORKERS: '2', RATE_LIMIT: '10/60', LOG_LEVEL: 'info' });
     try {
-      // Both workers listening: a worker still starting would begin at zero (README, Rate limits).
+      // Both workers listening: a worker still starting would begin at zero (docs/configuration.md, Rate limits).
       await cluster.waitFor((output) => output.split('"event":"worker-listening"').length - 1 === 2);
       const statuses: number[] = [];
       // A new connection each time: the primary hands them to the workers in turn.

@@ -1,5 +1,5 @@
 /**
- * The README's "whole chain on one machine" (Deploying at scale), run as written: nginx, Varnish,
+ * The documented "whole chain on one machine" (docs/deploying.md) (Deploying at scale), run as written: nginx, Varnish,
  * two proxies in origin mode and HAProxy started by the README's own shell blocks, then its checks
  * and its teardown. Only the first two lines change: a temporary folder, free ports and the fixture
  * build instead of /tmp/refdata-chain, fixed ports and the full data.

@@ -97,7 +97,7 @@ describe('the real data, served', () => {
   });
 });
 
-describe('holiday names in English (issue 14)', () => {
+describe('holiday names in English', () => {
   interface Day {
     id: string;
     summary: string;

@@ -1,5 +1,5 @@
 /**
- * The README's token walkthrough ("Minting tokens yourself"), run as a user pastes it: the lines
+ * The documented token walkthrough (docs/authentication.md) ("Minting tokens yourself"), run as a user pastes it: the lines
  * between its walkthrough markers, in bash from the repository's folder. Only the port differs
  * (a free one instead of 8080), and the build served is the fixture's (DIST_DIR), so that
  * `npm start` does not build the real data first.

@@ -1,12 +1,12 @@
-/** The README's one configuration table against the variables the code reads. */
+/** The one configuration table (docs/configuration.md) against the variables the code reads. */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { settingNames } from '../../proxy/config.ts';
 
-const readme = readFileSync(path.resolve(import.meta.dirname, '../../README.md'), 'utf8');
+const readme = readFileSync(path.resolve(import.meta.dirname, '../../docs/configuration.md'), 'utf8');
 
-describe('the configuration table of the README', () => {
+describe('the configuration table', () => {
   it('is one table, listing every variable the service reads and the ones npm run token and npm run build read, and no other', () => {
     const tables = readme.split('\n').filter((line) => line.startsWith('| Variable | Default | Meaning |'));
     expect(tables).toHaveLength(1);

@@ -1,5 +1,5 @@
 /**
- * The memos on every request's path are plain maps (issue 16): bounded, and never wrong when full.
+ * The memos on every request's path are plain maps: bounded, and never wrong when full.
  */
 import { describe, expect, it } from 'vitest';
 import type { Route } from '../../contract/routes.ts';
