@@ -27,7 +27,7 @@ import { formatBuild, formatCapacity, formatResults, formatServers, formatShares
 import { measure, preflight, rssMb } from './load.ts';
 import { mixLabels, sampleMixes } from './mixes.ts';
 import { readOptions, UsageError, type Options } from './options.ts';
-import { summarise, type Results, type RunRecord, type ServerFigures } from './report.ts';
+import { configurationIds, summarise, type Results, type RunRecord, type ServerFigures } from './report.ts';
 import { findProgram, repoRoot, treePids, type RunningServer } from './servers.ts';
 import { evaluateTargets, targetFloor } from './targets.ts';
 import type { Lookup } from './urls.ts';
@@ -254,6 +254,14 @@ async function main(): Promise<void> {
     };
     await mkdir(path.dirname(options.out), { recursive: true });
     await writeFile(options.out, `${JSON.stringify(json, null, 2)}\n`);
+    // A full run of the committed code is a result the docs can cite: its report as a file of test/bench/results/.
+    const full = !options.smoke && options.data === path.join(repoRoot, 'data') && options.only.length === configurationIds.length;
+    if (full && git !== undefined && git.uncommitted.length === 0) {
+      const resultFile = path.join(repoRoot, 'test', 'bench', 'results', `${new Date(started).toISOString().slice(0, 10)}-${git.commit.slice(0, 7)}.md`);
+      const title = `# npm run bench at ${git.commit.slice(0, 7)}, ${new Date(started).toISOString().slice(0, 10)}`;
+      await writeFile(resultFile, `${title}\n\n${lines.join('\n')}\n`);
+      console.log(`report: ${path.relative(process.cwd(), resultFile)}`);
+    }
     console.log(
       `\n${counted.length - failed.length} of ${counted.length} targets pass${failed.length ? `; failing: ${failed.map((item) => item.name).join('; ')}` : ''}`,
     );
