@@ -235,7 +235,7 @@ export function buildOpenApiDocument({ holidayYears, dataset, currentYear }: Ope
   paths['/meta'] = {
     get: serviceOperation(
       'service-meta',
-      'The build being served: id, time, data version, record counts, holiday years',
+      'The service version and the build being served: id, time, data version, record counts, holiday years',
       'What an authenticated client is talking to: compare `dataVersion` with the X-Data-Version of answers.',
       'BuildInfo',
       true,

@@ -79,7 +79,14 @@ function schemas(): JsonObject {
       additionalProperties: false,
       properties: { header: failureHeader, body: { type: 'null' } },
     },
-    BuildInfo: jsonSchemaOf(manifestSchema.pick({ buildId: true, builtAt: true, dataVersion: true, counts: true, holidayYears: true })),
+    BuildInfo: jsonSchemaOf(
+      manifestSchema.pick({ buildId: true, builtAt: true, dataVersion: true, counts: true, holidayYears: true }).extend({
+        version: z
+          .string()
+          .regex(/^\d+\.\d+\.\d+$/)
+          .describe("The service's version (semver); CHANGELOG.md says what each changed."),
+      }),
+    ),
     Liveness: { type: 'object', required: ['status'], additionalProperties: false, properties: { status: { const: 'live' } } },
     Readiness: {
       type: 'object',

@@ -12,7 +12,7 @@
  *   refdata_body_cache_lookups_total{result}         hit (answered from memory) or miss
  *   refdata_body_cache_bytes                         bytes of bodies in memory
  *   refdata_origin_fetches_total{outcome}            origin mode: ok, or the failure code
- *   refdata_build_info{build_id,data_version}        1, for the build being served
+ *   refdata_build_info{build_id,data_version,version} 1, for the build being served
  *
  * Labels are bounded: a route is one of the route table's paths, a service path, or `other`. The
  * request path only adds to plain numbers (a map lookup and an add, and one unlabelled histogram
@@ -23,6 +23,7 @@ import cluster, { type Worker } from 'node:cluster';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AggregatorRegistry, Counter, Gauge, register } from 'prom-client';
+import { serviceVersion } from '../contract/version.ts';
 import { findRoute, routeParts } from '../contract/routes.ts';
 import type { BodyCache, BodyStore } from './store.ts';
 
@@ -139,12 +140,14 @@ export function createMetrics(sources: { store: () => BodyStore; cache: BodyCach
   });
   new Gauge({
     name: 'refdata_build_info',
-    help: 'The build being served (value 1).',
-    labelNames: ['build_id', 'data_version'],
+    help: 'The build being served and the service version (value 1).',
+    labelNames: ['build_id', 'data_version', 'version'],
+    // 1 per build however many workers serve it: a cluster's workers are taken together by max, not summed.
+    aggregator: 'max',
     collect() {
       const { buildId, dataVersion } = sources.store().manifest;
       this.reset();
-      this.set({ build_id: buildId, data_version: dataVersion }, 1);
+      this.set({ build_id: buildId, data_version: dataVersion, version: serviceVersion }, 1);
     },
   });
 

@@ -3,6 +3,7 @@
  * address), liveness and readiness (for orchestrators and load balancers); and /meta, the build an
  * authenticated client is talking to.
  */
+import { serviceVersion } from '../../contract/version.ts';
 import { ServiceError } from '../../contract/errors.ts';
 import type { BodyStore } from '../store.ts';
 
@@ -35,5 +36,5 @@ export function probeBody(pathname: string, store: () => BodyStore, draining: bo
 /** The body of /meta. */
 export function describeBuild(store: BodyStore): Record<string, unknown> {
   const { buildId, builtAt, dataVersion, counts, holidayYears } = store.manifest;
-  return { buildId, builtAt, dataVersion, counts, holidayYears };
+  return { version: serviceVersion, buildId, builtAt, dataVersion, counts, holidayYears };
 }

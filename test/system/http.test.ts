@@ -9,6 +9,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serviceVersion } from '../../contract/version.ts';
 import { buildDist } from '../../generator/build.ts';
 import { loadConfig } from '../../proxy/config.ts';
 import type { Manifest } from '../../contract/manifest.ts';
@@ -202,6 +203,7 @@ describe('service endpoints', () => {
     expect((await fetch(`${service.running.url}/meta`)).status).toBe(401);
     const meta = (await (await get('/meta')).json()) as { body: Record<string, unknown> };
     expect(meta.body).toEqual({
+      version: serviceVersion,
       buildId: manifest.buildId,
       builtAt: manifest.builtAt,
       dataVersion: manifest.dataVersion,

@@ -3,6 +3,7 @@
  * operators watch; in a cluster, every worker's counts added up by the primary.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serviceVersion } from '../../contract/version.ts';
 import { loadConfig } from '../../proxy/config.ts';
 import type { RunningService } from '../../proxy/service.ts';
 import { freePort } from '../bench/servers.ts';
@@ -58,7 +59,7 @@ describe('one process', () => {
     expect(misses).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'refdata_body_cache_bytes')).toBeGreaterThan(0);
     const { buildId, dataVersion } = service.build.current().manifest;
-    expect(sample(text, `refdata_build_info{build_id="${buildId}",data_version="${dataVersion}"}`)).toBe(1);
+    expect(sample(text, `refdata_build_info{build_id="${buildId}",data_version="${dataVersion}",version="${serviceVersion}"}`)).toBe(1);
   });
 
   it("is not served on the API's listener, and its own listener answers nothing else", async () => {
@@ -84,6 +85,10 @@ describe('a cluster', () => {
     }
     const text = await (await scrape()).text();
     expect(sample(text, `refdata_requests_total{area="addressmanagement",route="${region}",status="200"}`)).toBe(20);
+    // One build served by two workers reads 1, not 2.
+    const buildInfo = text.split('\n').filter((line) => line.startsWith('refdata_build_info{'));
+    expect(buildInfo).toHaveLength(1);
+    expect(buildInfo[0]).toMatch(new RegExp(`,version="${serviceVersion.replaceAll('.', '\\.')}"} 1$`));
   });
 
   it('answers while a worker is being replaced, from the workers that serve', { timeout: 60_000 }, async () => {
