@@ -1,13 +1,13 @@
 /**
- * The few S3 calls the upload needs, signed with proxy/sigv4.ts: PUT an object, list keys under a
+ * The few S3 calls the upload needs, signed with proxy/store/sigv4.ts: PUT an object, list keys under a
  * prefix (ListObjectsV2), delete keys (DeleteObjects). A call that fails for a reason that may
  * pass (the network, 500, 503 SlowDown) is tried again after a growing pause; a refusal (a wrong
  * key, no permission) fails at once, naming the S3 error and what it most likely means.
  */
 import { createHash } from 'node:crypto';
 import { Agent, request } from 'undici';
-import { bucketBaseUrl, objectUrl, s3ErrorCode, s3ErrorHint, signedHeaders, type S3Bucket } from '../proxy/s3.ts';
-import { sha256Hex } from '../proxy/sigv4.ts';
+import { bucketBaseUrl, objectUrl, s3ErrorCode, s3ErrorHint, signedHeaders, type S3Bucket } from '../proxy/store/s3.ts';
+import { sha256Hex } from '../proxy/store/sigv4.ts';
 import { RenderError } from './commandLine.ts';
 
 export interface BucketClient {

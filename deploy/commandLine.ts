@@ -5,7 +5,7 @@
 import { pathToFileURL } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ServiceError } from '../contract/errors.ts';
-import { apiKeyPattern } from '../proxy/config.ts';
+import { apiKeyPattern } from '../proxy/config/settingFields.ts';
 
 /** A value that would make a wrong or unsafe configuration: refused, naming the value and what to give. */
 export class RenderError extends ServiceError {

@@ -13,7 +13,7 @@
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { BlockList, isIP } from 'node:net';
 import path from 'node:path';
-import { buildsRootOf } from '../generator/write.ts';
+import { buildsRootOf } from '../contract/builds.ts';
 import { parseOptions, RenderError, runAsCommand, UsageError, splitOriginHeader } from './commandLine.ts';
 
 export { RenderError };

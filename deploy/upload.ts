@@ -16,7 +16,7 @@ import { buildIdPattern } from '../contract/downloads.ts';
 import { lookupIndexFileName } from '../contract/lookupIndex.ts';
 import { buildScopedPath, buildsPath, currentBuildFile, manifestFileName, manifestSchema, type Manifest } from '../contract/manifest.ts';
 import { jsonType } from '../contract/http.ts';
-import { resolveS3Bucket, s3Settings, type S3Bucket } from '../proxy/s3.ts';
+import { resolveS3Bucket, s3Settings, type S3Bucket } from '../proxy/store/s3.ts';
 import { createBucketClient, type BucketClient } from './bucket.ts';
 import { parseOptions, RenderError, runAsCommand, UsageError } from './commandLine.ts';
 import { z } from 'zod';

@@ -8,12 +8,12 @@ import cluster from 'node:cluster';
 import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { ServiceError } from '../contract/errors.ts';
-import { ConfigError, hasAuthSetting, loadConfig, type Config } from './config.ts';
-import { createLogger, type Logger } from './log.ts';
+import { ConfigError, hasAuthSetting, loadConfig, type Config } from './config/config.ts';
+import { createLogger, type Logger } from './observe/log.ts';
 import { checkListenable, type RunningServer } from './http/server.ts';
-import { startMetricsServer } from './metrics.ts';
+import { startMetricsServer } from './observe/metrics.ts';
 import { startService } from './service.ts';
-import { supervise, type ListeningMessage, type Supervision } from './supervisor.ts';
+import { supervise, type ListeningMessage, type Supervision } from './process/supervisor.ts';
 
 const devTokenFile = '.dev-token';
 

@@ -11,7 +11,7 @@ import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { SignJWT } from 'jose';
-import { defaultJwtMaxLifetimeSeconds } from './config.ts';
+import { defaultJwtMaxLifetimeSeconds } from './config/config.ts';
 import { ecAlgorithms } from './auth/jwt.ts';
 
 const defaultAlgorithm: Record<string, string> = { rsa: 'RS256', 'rsa-pss': 'PS256', ed25519: 'EdDSA', ed448: 'EdDSA' };

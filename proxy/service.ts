@@ -4,15 +4,15 @@
  */
 import { createAdmission, type Admission, type PrimaryLink } from './auth/admission.ts';
 import { createAuthenticator } from './auth/authenticate.ts';
-import type { Config } from './config.ts';
-import { openLocalLiveStore, openOriginLiveStore, type LiveStore } from './live.ts';
-import type { Logger } from './log.ts';
-import { createOriginClient, originTimeouts, type OriginTimeouts } from './origin.ts';
-import { noOriginCopy, openOriginCopy } from './originCopy.ts';
+import type { Config } from './config/config.ts';
+import { openLocalLiveStore, openOriginLiveStore, type LiveStore } from './store/live.ts';
+import type { Logger } from './observe/log.ts';
+import { createOriginClient, originTimeouts, type OriginTimeouts } from './store/origin.ts';
+import { noOriginCopy, openOriginCopy } from './store/originCopy.ts';
 import { startServer, type RunningServer } from './http/server.ts';
 import cluster from 'node:cluster';
-import { createMetrics, noMetrics, startMetricsServer, type Metrics, type RunningMetricsServer } from './metrics.ts';
-import { createBodyCache, type BodyCache, type BodyStore } from './store.ts';
+import { createMetrics, noMetrics, startMetricsServer, type Metrics, type RunningMetricsServer } from './observe/metrics.ts';
+import { createBodyCache, type BodyCache, type BodyStore } from './store/store.ts';
 
 export interface ServiceOptions {
   /** Extra accepted keys (the development key). */

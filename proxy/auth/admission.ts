@@ -15,9 +15,9 @@
 import type http from 'node:http';
 import type { BlockList } from 'node:net';
 import { ServiceError } from '../../contract/errors.ts';
-import type { Config } from '../config.ts';
-import { clientAddressOf } from '../http/clientAddress.ts';
-import { addressBlocked, isShareMessage, SharedLimiter, tokenBudgetSpent, type RateLimitFields, type Standing } from '../rateLimits.ts';
+import type { Config } from '../config/config.ts';
+import { clientAddressOf } from './clientAddress.ts';
+import { addressBlocked, isShareMessage, SharedLimiter, tokenBudgetSpent, type RateLimitFields, type Standing } from './rateLimits.ts';
 import type { Authenticate } from './authenticate.ts';
 import { ClusterFailureCounter, isKnownTokenMessage, KnownTokens, LocalFailureCounter, type FailureCounter } from './checkGate.ts';
 import type { Principal } from './principal.ts';

@@ -12,7 +12,7 @@
 import { hash, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { Principal } from './principal.ts';
-import { apiKeyPattern, ConfigError } from '../config.ts';
+import { apiKeyPattern, ConfigError } from '../config/config.ts';
 
 interface ApiKeyEntry {
   readonly digest: Buffer;

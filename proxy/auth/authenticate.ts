@@ -15,7 +15,7 @@
  */
 import { LRUCache } from 'lru-cache';
 import { loadApiKeys, sha256, type ApiKeyTable } from './apiKeys.ts';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/config.ts';
 import { ServiceError } from '../../contract/errors.ts';
 import { createJwtVerifier, type JwtVerifier } from './jwt.ts';
 import { challenge, type Principal } from './principal.ts';

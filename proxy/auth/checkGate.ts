@@ -17,9 +17,9 @@
  * then fills no more of it than a small one.
  */
 import { LRUCache } from 'lru-cache';
-import type { Budget } from '../config.ts';
-import { addressBucketOf } from '../http/clientAddress.ts';
-import { standingOf, type Standing } from '../rateLimits.ts';
+import type { Budget } from '../config/config.ts';
+import { addressBucketOf } from './clientAddress.ts';
+import { standingOf, type Standing } from './rateLimits.ts';
 import { sha256 } from './apiKeys.ts';
 import { WindowCounter, type Window } from './windowCounter.ts';
 

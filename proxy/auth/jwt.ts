@@ -19,7 +19,7 @@ import {
 } from 'jose';
 import { sha256 } from './apiKeys.ts';
 import { challenge, type Principal } from './principal.ts';
-import { ConfigError, type JwtConfig } from '../config.ts';
+import { ConfigError, type JwtConfig } from '../config/config.ts';
 import { cutEcho, quoteEcho } from '../../contract/envelope.ts';
 import { ServiceError } from '../../contract/errors.ts';
 

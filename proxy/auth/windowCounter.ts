@@ -6,7 +6,7 @@
  * at the default capacities that takes tens of thousands of other keys within one window.
  */
 import { LRUCache } from 'lru-cache';
-import type { Budget } from '../config.ts';
+import type { Budget } from '../config/config.ts';
 
 /** A key's window: what it has counted, and when (epoch ms) the window ends. */
 export interface Window {

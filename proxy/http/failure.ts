@@ -7,8 +7,8 @@ import http from 'node:http';
 import { ServiceError, type ErrorCode } from '../../contract/errors.ts';
 import { newGlobalId, wrapFailure } from '../../contract/envelope.ts';
 import { jsonType, noStore } from '../../contract/http.ts';
-import type { Logger } from '../log.ts';
-import { noMetrics, type Metrics } from '../metrics.ts';
+import type { Logger } from '../observe/log.ts';
+import { noMetrics, type Metrics } from '../observe/metrics.ts';
 import { send } from './respond.ts';
 import type { RequestIds } from './tracing.ts';
 

@@ -7,8 +7,8 @@
 import { ServiceError } from '../../contract/errors.ts';
 import { languageForm, languageKey } from '../../contract/keys.ts';
 import { languageBodyKeys, type Route, type RouteLanguages } from '../../contract/routes.ts';
-import type { Lookup } from '../manifestIndex.ts';
-import type { BodyStore } from '../store.ts';
+import type { Lookup } from '../store/manifestIndex.ts';
+import type { BodyStore } from '../store/store.ts';
 import { echo } from './query.ts';
 import type { LanguageBodies, LanguageBody, ResolvedTarget } from './targets.ts';
 

@@ -5,7 +5,7 @@
  */
 import { serviceVersion } from '../../contract/version.ts';
 import { ServiceError } from '../../contract/errors.ts';
-import type { BodyStore } from '../store.ts';
+import type { BodyStore } from '../store/store.ts';
 
 /**
  * The body of /healthz, /readyz or / (a short index for whoever opens the address); undefined for

@@ -5,9 +5,9 @@
 import type http from 'node:http';
 import { ServiceError } from '../../contract/errors.ts';
 import { docsPageSecurityHeaders, publicCacheControl, publicFileSecurityHeaders } from '../../contract/http.ts';
-import { codingOf, encodeResponse } from '../compression.ts';
-import { chooseEncoding, codedEtag, matchesIfNoneMatch } from '../negotiation.ts';
-import type { BodyStore } from '../store.ts';
+import { codingOf, encodeResponse } from './compression.ts';
+import { chooseEncoding, codedEtag, matchesIfNoneMatch } from './negotiation.ts';
+import type { BodyStore } from '../store/store.ts';
 import { echo } from './query.ts';
 import { sendEncoded, sendNotModified } from './respond.ts';
 

@@ -6,7 +6,7 @@ import { quoteEcho } from '../../contract/envelope.ts';
 import { ServiceError } from '../../contract/errors.ts';
 import { expectedForms, normaliseKey } from '../../contract/keys.ts';
 import { recordLabels, type Route } from '../../contract/routes.ts';
-import type { BodyStore } from '../store.ts';
+import type { BodyStore } from '../store/store.ts';
 
 /** A client-sent value as a message quotes it: JSON-quoted, cut to a bounded length. */
 export function echo(value: string): string {

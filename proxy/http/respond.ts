@@ -4,8 +4,8 @@
  */
 import type http from 'node:http';
 import { jsonType } from '../../contract/http.ts';
-import type { EncodedBody } from '../compression.ts';
-import { codedEtag } from '../negotiation.ts';
+import type { EncodedBody } from './compression.ts';
+import { codedEtag } from './negotiation.ts';
 
 export function send(response: http.ServerResponse, method: string, status: number, headers: http.OutgoingHttpHeaders, body: Buffer): void {
   response.writeHead(status, { 'Content-Type': jsonType, 'Content-Length': body.length, ...headers });

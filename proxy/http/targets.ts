@@ -3,8 +3,8 @@
  * a repeated request skips parsing, normalising and finding its body.
  */
 import type { Route } from '../../contract/routes.ts';
-import type { Lookup } from '../manifestIndex.ts';
-import type { BodyStore } from '../store.ts';
+import type { Lookup } from '../store/manifestIndex.ts';
+import type { BodyStore } from '../store/store.ts';
 
 /** A body in one language: its tag (Content-Language), or none for a country without names at all. */
 export interface LanguageBody {

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { SignJWT } from 'jose';
 import { sha256 } from '../../proxy/auth/apiKeys.ts';
 import { createAuthenticator } from '../../proxy/auth/authenticate.ts';
-import { loadConfig } from '../../proxy/config.ts';
+import { loadConfig } from '../../proxy/config/config.ts';
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 20_000);
 const secret = 'benchmark-secret-of-at-least-32-characters';

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
-import { brotliQuality, compressionMinBytes, encodeResponse } from '../../proxy/compression.ts';
+import { brotliQuality, compressionMinBytes, encodeResponse } from '../../proxy/http/compression.ts';
 import { successHead, successTail } from '../../contract/envelope.ts';
 import type { Manifest } from '../../contract/manifest.ts';
 

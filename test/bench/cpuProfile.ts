@@ -37,7 +37,7 @@ export type Category = (typeof categories)[number];
 export const categoryLabels: Record<Category, string> = {
   proxy: "the proxy's own code (its bundle)",
   floor: "the floor's own code (floor.ts, contract/)",
-  logging: 'pino, sonic-boom, proxy/log.ts',
+  logging: 'pino, sonic-boom, proxy/observe/log.ts',
   http: 'node:http internals',
   net: 'node:net, streams, socket writes (writev)',
   crypto: 'crypto (randomUUID)',
@@ -62,7 +62,7 @@ export interface BundleModule {
   readonly module: string;
 }
 
-/** The source module of each part of an esbuild bundle, from the `// proxy/log.ts` line esbuild writes where each begins. */
+/** The source module of each part of an esbuild bundle, from the `// proxy/observe/log.ts` line esbuild writes where each begins. */
 export function bundleModules(bundle: string): BundleModule[] {
   return bundle.split('\n').flatMap((text, line) => {
     const module = /^\/\/ (\S+\.[cm]?[jt]s)$/.exec(text)?.[1];
@@ -105,7 +105,7 @@ export function labelOf(frame: CallFrame, code: OwnCode): string {
 export function categoryOf(frame: CallFrame, code: OwnCode): Category {
   const { url } = frame;
   if (url === '') return metaFunctions[frame.functionName] ?? 'other';
-  if (url === code.bundleUrl) return moduleAt(code.bundleModules, frame.lineNumber) === 'proxy/log.ts' ? 'logging' : 'proxy';
+  if (url === code.bundleUrl) return moduleAt(code.bundleModules, frame.lineNumber) === 'proxy/observe/log.ts' ? 'logging' : 'proxy';
   if (url.startsWith('node:_http') || url.startsWith('node:internal/http')) return 'http';
   if (/^node:(net|stream|internal\/streams\/|internal\/stream_base_commons)/.test(url)) return 'net';
   if (url.startsWith('node:internal/crypto/')) return 'crypto';

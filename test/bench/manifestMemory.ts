@@ -4,7 +4,7 @@
  * no body read) and prints the heap it added, after a full garbage collection on each side, with
  * the resident set before and after. Run with `node --expose-gc`; the npm script does.
  */
-import { createBodyCache, openLocalStore } from '../../proxy/store.ts';
+import { createBodyCache, openLocalStore } from '../../proxy/store/store.ts';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with node --expose-gc (npm run bench:memory does)');

@@ -23,7 +23,7 @@ describe('a CPU profile summed up', () => {
   const code: OwnCode = {
     bundleUrl: 'file:///repo/.proxy-build/main.mjs',
     bundleModules: bundleModules(
-      '// proxy/main.ts\nmain();\n\n// proxy/http/listener.ts\nfunction answerLookup() {}\n\n// proxy/log.ts\nfunction logLine() {}\n',
+      '// proxy/main.ts\nmain();\n\n// proxy/http/listener.ts\nfunction answerLookup() {}\n\n// proxy/observe/log.ts\nfunction logLine() {}\n',
     ),
     repoUrl: 'file:///repo/',
   };
@@ -61,7 +61,7 @@ describe('a CPU profile summed up', () => {
       { label: '(idle)', category: 'idle', micros: 60 },
       { label: 'writev (native)', category: 'net', micros: 50 },
       { label: '(garbage collector)', category: 'gc', micros: 50 },
-      { label: 'logLine proxy/log.ts (main.mjs:8)', category: 'logging', micros: 40 },
+      { label: 'logLine proxy/observe/log.ts (main.mjs:8)', category: 'logging', micros: 40 },
       { label: 'randomUUID node:internal/crypto/random:10', category: 'crypto', micros: 5 },
     ]);
   });

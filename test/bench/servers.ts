@@ -11,7 +11,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { userInfo } from 'node:os';
 import path from 'node:path';
 import { writeNginxConfig } from '../../deploy/nginx.ts';
-import { settingNames } from '../../proxy/config.ts';
+import { settingNames } from '../../proxy/config/config.ts';
 import { childPids } from './proc.ts';
 
 export const repoRoot = path.resolve(import.meta.dirname, '..', '..');

@@ -3,10 +3,10 @@ import { cp, mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildDist } from '../../generator/build.ts';
-import { loadConfig } from '../../proxy/config.ts';
+import { loadConfig } from '../../proxy/config/config.ts';
 import type { RecordType } from '../../contract/routes.ts';
 import type { RunningServer } from '../../proxy/http/server.ts';
-import { silentLogger, type Logger } from '../../proxy/log.ts';
+import { silentLogger, type Logger } from '../../proxy/observe/log.ts';
 import { startService, type RunningService } from '../../proxy/service.ts';
 
 export const repoRoot = path.resolve(import.meta.dirname, '../..');

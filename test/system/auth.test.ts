@@ -10,7 +10,7 @@ import path from 'node:path';
 import { exportJWK, SignJWT, type JWTPayload } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAuthenticator } from '../../proxy/auth/authenticate.ts';
-import { ConfigError, loadConfig } from '../../proxy/config.ts';
+import { ConfigError, loadConfig } from '../../proxy/config/config.ts';
 import type { RunningServer } from '../../proxy/http/server.ts';
 import { buildFixture, startProxy, tempDir } from '../support/service.ts';
 

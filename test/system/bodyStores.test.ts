@@ -1,7 +1,7 @@
 /**
  * One contract, every body store: the same suite runs against the local store (a build on disk)
  * and the origin store (the same build behind a static HTTP origin), as the request path relies
- * on either one in the same way (proxy/store.ts BodyStore).
+ * on either one in the same way (proxy/store/store.ts BodyStore).
  */
 import { readFile, realpath, rm } from 'node:fs/promises';
 import http from 'node:http';
@@ -10,9 +10,9 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bodyPath, findRoute } from '../../contract/routes.ts';
 import type { Manifest } from '../../contract/manifest.ts';
-import { createOriginClient, openOriginStore } from '../../proxy/origin.ts';
-import { noOriginCopy } from '../../proxy/originCopy.ts';
-import { createBodyCache, openLocalStore, StoreError, type BodyStore } from '../../proxy/store.ts';
+import { createOriginClient, openOriginStore } from '../../proxy/store/origin.ts';
+import { noOriginCopy } from '../../proxy/store/originCopy.ts';
+import { createBodyCache, openLocalStore, StoreError, type BodyStore } from '../../proxy/store/store.ts';
 import { buildFixture } from '../support/service.ts';
 
 /** A plain static host over a build: every file as it is, 404 for anything else. */

@@ -8,7 +8,7 @@ import path from 'node:path';
 import * as zlib from 'node:zlib';
 import { request } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { encodeResponse, type EncodedBody } from '../../proxy/compression.ts';
+import { encodeResponse, type EncodedBody } from '../../proxy/http/compression.ts';
 import { successHead, successTail, wrapSuccess } from '../../contract/envelope.ts';
 import type { RunningServer } from '../../proxy/http/server.ts';
 import { buildFixture, copyFixture, startProxy, testKey } from '../support/service.ts';

@@ -9,11 +9,11 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAdmission, noLimits } from '../../proxy/auth/admission.ts';
 import { createAuthenticator } from '../../proxy/auth/authenticate.ts';
-import { loadConfig } from '../../proxy/config.ts';
-import { silentLogger } from '../../proxy/log.ts';
+import { loadConfig } from '../../proxy/config/config.ts';
+import { silentLogger } from '../../proxy/observe/log.ts';
 import { startServer, type RunningServer } from '../../proxy/http/server.ts';
-import { openLocalStore } from '../../proxy/store.ts';
-import { noMetrics } from '../../proxy/metrics.ts';
+import { openLocalStore } from '../../proxy/store/store.ts';
+import { noMetrics } from '../../proxy/observe/metrics.ts';
 import { buildFixture, startProxy, testKey } from '../support/service.ts';
 
 let distDir: string;

@@ -11,14 +11,14 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serviceVersion } from '../../contract/version.ts';
 import { buildDist } from '../../generator/build.ts';
-import { loadConfig } from '../../proxy/config.ts';
+import { loadConfig } from '../../proxy/config/config.ts';
 import type { Manifest } from '../../contract/manifest.ts';
 import { createAdmission, noLimits } from '../../proxy/auth/admission.ts';
 import { createAuthenticator } from '../../proxy/auth/authenticate.ts';
-import { silentLogger } from '../../proxy/log.ts';
+import { silentLogger } from '../../proxy/observe/log.ts';
 import { startServer } from '../../proxy/http/server.ts';
-import { openLocalStore } from '../../proxy/store.ts';
-import { noMetrics } from '../../proxy/metrics.ts';
+import { openLocalStore } from '../../proxy/store/store.ts';
+import { noMetrics } from '../../proxy/observe/metrics.ts';
 import type { RunningService } from '../../proxy/service.ts';
 import { buildFixture, copyFixture, startTestService, tempDir, testKey } from '../support/service.ts';
 

@@ -1,10 +1,10 @@
 /**
- * /metrics (proxy/metrics.ts): Prometheus' text format on its own loopback listener, counting what
+ * /metrics (proxy/observe/metrics.ts): Prometheus' text format on its own loopback listener, counting what
  * operators watch; in a cluster, every worker's counts added up by the primary.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serviceVersion } from '../../contract/version.ts';
-import { loadConfig } from '../../proxy/config.ts';
+import { loadConfig } from '../../proxy/config/config.ts';
 import type { RunningService } from '../../proxy/service.ts';
 import { freePort } from '../bench/servers.ts';
 import { startCluster, type RunningCluster } from '../support/cluster.ts';

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Manifest } from '../../contract/manifest.ts';
 import { buildDist } from '../../generator/build.ts';
 import { uploadBuild } from '../../deploy/upload.ts';
-import { bucketBaseUrl, objectUrl, signedHeaders, type S3Bucket } from '../../proxy/s3.ts';
+import { bucketBaseUrl, objectUrl, signedHeaders, type S3Bucket } from '../../proxy/store/s3.ts';
 import type { RunningService } from '../../proxy/service.ts';
 import { startS3Server, type RunningS3Server } from '../support/s3Server.ts';
 import { buildFixture, copyFixture, repoRoot, startTestService, tempDir, testKey } from '../support/service.ts';

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Manifest } from '../../contract/manifest.ts';
 import { buildDist } from '../../generator/build.ts';
-import { originPollMs } from '../../proxy/live.ts';
+import { originPollMs } from '../../proxy/store/live.ts';
 import type { RunningService } from '../../proxy/service.ts';
 import { freePort } from '../bench/servers.ts';
 import { sampleUrlMix } from '../bench/urls.ts';

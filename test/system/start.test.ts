@@ -5,7 +5,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../proxy/config.ts';
+import { ConfigError, loadConfig } from '../../proxy/config/config.ts';
 import { buildFixture, fixtureData, repoRoot, tempDir } from '../support/service.ts';
 
 const tsx = path.join(repoRoot, 'node_modules/.bin/tsx');

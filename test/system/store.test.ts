@@ -1,13 +1,13 @@
 /**
- * The body cache (proxy/store.ts, proxy/loadingCache.ts) under pressure, and reading a manifest (proxy/manifestIndex.ts).
+ * The body cache (proxy/store/store.ts, proxy/store/loadingCache.ts) under pressure, and reading a manifest (proxy/store/manifestIndex.ts).
  * What every body store must do is test/system/bodyStores.test.ts.
  */
 import { realpath, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Manifest } from '../../contract/manifest.ts';
-import { findLookup, lookupsOf, ManifestError, readManifest } from '../../proxy/manifestIndex.ts';
-import { createBodyCache, openLocalStore } from '../../proxy/store.ts';
+import { findLookup, lookupsOf, ManifestError, readManifest } from '../../proxy/store/manifestIndex.ts';
+import { createBodyCache, openLocalStore } from '../../proxy/store/store.ts';
 import { buildFixture } from '../support/service.ts';
 
 /** A load that answers after a few milliseconds, like a fetch from the origin. */

@@ -9,7 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { RestartBudget, restartPolicy } from '../../proxy/supervisor.ts';
+import { RestartBudget, restartPolicy } from '../../proxy/process/supervisor.ts';
 import { childPids } from '../bench/proc.ts';
 import { freePort } from '../bench/servers.ts';
 import { buildFixture, repoRoot, tempDir, testKey } from '../support/service.ts';

@@ -1,7 +1,9 @@
 /**
  * The dependency rule (ARCHITECTURE.md): contract/ imports nothing of either side; the generator
- * and the proxy both import it and never each other; no module imports itself back through
- * others. Read from the sources' import statements, type-only imports included.
+ * and the proxy both import it and never each other; inside the proxy, auth/ never imports http/;
+ * deploy/ imports only the contract and the few modules it shares with the proxy; the proxy keeps
+ * at most four files at its root; no module imports itself back through others. Read from the
+ * sources' import statements, type-only imports included.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -14,7 +16,7 @@ const importPattern = /(?:^|\n)\s*(?:import|export)\s[^;]*?\sfrom\s+'([^']+)'|(?
 /** Each source file of the three folders, with what it imports: repository paths for relative imports, package names otherwise. */
 function importGraph(): Map<string, string[]> {
   const graph = new Map<string, string[]>();
-  for (const file of fg.sync(['contract/**/*.ts', 'generator/**/*.ts', 'proxy/**/*.ts'], { cwd: repoRoot }).sort()) {
+  for (const file of fg.sync(['contract/**/*.ts', 'generator/**/*.ts', 'proxy/**/*.ts', 'deploy/**/*.ts'], { cwd: repoRoot }).sort()) {
     const text = readFileSync(path.join(repoRoot, file), 'utf8');
     const imports = [...text.matchAll(importPattern)].map((match) => {
       const specifier = match[1] ?? match[2] ?? match[3] ?? '';
@@ -48,6 +50,29 @@ describe('the dependency rule', () => {
       ...importsOf('proxy').flatMap(([file, imports]) => imports.filter((target) => target.startsWith('generator/')).map((target) => `${file} → ${target}`)),
     ];
     expect(crossing).toEqual([]);
+  });
+
+  it("the proxy's auth/ never imports its http/: the request path calls auth, never the other way", () => {
+    const upward = importsOf('proxy/auth').flatMap(([file, imports]) =>
+      imports.filter((target) => target.startsWith('proxy/http/')).map((target) => `${file} → ${target}`),
+    );
+    expect(upward).toEqual([]);
+  });
+
+  it('deploy/ imports only the contract and what it shares with the proxy: the S3 signing and the API key form', () => {
+    const shared = ['proxy/store/s3.ts', 'proxy/store/sigv4.ts', 'proxy/config/settingFields.ts'];
+    const outside = importsOf('deploy').flatMap(([file, imports]) =>
+      imports
+        .filter((target) => /^(contract|generator|proxy|test)\//.test(target) && !target.startsWith('contract/') && !shared.includes(target))
+        .map((target) => `${file} → ${target}`),
+    );
+    expect(outside).toEqual([]);
+    expect(importsOf('deploy').length).toBeGreaterThanOrEqual(5);
+  });
+
+  it('the proxy keeps at most four files at its root: each concern has its folder', () => {
+    const atRoot = [...graph.keys()].filter((file) => /^proxy\/[^/]+\.ts$/.test(file));
+    expect(atRoot.length, atRoot.join(', ')).toBeLessThanOrEqual(4);
   });
 
   it('the proxy loads none of the packages only the build, the import and the bench need', () => {

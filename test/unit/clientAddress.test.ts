@@ -4,8 +4,8 @@
  */
 import type http from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../proxy/config.ts';
-import { addressBucketOf, clientAddressOf, maxForwardedHops } from '../../proxy/http/clientAddress.ts';
+import { loadConfig } from '../../proxy/config/config.ts';
+import { addressBucketOf, clientAddressOf, maxForwardedHops } from '../../proxy/auth/clientAddress.ts';
 
 function request(peer: string, forwardedFor?: string): http.IncomingMessage {
   return { socket: { remoteAddress: peer }, headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor } } as unknown as http.IncomingMessage;

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { settingNames } from '../../proxy/config.ts';
+import { settingNames } from '../../proxy/config/config.ts';
 
 const readme = readFileSync(path.resolve(import.meta.dirname, '../../docs/configuration.md'), 'utf8');
 

@@ -4,11 +4,11 @@
 import { describe, expect, it } from 'vitest';
 import type { Route } from '../../contract/routes.ts';
 import { acceptedTokenCount, createAuthenticator } from '../../proxy/auth/authenticate.ts';
-import { loadConfig } from '../../proxy/config.ts';
-import { chooseEncoding, listHeaderBounds, matchesIfNoneMatch } from '../../proxy/negotiation.ts';
-import type { Lookup } from '../../proxy/manifestIndex.ts';
+import { loadConfig } from '../../proxy/config/config.ts';
+import { chooseEncoding, listHeaderBounds, matchesIfNoneMatch } from '../../proxy/http/negotiation.ts';
+import type { Lookup } from '../../proxy/store/manifestIndex.ts';
 import { maxRememberedTarget, rememberedTargets, TargetMemo, type ResolvedTarget } from '../../proxy/http/targets.ts';
-import type { BodyStore } from '../../proxy/store.ts';
+import type { BodyStore } from '../../proxy/store/store.ts';
 
 const store = (): BodyStore => ({}) as BodyStore;
 const resolved = (file: string): ResolvedTarget => ({ route: {} as Route, found: { file } as Lookup });

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { answerGateRequests, ClusterFailureCounter, isGateRequest, LocalFailureCounter } from '../../proxy/auth/checkGate.ts';
 import { WindowCounter } from '../../proxy/auth/windowCounter.ts';
-import { SharedLimiter, isShareMessage, type RateLimitFields, type ShareMessage } from '../../proxy/rateLimits.ts';
+import { SharedLimiter, isShareMessage, type RateLimitFields, type ShareMessage } from '../../proxy/auth/rateLimits.ts';
 
 describe('one limiter', () => {
   it('allows the budget, then refuses, with the policy, the remaining count and the reset in the RateLimit fields', async () => {

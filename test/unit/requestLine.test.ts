@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { requestLineWriter, type RequestLine } from '../../proxy/log.ts';
+import { requestLineWriter, type RequestLine } from '../../proxy/observe/log.ts';
 import { repoRoot } from '../support/service.ts';
 
 /** A pino logger writing into `lines`, with a frozen clock so that two calls give the same time. */
@@ -156,7 +156,7 @@ describe('request log lines', () => {
   ])('gathered when the process ends (%s) are written before it exits', (_name, ending) => {
     // A real process on pino's own destination (stdout, asynchronous writes), as the proxy logs.
     const script = `
-      import { createLogger, requestLineWriter } from './proxy/log.ts';
+      import { createLogger, requestLineWriter } from './proxy/observe/log.ts';
       const write = requestLineWriter(createLogger('info'));
       const line = ${JSON.stringify(plainLine)};
       for (const status of [200, 304, 404]) write({ ...line, status });

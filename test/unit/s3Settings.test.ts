@@ -1,6 +1,6 @@
 /** ORIGIN_URL=s3://… and the AWS_* settings: what a proxy reads from them, and the start-up errors that name what to fix. */
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../proxy/config.ts';
+import { loadConfig } from '../../proxy/config/config.ts';
 
 const key = { AWS_ACCESS_KEY_ID: 'AKIAEXAMPLEPROXYREAD', AWS_SECRET_ACCESS_KEY: 'secret-of-the-proxy-key-0123456789' };
 

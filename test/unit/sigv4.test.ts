@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { encodeKeyPath, sha256Hex, signRequest } from '../../proxy/sigv4.ts';
+import { encodeKeyPath, sha256Hex, signRequest } from '../../proxy/store/sigv4.ts';
 
 interface VectorCase {
   readonly name: string;

@@ -15,8 +15,8 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Logger } from './log.ts';
-import { computeEtag } from '../contract/manifest.ts';
+import type { Logger } from '../observe/log.ts';
+import { computeEtag } from '../../contract/manifest.ts';
 
 export interface SavedManifest {
   readonly bytes: Buffer;

@@ -2,7 +2,7 @@
  * Conditional requests (RFC 9110 §13.1.2), content codings (§12.5.3) and CORS (Fetch standard):
  * small pure functions of request headers, so the request path stays a sequence of lookups.
  */
-import { allowedMethods } from '../contract/http.ts';
+import { allowedMethods } from '../../contract/http.ts';
 
 /**
  * How much of a list header is read (Accept-Encoding, If-None-Match): its first 16 elements within

@@ -7,8 +7,8 @@
 import type { BlockList } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
-import { ProblemsError } from '../contract/errors.ts';
-import { bucketBaseUrl, parseS3Url, resolveS3Bucket, s3Settings, type S3Bucket } from './s3.ts';
+import { ProblemsError } from '../../contract/errors.ts';
+import { bucketBaseUrl, parseS3Url, resolveS3Bucket, s3Settings, type S3Bucket } from '../store/s3.ts';
 import { addressList, apiKeys, type Budget, budget, commaList, nonEmpty, port, trustedProxyList } from './settingFields.ts';
 
 export { apiKeyPattern, type Budget } from './settingFields.ts';

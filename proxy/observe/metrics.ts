@@ -23,9 +23,9 @@ import cluster, { type Worker } from 'node:cluster';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AggregatorRegistry, Counter, Gauge, register } from 'prom-client';
-import { serviceVersion } from '../contract/version.ts';
-import { findRoute, routeParts } from '../contract/routes.ts';
-import type { BodyCache, BodyStore } from './store.ts';
+import { serviceVersion } from '../../contract/version.ts';
+import { findRoute, routeParts } from '../../contract/routes.ts';
+import type { BodyCache, BodyStore } from '../store/store.ts';
 
 export interface Metrics {
   /** A request answered: its path, status and seconds from arrival to the last byte. */

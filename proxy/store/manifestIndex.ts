@@ -9,9 +9,9 @@
  * handed back as flat lists and written into the same kind of index.
  */
 import { Worker } from 'node:worker_threads';
-import { encodeLookupIndex, isLookupIndex, LookupTable } from '../contract/lookupIndex.ts';
-import { manifestEntrySchema, manifestSchema, type Manifest, type ManifestEntry } from '../contract/manifest.ts';
-import { ServiceError } from '../contract/errors.ts';
+import { encodeLookupIndex, isLookupIndex, LookupTable } from '../../contract/lookupIndex.ts';
+import { manifestEntrySchema, manifestSchema, type Manifest, type ManifestEntry } from '../../contract/manifest.ts';
+import { ServiceError } from '../../contract/errors.ts';
 
 /** A body file and its manifest entry. */
 export interface Lookup {

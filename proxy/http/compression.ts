@@ -21,7 +21,7 @@
  */
 import { promisify } from 'node:util';
 import { brotliDecompress, constants, crc32, createBrotliCompress, deflateRaw } from 'node:zlib';
-import { LoadingCache } from './loadingCache.ts';
+import { LoadingCache } from '../store/loadingCache.ts';
 import type { ContentCoding } from './negotiation.ts';
 
 /** Below about one TCP segment, compression saves no round trip and costs time. */

@@ -6,11 +6,11 @@
  */
 import { readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { ServiceError, type ErrorCode } from '../contract/errors.ts';
-import { lookupIndexFileName } from '../contract/lookupIndex.ts';
-import { manifestFileName, type ManifestEntry } from '../contract/manifest.ts';
+import { ServiceError, type ErrorCode } from '../../contract/errors.ts';
+import { lookupIndexFileName } from '../../contract/lookupIndex.ts';
+import { manifestFileName, type ManifestEntry } from '../../contract/manifest.ts';
 import { findLookup, lookupsOf, readManifest, type Lookup, type ServedManifest } from './manifestIndex.ts';
-import { defaultBodyCacheMb } from './config.ts';
+import { defaultBodyCacheMb } from '../config/config.ts';
 import { LoadingCache } from './loadingCache.ts';
 
 export const defaultCacheBytes = defaultBodyCacheMb * 1024 * 1024;

@@ -9,10 +9,10 @@
  * (`Restart=on-failure`), a container runtime or any other supervisor restarts the whole service.
  */
 import cluster, { type Worker } from 'node:cluster';
-import { answerGateRequests, isGateRequest, isKnownTokenMessage, type KnownTokenMessage } from './auth/checkGate.ts';
-import type { Budget } from './config.ts';
-import type { Logger } from './log.ts';
-import { isShareMessage, type ShareMessage } from './rateLimits.ts';
+import { answerGateRequests, isGateRequest, isKnownTokenMessage, type KnownTokenMessage } from '../auth/checkGate.ts';
+import type { Budget } from '../config/config.ts';
+import type { Logger } from '../observe/log.ts';
+import { isShareMessage, type ShareMessage } from '../auth/rateLimits.ts';
 
 export interface RestartPolicy {
   /** The delay before the first replacement; it doubles with each further exit in the window. */

@@ -12,9 +12,9 @@
  * one to within the last 20 ms of requests, and a worker just started begins at zero. The budget of
  * invalid tokens is off that path and is counted by the primary alone (auth/checkGate.ts).
  */
-import { ServiceError } from '../contract/errors.ts';
-import type { Budget } from './config.ts';
-import { WindowCounter, type Window } from './auth/windowCounter.ts';
+import { ServiceError } from '../../contract/errors.ts';
+import type { Budget } from '../config/config.ts';
+import { WindowCounter, type Window } from './windowCounter.ts';
 
 /** The policies, by the names the RateLimit fields give them. */
 export type PolicyName = 'token' | 'failedauth';

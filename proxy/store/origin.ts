@@ -9,13 +9,13 @@
  * A private bucket (s3.ts) is the same origin with every request signed.
  */
 import { Agent, errors } from 'undici';
-import { buildScopedPath, computeEtag, currentBuildFile, currentBuildSchema, manifestFileName } from '../contract/manifest.ts';
-import { servedIndexFiles } from '../contract/lookupIndex.ts';
-import { ServiceError } from '../contract/errors.ts';
+import { buildScopedPath, computeEtag, currentBuildFile, currentBuildSchema, manifestFileName } from '../../contract/manifest.ts';
+import { servedIndexFiles } from '../../contract/lookupIndex.ts';
+import { ServiceError } from '../../contract/errors.ts';
 import { findLookup, lookupsOf, readManifest, type Lookup } from './manifestIndex.ts';
 import type { OriginCopy } from './originCopy.ts';
 import { StoreError, type BodyCache, type BodyStore } from './store.ts';
-import { noMetrics, type Metrics } from './metrics.ts';
+import { noMetrics, type Metrics } from '../observe/metrics.ts';
 import { s3ErrorCode, s3ErrorHint, signedHeaders, type S3Bucket } from './s3.ts';
 import { encodeKeyPath } from './sigv4.ts';
 
