@@ -9,7 +9,7 @@
  */
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findProgram } from './servers.ts';
+import { findProgram } from '../support/programs.ts';
 import { buildFixture, tempDir } from '../support/service.ts';
 import { reportMissing, runNpmScript } from '../support/tools.ts';
 

@@ -22,8 +22,9 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Manifest } from '../../contract/manifest.ts';
 import { mixIds, sampleMixes, type MixId } from './mixes.ts';
-import { cpuSeconds } from './proc.ts';
-import { findProgram, repoRoot, startProxy, treePids, type RunningServer } from './servers.ts';
+import { cpuSeconds } from '../support/proc.ts';
+import { findProgram } from '../support/programs.ts';
+import { repoRoot, startProxy, treePids, type RunningServer } from './servers.ts';
 import { runWrk, writeWrkScript } from './wrk.ts';
 
 class UsageError extends Error {}

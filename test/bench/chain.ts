@@ -12,7 +12,8 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseStats, runtimeCommand } from '../support/haproxy.ts';
-import { findProgram, repoRoot } from './servers.ts';
+import { findProgram } from '../support/programs.ts';
+import { repoRoot } from './servers.ts';
 import { sampleUrlMix } from './urls.ts';
 import { runWrk, writeWrkScript, type WrkResult } from './wrk.ts';
 

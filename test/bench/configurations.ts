@@ -10,7 +10,8 @@ import type { MixId } from './mixes.ts';
 import type { Options } from './options.ts';
 import { configurationLabels, type ConfigurationId } from './report.ts';
 import { startFastify, startFixedFloor, startFloor, startTunedNginx } from './references.ts';
-import { bundleProxy, freePort, startNginx, startProxy, type RunningServer } from './servers.ts';
+import { freePort } from '../support/programs.ts';
+import { bundleProxy, startNginx, startProxy, type RunningServer } from './servers.ts';
 import type { Lookup, UrlMix } from './urls.ts';
 import { writeWrkScript } from './wrk.ts';
 

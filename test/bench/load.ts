@@ -6,7 +6,7 @@ import { successHead, successTail } from '../../contract/envelope.ts';
 import type { Configuration } from './configurations.ts';
 import type { MixId } from './mixes.ts';
 import type { Options } from './options.ts';
-import { cpuSeconds, residentKb } from './proc.ts';
+import { cpuSeconds, residentKb } from '../support/proc.ts';
 import { treePids, type RunningServer } from './servers.ts';
 import type { Lookup } from './urls.ts';
 import { runWrk, type WrkResult } from './wrk.ts';

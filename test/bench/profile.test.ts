@@ -13,7 +13,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bundleModules, summariseProfile, type CpuProfile, type OwnCode } from './cpuProfile.ts';
 import { configurationLabels } from './report.ts';
-import { findProgram } from './servers.ts';
+import { findProgram } from '../support/programs.ts';
 import { buildFixture, tempDir } from '../support/service.ts';
 import { reportMissing, runNpmScript } from '../support/tools.ts';
 

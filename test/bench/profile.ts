@@ -30,8 +30,9 @@ import { mixLabels, sampleMixes } from './mixes.ts';
 import { UsageError } from './options.ts';
 import { startFloor } from './references.ts';
 import { configurationLabels, type ConfigurationId } from './report.ts';
-import { cpuSeconds } from './proc.ts';
-import { bundleProxy, findProgram, repoRoot, startProxy, treePids, type RunningServer } from './servers.ts';
+import { cpuSeconds } from '../support/proc.ts';
+import { findProgram } from '../support/programs.ts';
+import { bundleProxy, repoRoot, startProxy, treePids, type RunningServer } from './servers.ts';
 import { runWrk, writeWrkScript, type WrkResult } from './wrk.ts';
 
 const profiledIds = ['local-apikey', 'local-apikey-log-info', 'node-floor-envelope', 'node-floor'] as const satisfies readonly ConfigurationId[];

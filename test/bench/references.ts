@@ -8,7 +8,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import path from 'node:path';
-import { freePort, runNginx, startNodeServer, type RunningServer } from './servers.ts';
+import { freePort } from '../support/programs.ts';
+import { runNginx, startNodeServer, type RunningServer } from './servers.ts';
 
 export interface TunedNginxOptions {
   readonly nginx: string;

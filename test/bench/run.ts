@@ -28,7 +28,8 @@ import { measure, preflight, rssMb } from './load.ts';
 import { mixLabels, sampleMixes } from './mixes.ts';
 import { readOptions, UsageError, type Options } from './options.ts';
 import { configurationIds, summarise, type Results, type RunRecord, type ServerFigures } from './report.ts';
-import { findProgram, repoRoot, treePids, type RunningServer } from './servers.ts';
+import { findProgram } from '../support/programs.ts';
+import { repoRoot, treePids, type RunningServer } from './servers.ts';
 import { evaluateTargets, targetFloor } from './targets.ts';
 import type { Lookup } from './urls.ts';
 

@@ -3,7 +3,7 @@
  * the fixture dataset so that it takes seconds, not minutes) runs every configuration (the
  * references: nginx tuned and as deployed, both node:http floors, both Fastify servers; and every
  * proxy) against real servers, on the sampled mix and the small one, and writes the JSON the
- * README's figures come from. The figures themselves are not checked: a smoke run on a shared CI
+ * result files' figures come from. The figures themselves are not checked: a smoke run on a shared CI
  * machine measures nothing worth asserting; that every ratio and target was computed is.
  *
  * Without wrk or nginx this file skips loudly, except under CI (process.env.CI), where it fails:
@@ -14,7 +14,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { configurationIds, referenceIds } from './report.ts';
-import { findProgram } from './servers.ts';
+import { findProgram } from '../support/programs.ts';
 import { repoRoot, tempDir } from '../support/service.ts';
 import { reportMissing } from '../support/tools.ts';
 

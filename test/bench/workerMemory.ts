@@ -20,8 +20,9 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Manifest } from '../../contract/manifest.ts';
 import { buildDist } from '../../generator/build.ts';
-import { childPids } from './proc.ts';
-import { bundleProxy, findProgram, freePort, get, repoRoot } from './servers.ts';
+import { childPids } from '../support/proc.ts';
+import { findProgram, freePort } from '../support/programs.ts';
+import { bundleProxy, get, repoRoot } from './servers.ts';
 import { sampleUrlMix } from './urls.ts';
 import { runWrk, writeWrkScript } from './wrk.ts';
 

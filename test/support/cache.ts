@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { writeVarnishConfig } from '../../deploy/varnish.ts';
-import { findProgram, freePort } from '../bench/servers.ts';
+import { findProgram, freePort } from './programs.ts';
 import { rawRequest, startDaemon, type Daemon } from './daemon.ts';
 import { tempDir } from './service.ts';
 

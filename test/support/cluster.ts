@@ -1,7 +1,7 @@
 /** The service as `npm start` runs it with WORKERS > 1: a primary and its workers, in a child process. */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import path from 'node:path';
-import { freePort } from '../bench/servers.ts';
+import { freePort } from './programs.ts';
 import { repoRoot } from './service.ts';
 
 export interface RunningCluster {

@@ -11,7 +11,7 @@ import http from 'node:http';
 import { userInfo } from 'node:os';
 import path from 'node:path';
 import { writeNginxConfig } from '../../deploy/nginx.ts';
-import { findProgram, freePort } from '../bench/servers.ts';
+import { findProgram, freePort } from './programs.ts';
 import { tempDir } from './service.ts';
 
 export interface RawResponse {

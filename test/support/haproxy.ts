@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import { writeHaproxyConfig } from '../../deploy/haproxy.ts';
-import { findProgram, freePort } from '../bench/servers.ts';
+import { findProgram, freePort } from './programs.ts';
 import { startDaemon } from './daemon.ts';
 import { tempDir } from './service.ts';
 

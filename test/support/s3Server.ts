@@ -15,7 +15,7 @@ import net from 'node:net';
 import { userInfo } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { freePort } from '../bench/servers.ts';
+import { freePort } from './programs.ts';
 import { tempDir } from './service.ts';
 
 const python = '/usr/bin/python3';

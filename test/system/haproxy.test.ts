@@ -13,7 +13,7 @@ import { renderHaproxyConfig } from '../../deploy/haproxy.ts';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Manifest } from '../../contract/manifest.ts';
-import { freePort } from '../bench/servers.ts';
+import { freePort } from '../support/programs.ts';
 import { sampleUrlMix } from '../bench/urls.ts';
 import { startCluster, type RunningCluster } from '../support/cluster.ts';
 import { waitFor } from '../support/cache.ts';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serviceVersion } from '../../contract/version.ts';
 import { loadConfig } from '../../proxy/config/config.ts';
 import type { RunningService } from '../../proxy/service.ts';
-import { freePort } from '../bench/servers.ts';
+import { freePort } from '../support/programs.ts';
 import { startCluster, type RunningCluster } from '../support/cluster.ts';
 import { buildFixture, startTestService, testKey } from '../support/service.ts';
 

@@ -17,7 +17,7 @@ import { loadConfig } from '../../proxy/config/config.ts';
 import { silentLogger } from '../../proxy/observe/log.ts';
 import { buildScopedPath, computeEtag, type Manifest } from '../../contract/manifest.ts';
 import { startService, type RunningService } from '../../proxy/service.ts';
-import { freePort } from '../bench/servers.ts';
+import { freePort } from '../support/programs.ts';
 import { nginxBinary, rawRequest, renderNginxForTest, startNginx, type RunningNginx } from '../support/daemon.ts';
 import { startFaultRelay, type FaultRelay } from '../support/faultRelay.ts';
 import { buildFixture, copyFixture, repoRoot, startTestService, tempDir, testKey } from '../support/service.ts';

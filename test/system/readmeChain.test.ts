@@ -9,7 +9,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../bench/servers.ts';
+import { freePort } from '../support/programs.ts';
 import { waitFor } from '../support/cache.ts';
 import { readmeBlock } from '../support/readme.ts';
 import { buildFixture, repoRoot, startProxy, tempDir, testKey } from '../support/service.ts';

@@ -14,7 +14,7 @@ import type { Manifest } from '../../contract/manifest.ts';
 import { buildDist } from '../../generator/build.ts';
 import { originPollMs } from '../../proxy/store/live.ts';
 import type { RunningService } from '../../proxy/service.ts';
-import { freePort } from '../bench/servers.ts';
+import { freePort } from '../support/programs.ts';
 import { sampleUrlMix } from '../bench/urls.ts';
 import { startVarnish, varnishdBinary, waitFor, type RunningVarnish } from '../support/cache.ts';
 import { nginxBinary, rawRequest, startNginx, type RunningNginx } from '../support/daemon.ts';

@@ -10,8 +10,8 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { RestartBudget, restartPolicy } from '../../proxy/process/supervisor.ts';
-import { childPids } from '../bench/proc.ts';
-import { freePort } from '../bench/servers.ts';
+import { childPids } from '../support/proc.ts';
+import { freePort } from '../support/programs.ts';
 import { buildFixture, repoRoot, tempDir, testKey } from '../support/service.ts';
 
 describe('the restart budget', () => {

@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import net from 'node:net';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { freePort } from '../bench/servers.ts';
+import { freePort } from '../support/programs.ts';
 import { readmeBlock } from '../support/readme.ts';
 import { buildFixture, repoRoot } from '../support/service.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { freePort } from '../bench/servers.ts';
+import { freePort } from '../support/programs.ts';
 
 describe('freePort (the bench and the system tests pick their loopback ports with it)', () => {
   it('never hands out a port twice in one process, although each probe releases its port at once', async () => {
