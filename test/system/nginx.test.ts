@@ -589,7 +589,7 @@ describe.skipIf(!nginxBinary)('nginx started by a test process', () => {
     // A test process that starts nginx, names its master and workers, then exits at once.
     const script = `
       import { startNginx } from ${JSON.stringify(path.join(repoRoot, 'test/support/daemon.ts'))};
-      import { childPids } from ${JSON.stringify(path.join(repoRoot, 'test/bench/proc.ts'))};
+      import { childPids } from ${JSON.stringify(path.join(repoRoot, 'test/support/proc.ts'))};
       const nginx = await startNginx(${JSON.stringify(distDir)}, 'X-Origin-Secret: ${'s'.repeat(32)}');
       console.log(JSON.stringify([nginx.pid, ...childPids(nginx.pid, 'nginx')]));
       process.exit(0);
@@ -597,8 +597,9 @@ describe.skipIf(!nginxBinary)('nginx started by a test process', () => {
     const file = path.join(await tempDir(), 'leaves-nginx.mts');
     await writeFile(file, script);
     const run = spawnSync(process.execPath, ['--import', 'tsx', file], { cwd: repoRoot, encoding: 'utf8' });
-    const pids = JSON.parse(run.stdout.trim().split('\n').at(-1) ?? '[]') as number[];
-    expect(pids.length, run.stderr).toBeGreaterThan(1);
+    const printed = run.stdout.trim().split('\n').at(-1) ?? '';
+    expect(printed, `the test process printed nothing; it said:\n${run.stderr}`).toMatch(/^\[\d+(,\d+)+\]$/);
+    const pids = JSON.parse(printed) as number[];
     // Running, or stopped but not yet reaped (a zombie, state Z, counts as gone).
     const alive = (pid: number): boolean => {
       try {
@@ -609,8 +610,8 @@ describe.skipIf(!nginxBinary)('nginx started by a test process', () => {
     };
     // SIGKILL is delivered before kill(2) returns; a process takes a moment to die.
     let left = pids.filter(alive);
-    for (let round = 0; left.length > 0 && round < 1000; round++) {
-      await new Promise((resolve) => setImmediate(resolve));
+    for (let round = 0; left.length > 0 && round < 250; round++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
       left = pids.filter(alive);
     }
     expect(left).toEqual([]);
