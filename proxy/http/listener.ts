@@ -127,7 +127,7 @@ function answer(
         }
         throw new ServiceError(
           'ERR_NO_OPERATION',
-          `No operation at ${echo(pathname)}: paths look like /addressmanagement/api/country/getall (see the README).`,
+          `No operation at ${echo(pathname)}: paths look like /addressmanagement/api/country/getall (every operation is listed at /docs).`,
         );
       }
       // The scope first: a token without it learns nothing about the keys it sent.
