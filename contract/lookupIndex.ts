@@ -16,11 +16,9 @@
  * An entry is found by the FNV-1a hash of its path. Paths are ASCII (contract/keys.ts writes keys
  * so); a path with a character above U+00FF is never found.
  */
-import { manifestFileName, type Manifest, type ManifestEntry } from './manifest.ts';
+import type { Manifest, ManifestEntry } from './manifest.ts';
 
 export const lookupIndexFileName = 'lookups.idx';
-/** Which file a build is read from by a proxy, its manifest's files indexed: the index when present. */
-export const servedIndexFiles = [lookupIndexFileName, manifestFileName] as const;
 
 const magic = 'RDLI';
 const version = 1;

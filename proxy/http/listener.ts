@@ -4,7 +4,7 @@
  * one.
  */
 import type http from 'node:http';
-import { successHead, successTail, wrapSuccess } from '../../contract/envelope.ts';
+import { newGlobalId, successHead, successTail, wrapSuccess } from '../../contract/envelope.ts';
 import { ServiceError } from '../../contract/errors.ts';
 import { allowedMethods, cacheControl, jsonType, noStore, varyOf } from '../../contract/http.ts';
 import { findRoute, routeParts, routes, type Route } from '../../contract/routes.ts';
@@ -147,6 +147,9 @@ function answer(
   });
 }
 
+/** What the envelope adds to a body, in bytes: the same for every response (a globalId is a UUID). */
+const envelopeBytes = successHead(newGlobalId()).length + successTail.length;
+
 /** A lookup whose names come in several languages: the language of its answer, where it has names. */
 interface Language {
   readonly tag: string | undefined;
@@ -187,8 +190,7 @@ function answerLookup(
   }
   const encoding = method === 'GET' ? chooseEncoding(request.headers['accept-encoding']) : 'identity';
   if (matchesIfNoneMatch(request.headers['if-none-match'], entry.etag)) {
-    const head = successHead(globalId);
-    headers.ETag = codedEtag(entry.etag, codingOf(encoding, head.length + entry.size + successTail.length));
+    headers.ETag = codedEtag(entry.etag, codingOf(encoding, envelopeBytes + entry.size));
     return sendNotModified(response, headers);
   }
   const cached = store.cached(entry);

@@ -10,7 +10,7 @@
  */
 import { Agent, errors } from 'undici';
 import { buildScopedPath, computeEtag, currentBuildFile, currentBuildSchema, manifestFileName } from '../../contract/manifest.ts';
-import { servedIndexFiles } from '../../contract/lookupIndex.ts';
+import { lookupIndexFileName } from '../../contract/lookupIndex.ts';
 import { ServiceError } from '../../contract/errors.ts';
 import { findLookup, lookupsOf, readManifest, type Lookup } from './manifestIndex.ts';
 import type { OriginCopy } from './originCopy.ts';
@@ -215,12 +215,11 @@ async function fetchIndex(
   pathOf: (name: string) => string,
   extra: Record<string, string> = {},
 ): Promise<{ response: OriginResponse; file: string }> {
-  for (const name of servedIndexFiles) {
-    const file = pathOf(name);
-    const response = await origin.fetchFile(file, extra);
-    if (response.status !== 404 || name === manifestFileName) return { response, file };
-  }
-  throw new Error('unreachable: servedIndexFiles ends with manifest.json');
+  const index = pathOf(lookupIndexFileName);
+  const response = await origin.fetchFile(index, extra);
+  if (response.status !== 404) return { response, file: index };
+  const manifest = pathOf(manifestFileName);
+  return { response: await origin.fetchFile(manifest, extra), file: manifest };
 }
 
 /** The build a pointer names, or the failure that says the pointer is not one. */
