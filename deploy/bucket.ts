@@ -41,7 +41,7 @@ export function createBucketClient(bucket: S3Bucket, concurrency: number): Bucke
     for (let attempt = 1; ; attempt++) {
       let failure: string;
       try {
-        const headers = signedHeaders(bucket, method, url, extra, body ? sha256Hex(body) : undefined);
+        const headers = signedHeaders(bucket, { method, url, headers: extra, payloadHash: body ? sha256Hex(body) : undefined });
         const response = await request(url, { method: method as 'GET', headers, body: body ?? null, dispatcher: agent });
         const answer = Buffer.from(await response.body.arrayBuffer());
         if (response.statusCode < 300) return answer;

@@ -7,20 +7,17 @@
 import type http from 'node:http';
 import { buildIdForm, buildIdPattern, exportFile, exportsIndexFile, gzipType, recordAreas } from '../../contract/downloads.ts';
 import { ServiceError } from '../../contract/errors.ts';
-import { cacheControl, varyOf } from '../../contract/http.ts';
+import { cacheControl } from '../../contract/http.ts';
 import type { DownloadEntry } from '../../contract/manifest.ts';
 import type { RecordType } from '../../contract/routes.ts';
-import { authorize } from '../auth/authenticate.ts';
-import type { Principal } from '../auth/principal.ts';
-import type { Config } from '../config/config.ts';
 import type { Lookup, ServedManifest as Manifest } from '../store/manifestIndex.ts';
-import { matchesIfNoneMatch, type CorsPolicy } from './negotiation.ts';
-import type { RateLimitFields } from '../auth/rateLimits.ts';
+import type { Exchange, Handler } from './exchange.ts';
+import { sendBody } from './lookups.ts';
+import { matchesIfNoneMatch } from './negotiation.ts';
 import type { BodyStore } from '../store/store.ts';
-import { collectParams, echo } from './query.ts';
-import { sendNotModified, whenReady } from './respond.ts';
+import { collectParams, echo, noOperation } from './query.ts';
+import { whenReady } from './respond.ts';
 import { requestedRange } from './ranges.ts';
-import type { RequestIds } from './tracing.ts';
 
 /** A JSON file answered in the envelope (the index, a change list), or an export file answered as it is. */
 export type Download = { readonly kind: 'envelope'; readonly lookup: Lookup } | { readonly kind: 'file'; readonly lookup: Lookup; readonly name: string };
@@ -71,56 +68,51 @@ function changeList(query: string, manifest: Manifest): Lookup {
   return listed(manifest, file, noExports);
 }
 
-/**
- * The download a path names, after the scope its record type needs; undefined when the path is not
- * one (the caller answers 404). Paths match in any letter case, with one trailing slash ignored.
- */
-export function resolveDownload(
-  pathname: string,
-  query: string,
-  store: BodyStore,
-  principal: Principal,
-  scopes: Config['auth']['scopes'],
-): Download | undefined {
+/** Whether a path names a download (any letter case, one trailing slash ignored): the lookups' paths never do. */
+export function isDownload(pathname: string): boolean {
+  return downloadPathPattern.test(pathname);
+}
+const downloadPathPattern = /^\/(?:exports(?:\/|$)|meta\/changes\/?$)/i;
+
+/** The download a path names, after the scope its record type needs. */
+function resolveDownload(exchange: Exchange, manifest: Manifest): Download {
+  const { pathname } = exchange;
   const path = (pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname).toLowerCase();
-  const { manifest } = store;
-  if (path === '/meta/changes') return { kind: 'envelope', lookup: changeList(query, manifest) };
+  if (path === '/meta/changes') return { kind: 'envelope', lookup: changeList(exchange.query, manifest) };
   if (path === '/exports' || path === '/exports/index') return { kind: 'envelope', lookup: listed(manifest, exportsIndexFile, noExports) };
-  if (!path.startsWith('/exports/')) return undefined;
+  if (!path.startsWith('/exports/')) throw noOperation(pathname);
   const found = exportsOf(manifest).get(path);
   if (!found) {
     throw new ServiceError('ERR_NO_FILE', `No export at ${echo(pathname)}: /exports/ lists them, one per record type, such as /exports/country.ndjson.gz.`);
   }
-  authorize(principal, recordAreas[found.type], scopes);
+  exchange.authorize(recordAreas[found.type]);
   return { kind: 'file', lookup: listed(manifest, found.file, noExports), name: found.file.slice('exports/'.length) };
 }
+
+/** A download, once the token's budget lets it in: the index and change lists in the envelope, an export as it is. */
+export const answerDownload: Handler = (exchange) => {
+  const store = exchange.context.store();
+  const download = resolveDownload(exchange, store.manifest);
+  return exchange.admit(() => (download.kind === 'file' ? answerExport(exchange, store, download) : sendBody(exchange, store, download.lookup)));
+};
 
 /**
  * An export file as it is (application/gzip, for a client to save: not a Content-Encoding), with
  * its strong ETag: 304 for If-None-Match, one range (206) or 416, If-Range, HEAD.
  */
-export function answerExport(
-  request: http.IncomingMessage,
-  response: http.ServerResponse,
-  { requestId }: RequestIds,
-  cors: Readonly<Record<string, string>>,
-  policy: CorsPolicy,
-  store: BodyStore,
-  { lookup: { file, entry }, name }: Extract<Download, { kind: 'file' }>,
-  limits: RateLimitFields | undefined,
-): void | Promise<void> {
-  const method = request.method ?? 'GET';
+function answerExport(exchange: Exchange, store: BodyStore, { lookup: { file, entry }, name }: Extract<Download, { kind: 'file' }>): void | Promise<void> {
+  const { request, response, method } = exchange;
   const headers: http.OutgoingHttpHeaders = {
     ETag: entry.etag,
     'Cache-Control': cacheControl,
     'X-Data-Version': store.manifest.dataVersion,
-    Vary: varyOf('download', policy.origins !== '*'),
-    'X-Request-Id': requestId,
+    Vary: exchange.context.downloadVary,
+    'X-Request-Id': exchange.ids.requestId,
     'Accept-Ranges': 'bytes',
-    ...limits,
-    ...cors,
+    ...exchange.limits,
+    ...exchange.cors,
   };
-  if (matchesIfNoneMatch(request.headers['if-none-match'], entry.etag)) return sendNotModified(response, headers);
+  if (matchesIfNoneMatch(request.headers['if-none-match'], entry.etag)) return exchange.sendNotModified(headers);
   headers['Content-Type'] = gzipType;
   headers['Content-Disposition'] = `attachment; filename="${name}"`;
   // Range is defined for GET only (§14.2): a HEAD gets the whole file's headers.

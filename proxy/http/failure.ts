@@ -8,7 +8,7 @@ import { ServiceError, type ErrorCode } from '../../contract/errors.ts';
 import { newGlobalId, wrapFailure } from '../../contract/envelope.ts';
 import { jsonType, noStore } from '../../contract/http.ts';
 import type { Logger } from '../observe/log.ts';
-import { noMetrics, type Metrics } from '../observe/metrics.ts';
+import type { Metrics } from '../observe/metrics.ts';
 import { send } from './respond.ts';
 import type { RequestIds } from './tracing.ts';
 
@@ -83,21 +83,23 @@ function answerFor(error: unknown): Answer {
   return { status, message: shown ? error.message : unavailable, headers: error.headers };
 }
 
+/** The request a failure answers: what sendFailure reads of it (an Exchange, exchange.ts). */
+export interface FailedRequest {
+  readonly response: http.ServerResponse;
+  readonly method: string;
+  readonly ids: RequestIds;
+  /** The CORS headers its Origin earns: a script may read the refusal too. */
+  readonly cors: Readonly<Record<string, string>>;
+  readonly context: { readonly log: Logger; readonly metrics: Metrics };
+}
+
 /**
  * Any failure of a request, answered in the envelope with `no-store`. A server-side failure (5xx)
  * is logged: an unforeseen one as an error with its stack, a known one (the origin down, keys
  * unverifiable) as a warning with its cause. A response already under way cannot change its
  * status: its connection is cut, so the client sees a truncated answer, never a wrong one.
  */
-export function sendFailure(
-  request: http.IncomingMessage,
-  response: http.ServerResponse,
-  { globalId, requestId }: RequestIds,
-  error: unknown,
-  extraHeaders: Readonly<Record<string, string>>,
-  log: Logger,
-  metrics: Metrics = noMetrics,
-): void {
+export function sendFailure({ response, method, ids: { globalId, requestId }, cors, context: { log, metrics } }: FailedRequest, error: unknown): void {
   const answer = answerFor(error);
   if (error instanceof ServiceError && authFailureCodes.has(error.code)) metrics.authFailure(error.code);
   if (!(error instanceof ServiceError)) {
@@ -108,8 +110,8 @@ export function sendFailure(
     log.warn({ globalId, code: error.code, error: error.message, ...(cause === undefined ? {} : { cause }) }, 'request failed');
   }
   if (response.headersSent) return void response.destroy();
-  const headers = { 'Cache-Control': noStore, 'X-Request-Id': requestId, ...extraHeaders, ...answer.headers };
-  send(response, request.method ?? 'GET', answer.status, headers, wrapFailure(globalId, answer.message));
+  const headers = { 'Cache-Control': noStore, 'X-Request-Id': requestId, ...cors, ...answer.headers };
+  send(response, method, answer.status, headers, wrapFailure(globalId, answer.message));
 }
 
 /**

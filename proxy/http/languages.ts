@@ -120,8 +120,7 @@ function bodiesOf(route: Route, keys: readonly string[], found: Lookup, store: B
 export function resolveLanguage(
   route: Route,
   languages: RouteLanguages,
-  params: ReadonlyMap<string, readonly string[]>,
-  keys: readonly string[],
+  { params, keys }: { readonly params: ReadonlyMap<string, readonly string[]>; readonly keys: readonly string[] },
   found: Lookup,
   store: BodyStore,
 ): ResolvedTarget {

@@ -7,9 +7,8 @@ import { ServiceError } from '../../contract/errors.ts';
 import { docsPageSecurityHeaders, publicCacheControl, publicFileSecurityHeaders } from '../../contract/http.ts';
 import { codingOf, encodeResponse } from './compression.ts';
 import { chooseEncoding, codedEtag, matchesIfNoneMatch } from './negotiation.ts';
-import type { BodyStore } from '../store/store.ts';
+import type { Handler } from './exchange.ts';
 import { echo } from './query.ts';
-import { sendEncoded, sendNotModified } from './respond.ts';
 
 /** The public file a path names (`/docs` is `docs/index.html`); undefined for every other path. */
 export function publicFileOf(pathname: string): string | undefined {
@@ -18,22 +17,25 @@ export function publicFileOf(pathname: string): string | undefined {
   return pathname.startsWith('/docs/') ? pathname.slice(1) : undefined;
 }
 
-export async function answerPublicFile(
-  request: http.IncomingMessage,
-  response: http.ServerResponse,
-  file: string,
-  common: Record<string, string>,
-  store: BodyStore,
-): Promise<void> {
-  const method = request.method ?? 'GET';
+/** A public file, in the coding the client takes best, or 304; 404 for a path under /docs the build does not have. */
+export const answerPublicFile: Handler = async (exchange) => {
+  const { method, pathname, context } = exchange;
+  const store = context.store();
+  const file = publicFileOf(pathname) ?? '';
   const entry = store.manifest.public[file];
   if (!entry) throw new ServiceError('ERR_NO_FILE', `No file at ${echo(`/${file}`)}: the documentation is at /docs and /openapi.json.`);
   const security = entry.contentType.startsWith('text/html') ? docsPageSecurityHeaders : publicFileSecurityHeaders;
-  const headers: http.OutgoingHttpHeaders = { ETag: entry.etag, 'Cache-Control': publicCacheControl, ...security, ...common };
-  const wanted = method === 'GET' ? chooseEncoding(request.headers['accept-encoding']) : 'identity';
-  if (matchesIfNoneMatch(request.headers['if-none-match'], entry.etag)) {
+  const headers: http.OutgoingHttpHeaders = {
+    ETag: entry.etag,
+    'Cache-Control': publicCacheControl,
+    ...security,
+    ...exchange.commonHeaders(),
+    Vary: context.publicVary,
+  };
+  const wanted = method === 'GET' ? chooseEncoding(exchange.request.headers['accept-encoding']) : 'identity';
+  if (matchesIfNoneMatch(exchange.request.headers['if-none-match'], entry.etag)) {
     headers.ETag = codedEtag(entry.etag, codingOf(wanted, entry.size));
-    return sendNotModified(response, headers);
+    return exchange.sendNotModified(headers);
   }
-  sendEncoded(response, method, entry.contentType, headers, await encodeResponse('', await store.read(file, entry), '', entry.etag, wanted));
-}
+  exchange.sendEncoded(entry.contentType, headers, await encodeResponse('', await store.read(file, entry), '', entry.etag, wanted));
+};

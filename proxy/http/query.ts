@@ -99,3 +99,11 @@ export function notFound(route: Route, given: readonly string[]): ServiceError {
   const criteria = route.params.map((param, position) => `${param.name} ${echo(given[position] ?? '')}`).join(' and ');
   return new ServiceError('ERR_NOT_FOUND', `No ${recordLabels[route.record]} has ${criteria}.`);
 }
+
+/** The refusal of a path that names no operation, download, probe or file. */
+export function noOperation(pathname: string): ServiceError {
+  return new ServiceError(
+    'ERR_NO_OPERATION',
+    `No operation at ${echo(pathname)}: paths look like /addressmanagement/api/country/getall (every operation is listed at /docs).`,
+  );
+}

@@ -4,7 +4,8 @@ import net, { type AddressInfo } from 'node:net';
 import { ServiceError } from '../../contract/errors.ts';
 import { clientTimeouts, shutdownGraceMs, type ClientTimeouts } from '../../contract/http.ts';
 import { guardEdge } from './edge.ts';
-import { createRequestListener, type ServerDependencies } from './listener.ts';
+import type { ServerDependencies } from './exchange.ts';
+import { createRequestListener } from './listener.ts';
 
 export interface RunningServer {
   readonly server: http.Server;

@@ -91,7 +91,7 @@ export function createOriginClient(settings: OriginSettings, timeouts: OriginTim
     // Encoded as S3 signs paths; the same path to nginx, which decodes it.
     const path = `${basePath}${encodeKeyPath(file)}`;
     // Signed per attempt: the signature holds the time, and S3 refuses one 15 minutes old.
-    const sent = settings.s3 ? { ...headers, ...signedHeaders(settings.s3, 'GET', new URL(path, origin)) } : headers;
+    const sent = settings.s3 ? { ...headers, ...signedHeaders(settings.s3, { method: 'GET', url: new URL(path, origin) }) } : headers;
     // The agent asked with the origin and path (undici's request() would parse a URL per fetch, a
     // twelfth of the cold origin's garbage); it never follows redirects: a redirecting origin is a
     // misconfigured one.
@@ -154,7 +154,8 @@ export async function openOriginStore(origin: OriginClient, cache: BodyCache, co
     if (response.status !== 200) {
       throw new StoreError('ERR_ORIGIN_ANSWER', originAnswer(response, file, `is the build ${currentBuildFile} names there?`));
     }
-    const store = await openFetchedManifest(response.body, `the origin's ${file}`, undefined, true, origin, cache, copy);
+    const fetched = { bytes: response.body, where: `the origin's ${file}`, manifestTag: undefined, scoped: true };
+    const store = await openFetchedManifest(fetched, { origin, cache, copy });
     if (store.manifest.buildId !== buildId) {
       throw new StoreError('ERR_MANIFEST_INVALID', `The data origin's ${file} is the manifest of build ${store.manifest.buildId}, not of ${buildId}.`);
     }
@@ -170,7 +171,8 @@ export async function openOriginStore(origin: OriginClient, cache: BodyCache, co
   if (response.status !== 200) {
     throw new StoreError('ERR_ORIGIN_ANSWER', originAnswer(response, file, 'is it serving a build of npm run build?'));
   }
-  const store = await openFetchedManifest(response.body, `the origin's ${file}`, response.etag, false, origin, cache, copy);
+  const fetched = { bytes: response.body, where: `the origin's ${file}`, manifestTag: response.etag, scoped: false };
+  const store = await openFetchedManifest(fetched, { origin, cache, copy });
   if (previous) await spotCheck(store);
   return store;
 }
@@ -237,19 +239,27 @@ function readPointer(bytes: Buffer): { buildId: string } {
   return pointer.data;
 }
 
+/** What a store of the origin's bodies is made of: the origin, the body cache and the local copy. */
+interface OriginParts {
+  readonly origin: OriginClient;
+  readonly cache: BodyCache;
+  readonly copy: OriginCopy;
+}
+
+/** A manifest's bytes as fetched or saved: where they come from (for messages), the origin's ETag of them, whether the build is scoped. */
+interface ManifestBytes {
+  readonly bytes: Buffer;
+  readonly where: string;
+  readonly manifestTag: string | undefined;
+  readonly scoped: boolean;
+}
+
 /** A manifest just fetched: opened, then kept in the local copy with what revalidates it and whether its build is scoped. */
-async function openFetchedManifest(
-  bytes: Buffer,
-  where: string,
-  originTag: string | undefined,
-  scoped: boolean,
-  origin: OriginClient,
-  cache: BodyCache,
-  copy: OriginCopy,
-): Promise<OriginStore> {
+async function openFetchedManifest(fetched: ManifestBytes, parts: OriginParts): Promise<OriginStore> {
   // readManifest takes the bytes over, so the copy keeps its own.
-  const saved = { bytes: Buffer.from(bytes), originTag, scoped };
-  const store = await storeFromManifest(bytes, where, originTag, scoped, origin, cache, copy);
+  const saved = { bytes: Buffer.from(fetched.bytes), originTag: fetched.manifestTag, scoped: fetched.scoped };
+  const store = await storeFromManifest(fetched, parts);
+  const { copy } = parts;
   void copy.saveManifest(saved);
   void copy.prune(etagsOf(store));
   return store;
@@ -259,7 +269,8 @@ async function openFetchedManifest(
 export async function openSavedOriginStore(origin: OriginClient, cache: BodyCache, copy: OriginCopy): Promise<OriginStore | undefined> {
   const saved = await copy.readManifest();
   if (!saved) return undefined;
-  return storeFromManifest(saved.bytes, "the saved copy of the origin's index", saved.originTag, saved.scoped, origin, cache, copy);
+  const where = "the saved copy of the origin's index";
+  return storeFromManifest({ bytes: saved.bytes, where, manifestTag: saved.originTag, scoped: saved.scoped }, { origin, cache, copy });
 }
 
 /** The ETags of every file a store's build lists: what its saved copy keeps. */
@@ -271,15 +282,7 @@ function etagsOf({ manifest, lookups }: Pick<BodyStore, 'manifest' | 'lookups'>)
   return etags;
 }
 
-async function storeFromManifest(
-  bytes: Buffer,
-  where: string,
-  manifestTag: string | undefined,
-  scoped: boolean,
-  origin: OriginClient,
-  cache: BodyCache,
-  copy: OriginCopy,
-): Promise<OriginStore> {
+async function storeFromManifest({ bytes, where, manifestTag, scoped }: ManifestBytes, { origin, cache, copy }: OriginParts): Promise<OriginStore> {
   const { manifest, index } = await readManifest(bytes, where);
   const bodyBase = scoped ? buildScopedPath(manifest.buildId, '') : '';
 

@@ -53,16 +53,19 @@ export function objectUrl(base: URL, key: string, query = ''): URL {
   return url;
 }
 
-/**
- * The headers that sign a request to the bucket: S3 requires x-amz-content-sha256, the body's
- * hash (the empty body's for a GET). Extra headers given are signed too, and must be sent as given.
- */
+/** A request to sign: extra headers given are signed too, and must be sent as given; a GET's payload is empty. */
+export interface BucketRequest {
+  readonly method: string;
+  readonly url: URL;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** The body's SHA-256 in hex; the empty body's by default. */
+  readonly payloadHash?: string | undefined;
+}
+
+/** The headers that sign a request to the bucket: S3 requires x-amz-content-sha256, the body's hash. */
 export function signedHeaders(
   bucket: Pick<S3Bucket, 'region' | 'credentials'>,
-  method: string,
-  url: URL,
-  extra: Readonly<Record<string, string>> = {},
-  payloadHash = emptyPayloadHash,
+  { method, url, headers: extra = {}, payloadHash = emptyPayloadHash }: BucketRequest,
   now = new Date(),
 ): Record<string, string> {
   const headers = { ...extra, 'x-amz-content-sha256': payloadHash };

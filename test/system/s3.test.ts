@@ -85,7 +85,7 @@ describe('a private S3 bucket as the origin', () => {
   /** A signed GET of `key` under the prefix, as the proxy sends it. */
   const getObject = (key: string, signed = true): Promise<Response> => {
     const url = objectUrl(bucketBaseUrl(bucket), key);
-    return fetch(url, { headers: signed ? signedHeaders(bucket, 'GET', url) : {} });
+    return fetch(url, { headers: signed ? signedHeaders(bucket, { method: 'GET', url }) : {} });
   };
 
   beforeAll(async () => {
@@ -98,7 +98,7 @@ describe('a private S3 bucket as the origin', () => {
       credentials: { accessKeyId: store.accessKeyId, secretAccessKey: store.secretAccessKey },
     };
     const bucketUrl = bucketBaseUrl({ ...bucket, prefix: '' });
-    const created = await fetch(bucketUrl, { method: 'PUT', headers: signedHeaders(bucket, 'PUT', bucketUrl) });
+    const created = await fetch(bucketUrl, { method: 'PUT', headers: signedHeaders(bucket, { method: 'PUT', url: bucketUrl }) });
     expect(created.status).toBe(200);
     distDir = await buildFixture();
     const relay = await startRecordingRelay(store.endpoint);
@@ -168,7 +168,7 @@ describe('a private S3 bucket as the origin', () => {
     expect(native.status).toBe(401);
     const url = objectUrl(bucketBaseUrl(bucket), key);
     const forged = await fetch(url, {
-      headers: signedHeaders({ ...bucket, credentials: { ...bucket.credentials, secretAccessKey: 'not-the-secret' } }, 'GET', url),
+      headers: signedHeaders({ ...bucket, credentials: { ...bucket.credentials, secretAccessKey: 'not-the-secret' } }, { method: 'GET', url }),
     });
     expect(forged.status).toBe(403);
     expect(await forged.text()).toContain('<Code>SignatureDoesNotMatch</Code>');

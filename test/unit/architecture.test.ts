@@ -3,11 +3,13 @@
  * and the proxy both import it and never each other; inside the proxy, auth/ never imports http/;
  * deploy/ imports only the contract and the few modules it shares with the proxy; the proxy keeps
  * at most four files at its root; no module imports itself back through others. Read from the
- * sources' import statements, type-only imports included.
+ * sources' import statements, type-only imports included. And no function of the proxy takes more
+ * than five positional parameters: a request travels as one Exchange, not as loose values.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import fg from 'fast-glob';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');
@@ -33,7 +35,7 @@ const importsOf = (folder: string) => [...graph].filter(([file]) => file.startsW
 describe('the dependency rule', () => {
   it('reads every source file and their imports (the rule below has something to hold for)', () => {
     expect(importsOf('contract').length).toBeGreaterThanOrEqual(5);
-    expect(graph.get('proxy/http/listener.ts')).toContain('contract/routes.ts');
+    expect(graph.get('proxy/http/lookups.ts')).toContain('contract/routes.ts');
     expect(graph.get('generator/openapi.ts')).toContain('contract/routes.ts');
   });
 
@@ -107,5 +109,21 @@ describe('the dependency rule', () => {
     };
     for (const file of graph.keys()) visit(file, []);
     expect(cycles).toEqual([]);
+  });
+
+  it('no function of the proxy takes more than five positional parameters', () => {
+    const crowded: string[] = [];
+    for (const file of [...graph.keys()].filter((name) => name.startsWith('proxy/'))) {
+      const source = ts.createSourceFile(file, readFileSync(path.join(repoRoot, file), 'utf8'), ts.ScriptTarget.Latest, true);
+      const visit = (node: ts.Node): void => {
+        if (ts.isFunctionLike(node) && node.parameters.length > 5) {
+          const line = source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
+          crowded.push(`${file}:${line} ${node.name?.getText(source) ?? '(anonymous)'} takes ${node.parameters.length}`);
+        }
+        ts.forEachChild(node, visit);
+      };
+      visit(source);
+    }
+    expect(crowded).toEqual([]);
   });
 });

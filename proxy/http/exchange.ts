@@ -1,0 +1,127 @@
+/**
+ * One request and its answer, made once per request: its ids, its path and query, its CORS
+ * headers, who its token speaks for and its budget once known, and how it is answered (send) or
+ * refused (fail). Every handler takes one and nothing else.
+ */
+import type http from 'node:http';
+import { ServiceError } from '../../contract/errors.ts';
+import type { Admission } from '../auth/admission.ts';
+import { authorize } from '../auth/authenticate.ts';
+import type { Principal } from '../auth/principal.ts';
+import type { RateLimitFields } from '../auth/rateLimits.ts';
+import type { Config } from '../config/config.ts';
+import type { Logger } from '../observe/log.ts';
+import type { Metrics } from '../observe/metrics.ts';
+import type { BodyStore } from '../store/store.ts';
+import type { EncodedBody } from './compression.ts';
+import { sendFailure } from './failure.ts';
+import { corsHeaders, type CorsPolicy } from './negotiation.ts';
+import { commonHeaders, send, sendEncoded, sendNotModified, whenReady } from './respond.ts';
+import type { TargetMemo } from './targets.ts';
+import { requestIdsOf, type RequestIds } from './tracing.ts';
+
+export interface ServerDependencies {
+  /** The build to answer from: looked up per request, so a new build takes over at once. */
+  readonly store: () => BodyStore;
+  /** The token check and the rate limits. */
+  readonly admission: Admission;
+  readonly scopes: Config['auth']['scopes'];
+  readonly cors: CorsPolicy;
+  readonly log: Logger;
+  /** Counted per request when METRICS_PORT is set; noMetrics otherwise. */
+  readonly metrics: Metrics;
+  /** Why /readyz should answer 503 (live.ts), or undefined when ready. */
+  readonly notReady?: () => string | undefined;
+}
+
+/** What the listener holds for every request: its dependencies, and what it works out once. */
+export interface ListenerContext extends ServerDependencies {
+  /** The request targets already resolved against the current build. */
+  readonly targets: TargetMemo;
+  /** The Vary of each kind of answer (contract/http.ts varyOf), with Origin when CORS allows only some. */
+  readonly lookupVary: string;
+  /** The Vary of a lookup whose names come in several languages: Accept-Language may choose them. */
+  readonly languageVary: string;
+  readonly publicVary: string;
+  readonly downloadVary: string;
+  /** True once the process has begun to stop (RunningServer.drain). */
+  readonly draining: () => boolean;
+}
+
+/** What answers a request: one per kind (probes, public files, meta, downloads, lookups), each in its module. */
+export type Handler = (exchange: Exchange) => void | Promise<void>;
+
+export class Exchange {
+  readonly method: string;
+  /** The envelope's globalId and the response's X-Request-Id. */
+  readonly ids: RequestIds;
+  /** The request target as sent, split at its first `?` (never parsed as a URL: `//host/x` stays a path). */
+  readonly pathname: string;
+  readonly query: string;
+  /** The CORS headers this request's Origin earns; the shared empty object when it earns none. */
+  readonly cors: Readonly<Record<string, string>>;
+  /** When the request arrived (performance.now()), where it is counted or logged; 0 otherwise. */
+  arrival = 0;
+  /** Who the token speaks for, once the listener has authenticated it. */
+  principal: Principal | undefined = undefined;
+  /** The RateLimit fields of the token's budget, once admitted; undefined when there is no budget. */
+  limits: RateLimitFields | undefined = undefined;
+
+  constructor(
+    readonly request: http.IncomingMessage,
+    readonly response: http.ServerResponse,
+    readonly context: ListenerContext,
+  ) {
+    this.method = request.method ?? 'GET';
+    this.ids = requestIdsOf(request.headers['x-request-id']);
+    const target = request.url ?? '/';
+    const queryStart = target.indexOf('?');
+    this.pathname = queryStart === -1 ? target : target.slice(0, queryStart);
+    this.query = queryStart === -1 ? '' : target.slice(queryStart + 1);
+    this.cors = corsHeaders(context.cors, request.headers.origin);
+  }
+
+  /** The authenticated principal; a handler that needs one runs only after the listener has set it. */
+  caller(): Principal {
+    if (this.principal === undefined) throw new ServiceError('ERR_AUTH_REQUIRED', 'This needs a token: send Authorization: Bearer <token>.');
+    return this.principal;
+  }
+
+  /** Refuses (403) a token whose scopes do not cover `area` (`addressmanagement` or `financemanagement`). */
+  authorize(area: string): void {
+    authorize(this.caller(), area, this.context.scopes);
+  }
+
+  /** Counts the request against its token's budget (or refuses it, 429), keeps the RateLimit fields, then runs `next`. */
+  admit(next: () => void | Promise<void>): void | Promise<void> {
+    return whenReady(this.context.admission.admit(this.caller()), (limits) => {
+      this.limits = limits;
+      return next();
+    });
+  }
+
+  /** What every response carries besides its own headers: the request id, and CORS where allowed. */
+  commonHeaders(): Record<string, string> {
+    return commonHeaders(this.ids.requestId, this.cors);
+  }
+
+  /** A whole envelope (or any small JSON body), without its bytes for HEAD. */
+  send(status: number, headers: http.OutgoingHttpHeaders, body: Buffer): void {
+    send(this.response, this.method, status, headers, body);
+  }
+
+  /** A 200 as compression.ts encoded it; `headers` is completed in place. */
+  sendEncoded(contentType: string, headers: http.OutgoingHttpHeaders, encoded: EncodedBody): void {
+    sendEncoded(this.response, this.method, contentType, headers, encoded);
+  }
+
+  /** A bodiless 304. */
+  sendNotModified(headers: http.OutgoingHttpHeaders): void {
+    sendNotModified(this.response, headers);
+  }
+
+  /** The failure's status and envelope (failure.ts), or a cut connection once the answer is under way. */
+  fail(error: unknown): void {
+    sendFailure(this, error);
+  }
+}

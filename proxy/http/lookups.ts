@@ -1,0 +1,105 @@
+/**
+ * The 44 operations: the route and its keys (or the target already resolved), the scope, the
+ * budget, then the body in the envelope, encoded as asked, or 304.
+ */
+import type http from 'node:http';
+import { newGlobalId, successHead, successTail } from '../../contract/envelope.ts';
+import { cacheControl, jsonType } from '../../contract/http.ts';
+import { findRoute, routeParts, routes, type Route } from '../../contract/routes.ts';
+import type { Lookup } from '../store/manifestIndex.ts';
+import type { BodyStore } from '../store/store.ts';
+import { codingOf, encodeResponse } from './compression.ts';
+import type { Exchange, Handler } from './exchange.ts';
+import { chooseByAcceptLanguage, resolveLanguage } from './languages.ts';
+import { chooseEncoding, codedEtag, matchesIfNoneMatch, noCorsHeaders } from './negotiation.ts';
+import { noOperation, notFound, resolveKeys } from './query.ts';
+import { whenReady } from './respond.ts';
+import type { ResolvedTarget } from './targets.ts';
+
+/** `addressmanagement` or `financemanagement`, what a scope guards: worked out once per route. */
+const areas = new Map(routes.map((route) => [route, routeParts(route).area]));
+const areaOf = (route: Route): string => areas.get(route) ?? routeParts(route).area;
+
+/**
+ * A lookup: a target seen before skips parsing, normalising and finding its body; the scope is
+ * checked either way, and before the keys, so that a token without it learns nothing about them.
+ */
+export const answerLookup: Handler = (exchange) => {
+  const { context, request } = exchange;
+  const store = context.store();
+  const target = request.url ?? exchange.pathname;
+  let resolved = context.targets.get(store, target);
+  if (resolved) exchange.authorize(areaOf(resolved.route));
+  else resolved = context.targets.remember(target, resolveTarget(exchange, store));
+  const lookup = resolved;
+  return exchange.admit(() => {
+    // Chosen once the request is let in: a refused one costs no header parsing.
+    const answered = lookup.languages ? chooseByAcceptLanguage(request.headers['accept-language'], lookup.languages) : undefined;
+    const language: Language | undefined = lookup.route.languages ? { tag: answered?.tag ?? lookup.language } : undefined;
+    return sendBody(exchange, store, answered?.found ?? lookup.found, language);
+  });
+};
+
+/** The route, scope, keys and body a request names, or the failure that says what is wrong with it. */
+function resolveTarget(exchange: Exchange, store: BodyStore): ResolvedTarget {
+  const route = findRoute(exchange.pathname);
+  if (!route) throw noOperation(exchange.pathname);
+  exchange.authorize(areaOf(route));
+  const query = resolveKeys(route, exchange.query, store);
+  const found = store.find(route.path, query.keys);
+  if (!found) throw notFound(route, query.given);
+  return route.languages ? resolveLanguage(route, route.languages, query, found, store) : { route, found };
+}
+
+/** What the envelope adds to a body, in bytes: the same for every response (a globalId is a UUID). */
+const envelopeBytes = successHead(newGlobalId()).length + successTail.length;
+
+/** A lookup whose names come in several languages: the language of its answer, where it has names. */
+export interface Language {
+  readonly tag: string | undefined;
+}
+
+/**
+ * A body in the envelope once the request is let in (a lookup, the exports index, a change list):
+ * 304 when the client's copy is current, else the body encoded as asked.
+ */
+export function sendBody(exchange: Exchange, store: BodyStore, { file, entry }: Lookup, language?: Language): void | Promise<void> {
+  const { request, limits, cors, context } = exchange;
+  // Built in one literal (this is every lookup's path), one shape with a budget and one without;
+  // the CORS headers added only when there are any.
+  const headers: http.OutgoingHttpHeaders =
+    limits === undefined
+      ? {
+          ETag: entry.etag,
+          'Cache-Control': cacheControl,
+          'X-Data-Version': store.manifest.dataVersion,
+          Vary: context.lookupVary,
+          'X-Request-Id': exchange.ids.requestId,
+        }
+      : {
+          ETag: entry.etag,
+          'Cache-Control': cacheControl,
+          'X-Data-Version': store.manifest.dataVersion,
+          Vary: context.lookupVary,
+          'X-Request-Id': exchange.ids.requestId,
+          'RateLimit-Policy': limits['RateLimit-Policy'],
+          RateLimit: limits.RateLimit,
+        };
+  if (cors !== noCorsHeaders) Object.assign(headers, cors);
+  if (language) {
+    headers.Vary = context.languageVary;
+    if (language.tag !== undefined) headers['Content-Language'] = language.tag;
+  }
+  const encoding = exchange.method === 'GET' ? chooseEncoding(request.headers['accept-encoding']) : 'identity';
+  if (matchesIfNoneMatch(request.headers['if-none-match'], entry.etag)) {
+    headers.ETag = codedEtag(entry.etag, codingOf(encoding, envelopeBytes + entry.size));
+    return exchange.sendNotModified(headers);
+  }
+  const cached = store.cached(entry);
+  context.metrics.bodyCache(cached !== undefined);
+  return whenReady(cached ?? store.read(file, entry), (body) =>
+    whenReady(encodeResponse(successHead(exchange.ids.globalId), body, successTail, entry.etag, encoding), (encoded) =>
+      exchange.sendEncoded(jsonType, headers, encoded),
+    ),
+  );
+}
