@@ -3,6 +3,7 @@
  * logged, so no token can reach a log line.
  */
 import pino from 'pino';
+import { plainInfoLineParts } from './pinoLines.ts';
 
 export type Logger = pino.Logger;
 
@@ -41,42 +42,11 @@ export interface RequestLine {
  * redaction, a serializer of one of these fields) is called as usual.
  */
 export function requestLineWriter(log: Logger): (line: RequestLine) => void {
-  const {
-    lsCacheSym,
-    timeSym,
-    chindingsSym,
-    streamSym,
-    endSym,
-    mixinSym,
-    formattersSym,
-    hooksSym,
-    nestedKeySym,
-    stringifiersSym,
-    serializersSym,
-    wildcardFirstSym,
-  } = pino.symbols;
-  // pino's types leave its symbol-keyed state out: it is read here through this view of the logger.
-  const state = log as unknown as Record<symbol, unknown>;
-  const formatters = state[formattersSym] as { log?: unknown } | undefined;
-  const hooks = state[hooksSym] as { streamWrite?: unknown } | undefined;
-  // Redaction is kept as stringifiers; serializers are keyed by field (pino's own is for `err`).
-  const stringifiers = (state[stringifiersSym] ?? {}) as Record<string | symbol, unknown>;
-  const serializers = (state[serializersSym] ?? {}) as Record<string, unknown>;
-  const plain =
-    !state[mixinSym] &&
-    !formatters?.log &&
-    !hooks?.streamWrite &&
-    !state[nestedKeySym] &&
-    Object.keys(stringifiers).length === 0 &&
-    stringifiers[wildcardFirstSym] === undefined &&
-    requestLineFields.every((field) => serializers[field] === undefined);
-  if (!plain) return (line) => log.info(withoutUndefined(line));
-  const level = (state[lsCacheSym] as Record<number, string>)[log.levels.values.info as number] as string;
+  const parts = plainInfoLineParts(log, requestLineFields);
+  if (!parts) return (line) => log.info(withoutUndefined(line));
+  const { level, bindings, stream, end } = parts;
   // pino's ISO timestamp, made once per millisecond instead of once per line (Date#toISOString).
-  const time = state[timeSym] === pino.stdTimeFunctions.isoTime ? isoTimePerMillisecond() : (state[timeSym] as () => string);
-  const bindings = state[chindingsSym] as string;
-  const stream = state[streamSym] as { write(text: string): unknown };
-  const end = state[endSym] as string;
+  const time = parts.isoTime ? isoTimePerMillisecond() : parts.time;
   const info = log.levels.values.info as number;
   // Lines are gathered for up to 10 ms or 64 KB and reach the stream in one write, as nginx's
   // access_log buffer= flush= does: a write per line, or per turn of the event loop, cost more in

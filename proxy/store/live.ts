@@ -13,7 +13,7 @@ import { access, mkdir, realpath, rename, rm, writeFile } from 'node:fs/promises
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { readerLeaseName, readersDirOf, type ReaderLease } from '../../contract/builds.ts';
-import { manifestFileName } from '../../contract/manifest.ts';
+import { lookupIndexFileName } from '../../contract/lookupIndex.ts';
 import type { Logger } from '../observe/log.ts';
 import { openOriginStore, openSavedOriginStore, type OriginClient, type OriginStore } from './origin.ts';
 import type { OriginCopy } from './originCopy.ts';
@@ -105,7 +105,7 @@ export async function openLocalLiveStore(distDir: string, cache: BodyCache, log:
   let gone: string | undefined;
   const checkPresence = (): void => {
     const { source, manifest } = store.current();
-    void access(path.join(source, manifestFileName)).then(
+    void access(path.join(source, lookupIndexFileName)).then(
       () => (gone = undefined),
       () => {
         if (gone === undefined)

@@ -2,15 +2,13 @@
  * A build's manifest, read without holding up requests, and the index a request finds its body in.
  *
  * A build's lookup index (contract/lookupIndex.ts, `lookups.idx`) is served from as it is: one
- * buffer outside the JavaScript heap, its entries checked a slice at a time, yielding between
- * slices, so requests on the current build are answered meanwhile. A build made before builds
- * carried one is read from manifest.json: JSON.parse on a worker thread (parsing the 24 MB of the
- * real manifest on the main thread would hold every request for a quarter of a second), its files
- * handed back as flat lists and written into the same kind of index.
+ * buffer outside the JavaScript heap, its head (the manifest without its files) parsed, its entries
+ * checked a slice at a time, yielding between slices, so that requests on the current build are
+ * answered meanwhile. manifest.json, the same facts as JSON, is for people and tools: the proxy
+ * never parses its 24 MB.
  */
-import { Worker } from 'node:worker_threads';
 import { encodeLookupIndex, isLookupIndex, LookupTable } from '../../contract/lookupIndex.ts';
-import { manifestEntrySchema, manifestSchema, type Manifest, type ManifestEntry } from '../../contract/manifest.ts';
+import { manifestSchema, type Manifest, type ManifestEntry } from '../../contract/manifest.ts';
 import { ServiceError } from '../../contract/errors.ts';
 
 /** A body file and its manifest entry. */
@@ -51,59 +49,6 @@ const entriesPerTurn = 2_000;
 /** The manifest without its list of body files, which is checked entry by entry. */
 const manifestHeadSchema = manifestSchema.omit({ files: true });
 
-/** What the parser thread hands back: the manifest without `files`, and the files as parallel lists. */
-interface ParsedManifest {
-  readonly head?: Record<string, unknown>;
-  /** File paths, newline-separated: one string crosses threads much faster than 66,000. */
-  readonly paths?: string;
-  readonly etags?: string;
-  readonly sizes?: Float64Array;
-  readonly error?: string;
-}
-
-/**
- * The parser thread, as plain JavaScript: it only parses and takes the files apart; every check
- * happens on the main thread with the manifest's own schemas. A file whose entry is not exactly
- * `{size, etag}` is reported by name.
- */
-const parserSource = `
-const { parentPort, workerData } = require('node:worker_threads');
-try {
-  const manifest = JSON.parse(Buffer.from(workerData).toString('utf8'));
-  if (typeof manifest !== 'object' || manifest === null || Array.isArray(manifest)) throw new Error('it is not a JSON object');
-  const files = manifest.files;
-  delete manifest.files;
-  if (typeof files !== 'object' || files === null || Array.isArray(files)) throw new Error('files: must be an object');
-  const paths = Object.keys(files);
-  const sizes = new Float64Array(paths.length);
-  const etags = new Array(paths.length);
-  paths.forEach((path, index) => {
-    const entry = files[path];
-    const keys = typeof entry === 'object' && entry !== null ? Object.keys(entry) : [];
-    if (keys.length !== 2 || typeof entry.size !== 'number' || typeof entry.etag !== 'string' || entry.etag.includes('\\n') || path.includes('\\n')) {
-      throw new Error('files.' + path.slice(0, 200) + ': must be {"size": <bytes>, "etag": "<tag>"}');
-    }
-    sizes[index] = entry.size;
-    etags[index] = entry.etag;
-  });
-  parentPort.postMessage({ head: manifest, paths: paths.join('\\n'), etags: etags.join('\\n'), sizes }, [sizes.buffer]);
-} catch (error) {
-  parentPort.postMessage({ error: error instanceof SyntaxError ? 'it is not JSON' : error.message });
-}
-`;
-
-function parseOffThread(bytes: Uint8Array): Promise<ParsedManifest> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(parserSource, { eval: true, workerData: bytes, transferList: [bytes.buffer as ArrayBuffer] });
-    worker.once('message', (message: ParsedManifest) => {
-      resolve(message);
-      void worker.terminate();
-    });
-    worker.once('error', reject);
-    worker.once('exit', (code) => reject(new Error(`the manifest parser thread exited with ${code}`)));
-  });
-}
-
 /** Lets the event loop run what is waiting (requests, timers) before the next slice. */
 const yieldToRequests = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -111,14 +56,16 @@ function describeIssue(issue: { readonly path: readonly PropertyKey[]; readonly 
   return issue ? `${issue.path.map(String).join('.') || 'the manifest'}: ${issue.message}` : 'an unknown problem';
 }
 
-/**
- * Checks and indexes a build's lookup index or manifest.json (`where` names it in errors). The bytes
- * of a manifest.json are handed to the parser thread, not copied: the caller must not use them
- * afterwards.
- */
+/** The first bytes of a JSON object: a manifest.json given where a lookup index belongs. */
+const jsonStart = /^\s*\{/;
+
+/** Checks a build's lookup index and opens it (`where` names it in errors). */
 export async function readManifest(bytes: Uint8Array, where: string): Promise<OpenedManifest> {
-  const invalid = (problem: string): ManifestError => new ManifestError(`${where} is not a manifest written by npm run build: ${problem}`);
-  const index = isLookupIndex(bytes) ? openIndex(bytes, invalid) : await indexManifest(bytes, invalid);
+  const invalid = (problem: string): ManifestError => new ManifestError(`${where} is not a lookup index written by npm run build: ${problem}`);
+  if (!isLookupIndex(bytes) && jsonStart.test(Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, 64)).toString('latin1'))) {
+    throw invalid('it is JSON, as manifest.json is; a proxy serves a build from its lookups.idx');
+  }
+  const index = openIndex(bytes, invalid);
   let head: unknown;
   try {
     head = JSON.parse(index.headBytes().toString('utf8'));
@@ -145,34 +92,6 @@ const etagPattern = /^"[A-Za-z0-9_-]+"$/;
 function openIndex(bytes: Uint8Array, invalid: (problem: string) => ManifestError): LookupTable {
   try {
     return new LookupTable(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-  } catch (error) {
-    throw invalid((error as Error).message);
-  }
-}
-
-/** A manifest.json parsed off the main thread, its files checked and written into a lookup index a slice at a time. */
-async function indexManifest(bytes: Uint8Array, invalid: (problem: string) => ManifestError): Promise<LookupTable> {
-  // A buffer sharing its memory (a pooled Buffer) cannot be handed over; the copy is a few milliseconds.
-  const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
-  const parsed = await parseOffThread(own);
-  if (parsed.error !== undefined || !parsed.head || parsed.paths === undefined || parsed.etags === undefined || !parsed.sizes) {
-    throw invalid(parsed.error ?? 'the parser returned nothing');
-  }
-  const head = manifestHeadSchema.safeParse(parsed.head);
-  if (!head.success) throw invalid(describeIssue(head.error.issues[0]));
-  const paths = parsed.paths === '' ? [] : parsed.paths.split('\n');
-  const etags = parsed.etags.split('\n');
-  const files: Record<string, ManifestEntry> = {};
-  for (let position = 0; position < paths.length; position++) {
-    if (position > 0 && position % entriesPerTurn === 0) await yieldToRequests();
-    const file = paths[position] as string;
-    const entry = manifestEntrySchema.safeParse({ size: parsed.sizes[position], etag: etags[position] });
-    if (!entry.success) throw invalid(`files.${file}.${describeIssue(entry.error.issues[0])}`);
-    if (!bodyFilePattern.test(file)) throw invalid(`${JSON.stringify(file.slice(0, 200))} is not a body file's path`);
-    files[file] = entry.data;
-  }
-  try {
-    return new LookupTable(encodeLookupIndex(head.data, files));
   } catch (error) {
     throw invalid((error as Error).message);
   }

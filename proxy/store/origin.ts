@@ -9,7 +9,7 @@
  * A private bucket (s3.ts) is the same origin with every request signed.
  */
 import { Agent, errors } from 'undici';
-import { buildScopedPath, computeEtag, currentBuildFile, currentBuildSchema, manifestFileName } from '../../contract/manifest.ts';
+import { buildScopedPath, computeEtag, currentBuildFile, currentBuildSchema } from '../../contract/manifest.ts';
 import { lookupIndexFileName } from '../../contract/lookupIndex.ts';
 import { ServiceError } from '../../contract/errors.ts';
 import { findLookup, lookupsOf, readManifest, type Lookup } from './manifestIndex.ts';
@@ -208,20 +208,16 @@ async function spotCheck(store: OriginStore): Promise<void> {
 }
 
 /**
- * A build's lookup index from the origin (`lookups.idx`, contract/lookupIndex.ts), or, from an
- * origin holding a build made before builds carried one (it answers 404), its manifest.json.
- * `pathOf` places a file name on the origin; `extra` are the request's conditional headers.
+ * A build's lookup index from the origin (`lookups.idx`, contract/lookupIndex.ts). `pathOf` places
+ * a file name on the origin; `extra` are the request's conditional headers.
  */
 async function fetchIndex(
   origin: OriginClient,
   pathOf: (name: string) => string,
   extra: Record<string, string> = {},
 ): Promise<{ response: OriginResponse; file: string }> {
-  const index = pathOf(lookupIndexFileName);
-  const response = await origin.fetchFile(index, extra);
-  if (response.status !== 404) return { response, file: index };
-  const manifest = pathOf(manifestFileName);
-  return { response: await origin.fetchFile(manifest, extra), file: manifest };
+  const file = pathOf(lookupIndexFileName);
+  return { response: await origin.fetchFile(file, extra), file };
 }
 
 /** The build a pointer names, or the failure that says the pointer is not one. */

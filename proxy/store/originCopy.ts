@@ -45,7 +45,8 @@ export const noOriginCopy: OriginCopy = {
   prune: async () => undefined,
 };
 
-const manifestName = 'manifest.json';
+/** The build's lookup index as the origin served it (contract/lookupIndex.ts). */
+const manifestName = 'lookups.idx';
 const manifestTagName = 'manifest.etag';
 /** `scoped` when the origin serves builds under `builds/<buildId>/`, `root` when it is a copy of dist/. */
 const manifestLayoutName = 'manifest.layout';

@@ -8,7 +8,7 @@ import { readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { ServiceError, type ErrorCode } from '../../contract/errors.ts';
 import { lookupIndexFileName } from '../../contract/lookupIndex.ts';
-import { manifestFileName, type ManifestEntry } from '../../contract/manifest.ts';
+import type { ManifestEntry } from '../../contract/manifest.ts';
 import { findLookup, lookupsOf, readManifest, type Lookup, type ServedManifest } from './manifestIndex.ts';
 import { defaultBodyCacheMb } from '../config/config.ts';
 import { LoadingCache } from './loadingCache.ts';
@@ -56,14 +56,11 @@ export async function openLocalStore(distDir: string, cache: BodyCache = createB
   const buildDir = await realpath(distDir).catch(() => {
     throw new StoreError('ERR_DIST_MISSING', `${distDir} does not exist: run "npm run build" first, or set DIST_DIR`);
   });
-  // The lookup index, or the manifest of a build made before builds carried one.
-  const [bytes, file] = await readFile(path.join(buildDir, lookupIndexFileName))
-    .then((index) => [index, lookupIndexFileName] as const)
-    .catch(async () => [await readFile(path.join(buildDir, manifestFileName)), manifestFileName] as const)
-    .catch(() => {
-      throw new StoreError('ERR_DIST_MISSING', `${path.join(distDir, manifestFileName)} is missing: run "npm run build" first`);
-    });
-  const { manifest, index } = await readManifest(bytes, path.join(buildDir, file));
+  const indexFile = path.join(buildDir, lookupIndexFileName);
+  const bytes = await readFile(indexFile).catch(() => {
+    throw new StoreError('ERR_DIST_MISSING', `${path.join(distDir, lookupIndexFileName)} is missing: run "npm run build" first`);
+  });
+  const { manifest, index } = await readManifest(bytes, indexFile);
   return {
     manifest,
     source: buildDir,

@@ -14,7 +14,6 @@ const megabytes = (bytes: number): string => (bytes / 1024 / 1024).toFixed(1);
 gc();
 const before = process.memoryUsage();
 const store = await openLocalStore(distDir, createBodyCache());
-// The manifest's parser thread has ended by now; its memory is collected with the rest.
 gc();
 const after = process.memoryUsage();
 let files = 0;

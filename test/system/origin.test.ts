@@ -327,7 +327,7 @@ describe('origin mode, a build-scoped origin', () => {
     [
       'a pointer naming a build that is not there',
       '{"buildId": "20990101T000000Z-abcdef"}',
-      /answered 404 for builds\/20990101T000000Z-abcdef\/manifest\.json/,
+      /answered 404 for builds\/20990101T000000Z-abcdef\/lookups\.idx: is the build builds\/current\.json names there\?/,
     ],
   ])('refuses %s, saying what is wrong', async (_what, pointer, message) => {
     const distDir = await buildFixture();
@@ -536,7 +536,7 @@ describe('origin mode, starting while the origin is down', () => {
     // A first worker, while the origin is up: it keeps the manifest and what it fetches.
     const first = await startTestService(distDir, settings());
     expect((await call(first, tryCurrency)).status).toBe(200);
-    await saved(path.join(copyDir, 'manifest.json'));
+    await saved(path.join(copyDir, 'lookups.idx'));
     await saved(await savedBody());
     await first.close();
     origin.mode = 'down';

@@ -1,0 +1,22 @@
+/** What the list and single lookups' indexers share while every body of a build is made. */
+import type { Manifest } from '../../contract/manifest.ts';
+import type { ParentLanguages } from '../languages.ts';
+import type { BuildSettings } from '../schemas.ts';
+import type { Dataset } from '../validate.ts';
+import type { Projection } from './projection.ts';
+import type { RecordKeys } from './recordKeys.ts';
+
+export interface Indexing {
+  readonly dataset: Dataset;
+  readonly settings: BuildSettings;
+  readonly keys: RecordKeys;
+  readonly projection: Projection;
+  /** The languages of every parent of a route with names in several, gathered before any body is made. */
+  readonly languages: ParentLanguages;
+  /** Each body by its file's path in dist/. */
+  readonly bodies: Map<string, string>;
+  /** Each single lookup's key that names several records, with the one chosen. */
+  readonly ambiguous: Manifest['ambiguous'];
+  /** What is wrong with the data, in the order met: the build fails when any is. */
+  readonly problems: string[];
+}

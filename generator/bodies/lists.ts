@@ -1,0 +1,66 @@
+/**
+ * The list lookups' bodies: the records of each key tuple, in data order; an empty list for every
+ * tuple of existing parents (and each year, each boolean) that has none; and, for a lookup with
+ * names in several languages, a body per other language where its names differ.
+ */
+import { bodyPath, languageBodyKeys, type Route } from '../../contract/routes.ts';
+import { textIn } from '../languages.ts';
+import type { DataRecord } from '../schemas.ts';
+import type { Indexing } from './indexing.ts';
+
+/** Every key tuple a list route must answer, so that an existing parent with no children gets []. */
+function requiredKeys(route: Route, { dataset, settings, keys }: Indexing): string[][] {
+  const domains = route.params.map((param, position): string[] | undefined => {
+    if (position === 0 && route.parent) {
+      const { record: parentType, field } = route.parent;
+      return (dataset.records.get(parentType) ?? []).flatMap((parent) => keys.keyOf(parentType, parent, param, parent[field]) ?? []);
+    }
+    if (param.kind === 'year') {
+      const { first, last } = settings.holidayYears;
+      return Array.from({ length: last - first + 1 }, (_, offset) => String(first + offset));
+    }
+    if (param.kind === 'boolean') return ['true', 'false'];
+    return undefined;
+  });
+  if (domains.some((domain) => domain === undefined)) return [];
+  return domains.reduce<string[][]>((tuples, domain) => tuples.flatMap((tuple) => (domain ?? []).map((key) => [...tuple, key])), [[]]);
+}
+
+/** The records of a list route grouped by key tuple; a record outside a required domain is a problem. */
+function groupRecords(route: Route, records: readonly DataRecord[], indexing: Indexing): Map<string, DataRecord[]> {
+  const { keys, problems } = indexing;
+  const groups = new Map<string, DataRecord[]>();
+  const required = requiredKeys(route, indexing).map((tuple) => tuple.join('/'));
+  for (const tuple of required) groups.set(tuple, []);
+  for (const record of records) {
+    const recordKeys = route.params.map((param) => keys.ownKey(route.record, record, param));
+    if (recordKeys.some((key) => key === undefined)) continue;
+    const tuple = recordKeys.join('/');
+    const group = groups.get(tuple);
+    if (group) group.push(record);
+    else if (required.length > 0) {
+      const fields = route.params.map((param) => param.field).join(' + ');
+      problems.push(`${keys.whereIs(route.record, record)}: ${fields} ${tuple} is outside what ${route.path} serves (check data/build.json)`);
+    } else groups.set(tuple, [record]);
+  }
+  return groups;
+}
+
+export function indexList(route: Route, records: readonly DataRecord[], indexing: Indexing): void {
+  const { projection, languages, bodies } = indexing;
+  const omit = route.omit ?? [];
+  for (const [tuple, items] of groupRecords(route, records, indexing)) {
+    const keys = tuple === '' ? [] : tuple.split('/');
+    const body = `[${items.map((record) => projection.project(route.record, record, omit)).join(',')}]`;
+    bodies.set(bodyPath(route, keys), body);
+    const [parent] = keys;
+    const named = route.languages;
+    if (!named || parent === undefined) continue;
+    for (const { tag, key } of languages.others(parent)) {
+      const replaced = (record: DataRecord) => ({ field: named.field, value: textIn(record, named, tag) });
+      const inLanguage = `[${items.map((record) => projection.show(route.record, record, omit, replaced(record))).join(',')}]`;
+      // Where no name differs (a year without days), the own body answers for this language too.
+      if (inLanguage !== body) bodies.set(bodyPath(route, languageBodyKeys(keys, key)), inLanguage);
+    }
+  }
+}

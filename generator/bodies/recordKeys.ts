@@ -1,0 +1,58 @@
+/**
+ * A record's lookup keys: the value of a route parameter's field (its own, or one the lookup
+ * derives), normalised as the proxy normalises a query (contract/keys.ts). A value that cannot be
+ * looked up is a problem of the data, named with the record's place in data/records/.
+ */
+import { normaliseKey } from '../../contract/keys.ts';
+import type { RecordType, RouteParam } from '../../contract/routes.ts';
+import type { DataRecord } from '../schemas.ts';
+import type { Dataset } from '../validate.ts';
+
+type DerivedField = (record: DataRecord) => unknown;
+
+/** Fields a lookup needs that the record does not carry itself. */
+function derivedFields(dataset: Dataset): Partial<Record<RecordType, Record<string, DerivedField>>> {
+  const stateProvinces = new Map(dataset.records.get('stateProvince')?.map((state) => [state.id, state]));
+  const yearOf: DerivedField = (day) => String(day.startDate).slice(0, 4);
+  return {
+    // District getbyname is scoped by country; a district knows only its state or province.
+    district: { countryId: (district) => stateProvinces.get(String(district.stateProvinceId))?.countryId },
+    countryHoliday: { year: yearOf },
+    countrySpecialDay: { year: yearOf },
+  };
+}
+
+export class RecordKeys {
+  readonly #derived: ReturnType<typeof derivedFields>;
+
+  /** `problems` collects each value that cannot be looked up, in the order met. */
+  constructor(
+    private readonly dataset: Dataset,
+    readonly problems: string[],
+  ) {
+    this.#derived = derivedFields(dataset);
+  }
+
+  /** A field's value: the record's own, or derived from other records (a district's country). */
+  fieldValue(type: RecordType, record: DataRecord, field: string): unknown {
+    return field in record ? record[field] : this.#derived[type]?.[field]?.(record);
+  }
+
+  /** The record as validate.ts named it: file, position and id. */
+  whereIs(type: RecordType, record: DataRecord): string {
+    return this.dataset.where.get(record) ?? `${type} ${record.id}`;
+  }
+
+  /** `value`'s key for `param`, or undefined (and a problem) when it has none; `field` is the one the value came from. */
+  keyOf(type: RecordType, record: DataRecord, param: RouteParam, value: unknown, field = param.field): string | undefined {
+    const result = normaliseKey(param.kind, String(value));
+    if (result.ok) return result.key;
+    this.problems.push(`${this.whereIs(type, record)}: field ${field}: "${String(value)}" cannot be looked up, expected ${result.expected}`);
+    return undefined;
+  }
+
+  /** The key of the record's own value of `param`'s field. */
+  ownKey(type: RecordType, record: DataRecord, param: RouteParam): string | undefined {
+    return this.keyOf(type, record, param, this.fieldValue(type, record, param.field));
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * The single lookups' bodies: each key a record can be found by (its own field, and its alias
+ * fields' names), and the record the ambiguity rule (ambiguity.ts) chooses where a key names several.
+ */
+import { bodyPath, type Route } from '../../contract/routes.ts';
+import type { DataRecord } from '../schemas.ts';
+import { aliasesOf, Candidates, keyTuples, type KeyReach } from './ambiguity.ts';
+import type { Indexing } from './indexing.ts';
+
+/** Each parameter's keys for a record, each with how it reaches the record. */
+function keysPerParam(route: Route, record: DataRecord, { keys }: Indexing): KeyReach[][] {
+  return route.params.map((param) => {
+    const own = { value: keys.fieldValue(route.record, record, param.field), tier: 0, weight: 1, field: param.field };
+    const aliases = (param.aliasFields ?? []).flatMap((field, position) =>
+      aliasesOf(record, field).map(({ value, weight }) => ({ value, tier: position + 1, weight, field })),
+    );
+    return [own, ...aliases].flatMap(({ value, tier, weight, field }) => {
+      const key = keys.keyOf(route.record, record, param, value, field);
+      return key === undefined ? [] : [{ key, tier, weight }];
+    });
+  });
+}
+
+export function indexSingle(route: Route, records: readonly DataRecord[], indexing: Indexing): void {
+  const candidates = new Candidates();
+  for (const record of records) {
+    for (const { keys, tier, weight } of keyTuples(keysPerParam(route, record, indexing))) candidates.add(keys.join('/'), { record, tier, weight });
+  }
+  for (const [tuple, { chosen, others }] of candidates.choices()) {
+    const file = bodyPath(route, tuple.split('/'));
+    indexing.bodies.set(file, indexing.projection.project(route.record, chosen, route.omit ?? []));
+    if (others.length > 0) indexing.ambiguous.push({ file, chosen: chosen.id, others: others.map((record) => record.id) });
+  }
+}
