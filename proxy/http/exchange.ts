@@ -52,26 +52,31 @@ export interface ListenerContext extends ServerDependencies {
 export type Handler = (exchange: Exchange) => void | Promise<void>;
 
 export class Exchange {
-  readonly method: string;
+  // Every field is assigned in the constructor, in one order, and none is declared as a class
+  // field: plain stores give each exchange one shape at once, which class fields (defined one by
+  // one before the constructor runs) cost more to build, on every request.
+  declare readonly request: http.IncomingMessage;
+  declare readonly response: http.ServerResponse;
+  declare readonly context: ListenerContext;
+  declare readonly method: string;
   /** The envelope's globalId and the response's X-Request-Id. */
-  readonly ids: RequestIds;
+  declare readonly ids: RequestIds;
   /** The request target as sent, split at its first `?` (never parsed as a URL: `//host/x` stays a path). */
-  readonly pathname: string;
-  readonly query: string;
+  declare readonly pathname: string;
+  declare readonly query: string;
   /** The CORS headers this request's Origin earns; the shared empty object when it earns none. */
-  readonly cors: Readonly<Record<string, string>>;
+  declare readonly cors: Readonly<Record<string, string>>;
   /** When the request arrived (performance.now()), where it is counted or logged; 0 otherwise. */
-  arrival = 0;
+  declare arrival: number;
   /** Who the token speaks for, once the listener has authenticated it. */
-  principal: Principal | undefined = undefined;
+  declare principal: Principal | undefined;
   /** The RateLimit fields of the token's budget, once admitted; undefined when there is no budget. */
-  limits: RateLimitFields | undefined = undefined;
+  declare limits: RateLimitFields | undefined;
 
-  constructor(
-    readonly request: http.IncomingMessage,
-    readonly response: http.ServerResponse,
-    readonly context: ListenerContext,
-  ) {
+  constructor(request: http.IncomingMessage, response: http.ServerResponse, context: ListenerContext) {
+    this.request = request;
+    this.response = response;
+    this.context = context;
     this.method = request.method ?? 'GET';
     this.ids = requestIdsOf(request.headers['x-request-id']);
     const target = request.url ?? '/';
@@ -79,6 +84,9 @@ export class Exchange {
     this.pathname = queryStart === -1 ? target : target.slice(0, queryStart);
     this.query = queryStart === -1 ? '' : target.slice(queryStart + 1);
     this.cors = corsHeaders(context.cors, request.headers.origin);
+    this.arrival = 0;
+    this.principal = undefined;
+    this.limits = undefined;
   }
 
   /** The authenticated principal; a handler that needs one runs only after the listener has set it. */
