@@ -2,20 +2,10 @@
  * pino's private state as proxy/observe/pinoLines.ts reads it: these fail when a pino upgrade
  * moves or reshapes what is read, before request lines silently fall back to log.info.
  */
-import { Writable } from 'node:stream';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { plainInfoLineParts, readSymbols } from '../../proxy/observe/pinoLines.ts';
-
-function capturing(lines: string[], options: pino.LoggerOptions = {}): pino.Logger {
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      lines.push(chunk.toString());
-      done();
-    },
-  });
-  return pino({ level: 'info', timestamp: () => ',"time":"2026-11-26T12:00:00.000Z"', ...options }, sink);
-}
+import { capturingLogger } from '../support/pino.ts';
 
 describe("pino's private state", () => {
   it('still names every field read in pino.symbols', () => {
@@ -24,13 +14,13 @@ describe("pino's private state", () => {
   });
 
   it("gives a plain logger's parts, which make the line log.info writes", () => {
-    for (const log of [capturing([]), capturing([]).child({ worker: 2 })]) {
+    for (const log of [capturingLogger([]), capturingLogger([]).child({ worker: 2 })]) {
       const written: string[] = [];
       const parts = plainInfoLineParts(log, ['status']);
       expect(parts).toBeDefined();
       if (!parts) return;
       const expected: string[] = [];
-      const reference = capturing(expected);
+      const reference = capturingLogger(expected);
       (log.bindings().worker === undefined ? reference : reference.child({ worker: 2 })).info({ status: 200 });
       written.push(`${parts.level}${parts.time()}${parts.bindings},"status":200${parts.end}`);
       expect(written).toEqual(expected);
@@ -40,7 +30,7 @@ describe("pino's private state", () => {
 
   it("knows pino's ISO time, and writes to the logger's own stream", () => {
     const lines: string[] = [];
-    const parts = plainInfoLineParts(capturing(lines, { timestamp: pino.stdTimeFunctions.isoTime }), []);
+    const parts = plainInfoLineParts(capturingLogger(lines, { timestamp: pino.stdTimeFunctions.isoTime }), []);
     expect(parts?.isoTime).toBe(true);
     parts?.stream.write('a line\n');
     expect(lines).toEqual(['a line\n']);
@@ -54,10 +44,10 @@ describe("pino's private state", () => {
     ['redaction', { redact: ['client'] }],
     ['a serializer of a field written', { serializers: { status: (status: number) => status } }],
   ] satisfies [string, pino.LoggerOptions][])('gives none for a logger with %s', (_what, options) => {
-    expect(plainInfoLineParts(capturing([], options), ['status'])).toBeUndefined();
+    expect(plainInfoLineParts(capturingLogger([], options), ['status'])).toBeUndefined();
   });
 
   it('gives parts for a logger with a serializer of another field only', () => {
-    expect(plainInfoLineParts(capturing([], { serializers: { other: (value: unknown) => value } }), ['status'])).toBeDefined();
+    expect(plainInfoLineParts(capturingLogger([], { serializers: { other: (value: unknown) => value } }), ['status'])).toBeDefined();
   });
 });

@@ -1,20 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { requestLineWriter, type RequestLine } from '../../proxy/observe/log.ts';
+import { capturingLogger } from '../support/pino.ts';
 import { repoRoot } from '../support/service.ts';
-
-/** A pino logger writing into `lines`, with a frozen clock so that two calls give the same time. */
-function capturingLogger(lines: string[], options: pino.LoggerOptions = {}): pino.Logger {
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      lines.push(chunk.toString());
-      done();
-    },
-  });
-  return pino({ level: 'info', timestamp: () => ',"time":"2026-11-23T12:00:00.000Z"', ...options }, sink);
-}
 
 const plainLine: RequestLine = {
   method: 'GET',
