@@ -9,6 +9,7 @@ import { languageForm, languageKey } from '../../contract/keys.ts';
 import { languageBodyKeys, type Route, type RouteLanguages } from '../../contract/routes.ts';
 import type { Lookup } from '../store/manifestIndex.ts';
 import type { BodyStore } from '../store/store.ts';
+import { HeaderMemo } from './headerMemo.ts';
 import { echo } from './query.ts';
 import type { LanguageBodies, LanguageBody, ResolvedTarget } from './targets.ts';
 
@@ -49,23 +50,8 @@ export function parseAcceptLanguage(header: string): LanguageRange[] {
   return ranges;
 }
 
-/**
- * The ranges of each distinct header read (its first acceptLanguageBounds.characters), at most
- * 256 of them: clients send a handful of distinct Accept-Language values, each parsed once
- * (about 1 µs an element) and then looked up.
- */
-const parsedHeaders = new Map<string, readonly LanguageRange[]>();
-const rememberedHeaders = 256;
-
-function rangesOf(header: string): readonly LanguageRange[] {
-  const read = header.length > acceptLanguageBounds.characters ? header.slice(0, acceptLanguageBounds.characters) : header;
-  const known = parsedHeaders.get(read);
-  if (known !== undefined) return known;
-  const ranges = parseAcceptLanguage(read);
-  if (parsedHeaders.size >= rememberedHeaders) parsedHeaders.clear();
-  parsedHeaders.set(read, ranges);
-  return ranges;
-}
+/** The ranges of each distinct header read, at most 256 of them: each parsed once (about 1 µs an element). */
+const rangesOf = new HeaderMemo(acceptLanguageBounds.characters, 256, parseAcceptLanguage);
 
 /**
  * The body the client prefers: each language weighs what its most preferred range naming it says
@@ -76,7 +62,7 @@ function rangesOf(header: string): readonly LanguageRange[] {
 export function chooseByAcceptLanguage(header: string | undefined, bodies: LanguageBodies): LanguageBody {
   const [own] = bodies;
   if (header === undefined || bodies.length === 1) return own;
-  const ranges = rangesOf(header);
+  const ranges = rangesOf.get(header);
   const weightOf = ({ tag }: LanguageBody): number => {
     const key = tag === undefined ? undefined : languageKey(tag);
     let named = -1;
