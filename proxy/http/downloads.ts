@@ -93,7 +93,8 @@ function resolveDownload(exchange: Exchange, manifest: Manifest): Download {
 export const answerDownload: Handler = (exchange) => {
   const store = exchange.context.store();
   const download = resolveDownload(exchange, store.manifest);
-  return exchange.admit(() => (download.kind === 'file' ? answerExport(exchange, store, download) : sendBody(exchange, store, download.lookup)));
+  exchange.admit();
+  return download.kind === 'file' ? answerExport(exchange, store, download) : sendBody(exchange, store, download.lookup);
 };
 
 /**

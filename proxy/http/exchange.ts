@@ -16,7 +16,7 @@ import type { BodyStore } from '../store/store.ts';
 import type { EncodedBody } from './compression.ts';
 import { sendFailure } from './failure.ts';
 import { corsHeaders, type CorsPolicy } from './negotiation.ts';
-import { commonHeaders, send, sendEncoded, sendNotModified, whenReady } from './respond.ts';
+import { commonHeaders, send, sendEncoded, sendNotModified } from './respond.ts';
 import type { TargetMemo } from './targets.ts';
 import { requestIdsOf, type RequestIds } from './tracing.ts';
 
@@ -100,12 +100,9 @@ export class Exchange {
     authorize(this.caller(), area, this.context.scopes);
   }
 
-  /** Counts the request against its token's budget (or refuses it, 429), keeps the RateLimit fields, then runs `next`. */
-  admit(next: () => void | Promise<void>): void | Promise<void> {
-    return whenReady(this.context.admission.admit(this.caller()), (limits) => {
-      this.limits = limits;
-      return next();
-    });
+  /** Counts the request against its token's budget, keeping the RateLimit fields, or refuses it (429). */
+  admit(): void {
+    this.limits = this.context.admission.admit(this.caller());
   }
 
   /** What every response carries besides its own headers: the request id, and CORS where allowed. */

@@ -32,12 +32,11 @@ export const answerLookup: Handler = (exchange) => {
   if (resolved) exchange.authorize(areaOf(resolved.route));
   else resolved = context.targets.remember(target, resolveTarget(exchange, store));
   const lookup = resolved;
-  return exchange.admit(() => {
-    // Chosen once the request is let in: a refused one costs no header parsing.
-    const answered = lookup.languages ? chooseByAcceptLanguage(request.headers['accept-language'], lookup.languages) : undefined;
-    const language: Language | undefined = lookup.route.languages ? { tag: answered?.tag ?? lookup.language } : undefined;
-    return sendBody(exchange, store, answered?.found ?? lookup.found, language);
-  });
+  exchange.admit();
+  // Chosen once the request is let in: a refused one costs no header parsing.
+  const answered = lookup.languages ? chooseByAcceptLanguage(request.headers['accept-language'], lookup.languages) : undefined;
+  const language: Language | undefined = lookup.route.languages ? { tag: answered?.tag ?? lookup.language } : undefined;
+  return sendBody(exchange, store, answered?.found ?? lookup.found, language);
 };
 
 /** The route, scope, keys and body a request names, or the failure that says what is wrong with it. */

@@ -13,11 +13,10 @@ function describeBuild(store: BodyStore): Record<string, unknown> {
 /** Any valid token may read it; it counts against the token's budget as a lookup does. */
 export const answerMeta: Handler = (exchange) => {
   const store = exchange.context.store();
-  return exchange.admit(() =>
-    exchange.send(
-      200,
-      { 'Cache-Control': noStore, ...exchange.commonHeaders(), ...exchange.limits },
-      wrapSuccess(exchange.ids.globalId, Buffer.from(JSON.stringify(describeBuild(store)))),
-    ),
+  exchange.admit();
+  exchange.send(
+    200,
+    { 'Cache-Control': noStore, ...exchange.commonHeaders(), ...exchange.limits },
+    wrapSuccess(exchange.ids.globalId, Buffer.from(JSON.stringify(describeBuild(store)))),
   );
 };
