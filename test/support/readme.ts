@@ -19,7 +19,7 @@ const readme = documents.map((file) => readFileSync(path.join(repoRoot, file), '
 export function readmeBlock(marker: string, what: string): string {
   const start = readme.indexOf(`<!-- ${marker}:start -->`);
   const end = readme.indexOf(`<!-- ${marker}:end -->`);
-  expect(start, `the README marks ${what}`).toBeGreaterThan(-1);
+  expect(start, `README.md or a document of docs/ marks ${what}`).toBeGreaterThan(-1);
   return readme
     .slice(start, end)
     .split('\n')

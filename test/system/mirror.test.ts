@@ -62,7 +62,7 @@ async function expectMirrorOfServedBuild(): Promise<void> {
   }
 }
 
-describe("the README's mirroring client", () => {
+describe('the mirroring client of docs/api.md', () => {
   it('copies every export on its first run, then applies a change list, then starts again from the exports when its build is gone', {
     timeout: 120_000,
   }, async () => {

@@ -1,6 +1,6 @@
 /**
- * The documented "whole chain on one machine" (docs/deploying.md) (Deploying at scale), run as written: nginx, Varnish,
- * two proxies in origin mode and HAProxy started by the README's own shell blocks, then its checks
+ * The documented "whole chain on one machine" (docs/deploying.md, Deploying at scale), run as written: nginx, Varnish,
+ * two proxies in origin mode and HAProxy started by the document's own shell blocks, then its checks
  * and its teardown. Only the first two lines change: a temporary folder, free ports and the fixture
  * build instead of /tmp/refdata-chain, fixed ports and the full data.
  */
@@ -22,7 +22,7 @@ let settings: string;
 let chain: string;
 let output: string;
 
-/** The README's block with its settings lines replaced; fails if the block no longer starts with them. */
+/** The document's block with its settings lines replaced; fails if the block no longer starts with them. */
 function withSettings(block: string, lines: string): string {
   const [first, second, ...rest] = block.split('\n');
   expect(first, 'the chain-up block starts with dist= and chain=').toMatch(/^dist=\S+ chain=\S+$/);
@@ -72,7 +72,7 @@ afterAll(async () => {
   for (const pid of pids) if (alive(pid)) process.kill(pid, 'SIGKILL'); // a failed block leaves nothing running
 });
 
-describe("the README's whole chain on one machine", () => {
+describe('the whole chain on one machine of docs/deploying.md', () => {
   it('answers a lookup through HAProxy, Varnish and nginx with the body a local proxy gives', async () => {
     const [chained = ''] = output.split('\n');
     const local = await startProxy(await buildFixture(), { API_KEYS: testKey });

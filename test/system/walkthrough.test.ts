@@ -12,7 +12,7 @@ import { freePort } from '../support/programs.ts';
 import { readmeBlock } from '../support/readme.ts';
 import { buildFixture, repoRoot } from '../support/service.ts';
 
-describe("the README's token walkthrough", () => {
+describe('the token walkthrough of docs/authentication.md', () => {
   it('works pasted in order: the proxy starts with the secret, the minted token reads the lira, and kill stops the proxy', { timeout: 120_000 }, async () => {
     const port = await freePort();
     const script = readmeBlock('walkthrough', 'its walkthrough');
