@@ -59,7 +59,7 @@ export const manifestSchema = z.strictObject({
   ambiguous: z.array(z.strictObject({ file: z.string(), chosen: z.string(), others: z.array(z.string()) })),
   /**
    * For the lookups whose names come in several languages (routes.ts `languages`): by the lookup's
-   * first key (a country's id), the languages of its names as BCP 47 tags, its own first (the body
+   * first key (a country's id, or its alpha-2 code for the lookups by code), the languages of its names as BCP 47 tags, its own first (the body
    * without a language key), then each that has bodies of its own (`…/<key>/<language key>.json`
    * where its names differ from the own). Absent for a country without such records.
    */

@@ -141,6 +141,22 @@ const byCountryAndYear = (path: string, record: RecordType): Route => ({
   parent: { record: 'country', field: 'id' },
   languages: dayNames,
 });
+/**
+ * The same days by the country's ISO 3166-1 alpha-2 code (`DE`, any case), as other holiday APIs
+ * take it: the field `countryCode` is derived from the record's country (generator/bodies/recordKeys.ts).
+ */
+const byCountryCodeAndYear = (path: string, record: RecordType): Route => ({
+  path: `${path}/getbycountrycode`,
+  record,
+  shape: 'list',
+  params: [
+    { name: 'CountryCode', kind: 'code', field: 'countryCode' },
+    { name: 'Year', kind: 'year', field: 'year' },
+  ],
+  parent: { record: 'country', field: 'alpha2Code' },
+  languages: dayNames,
+  extension: "a calendar is asked for by the country's ISO 3166-1 alpha-2 code, without first looking up the country's id",
+});
 
 const finance = '/financemanagement/api';
 const address = '/addressmanagement/api';
@@ -241,7 +257,9 @@ export const routes: readonly Route[] = [
   byParentId(`${address}/countrytoplevelwebdomain`, 'countryTopLevelWebDomain', 'webdomainid', 'webDomainId', 'webDomain'),
 
   byCountryAndYear(`${address}/countryholiday`, 'countryHoliday'),
+  byCountryCodeAndYear(`${address}/countryholiday`, 'countryHoliday'),
   byCountryAndYear(`${address}/countryspecialday`, 'countrySpecialDay'),
+  byCountryCodeAndYear(`${address}/countryspecialday`, 'countrySpecialDay'),
 ];
 
 const routesByPath = new Map(routes.map((route) => [route.path, route]));

@@ -13,12 +13,15 @@ type DerivedField = (record: DataRecord) => unknown;
 /** Fields a lookup needs that the record does not carry itself. */
 function derivedFields(dataset: Dataset): Partial<Record<RecordType, Record<string, DerivedField>>> {
   const stateProvinces = new Map(dataset.records.get('stateProvince')?.map((state) => [state.id, state]));
+  const countries = new Map(dataset.records.get('country')?.map((country) => [country.id, country]));
   const yearOf: DerivedField = (day) => String(day.startDate).slice(0, 4);
+  // Holidays and special days by country code: a day knows only its country's id.
+  const countryCodeOf: DerivedField = (day) => countries.get(String(day.countryId))?.alpha2Code;
   return {
     // District getbyname is scoped by country; a district knows only its state or province.
     district: { countryId: (district) => stateProvinces.get(String(district.stateProvinceId))?.countryId },
-    countryHoliday: { year: yearOf },
-    countrySpecialDay: { year: yearOf },
+    countryHoliday: { year: yearOf, countryCode: countryCodeOf },
+    countrySpecialDay: { year: yearOf, countryCode: countryCodeOf },
   };
 }
 

@@ -118,6 +118,31 @@ describe('holiday names by the language parameter', () => {
   });
 });
 
+describe('holidays by country code', () => {
+  const byCode = '/addressmanagement/api/countryholiday/getbycountrycode';
+
+  it("answers the same days as by id, in any letter case, in the country's own names or in English", async () => {
+    for (const code of ['TR', 'tr', 'Tr']) expect((await call(`${byCode}?CountryCode=${code}&Year=2024`)).days).toEqual((await call(turkey2024)).days);
+    const english = await call(`${byCode}?countrycode=tr&year=2024&language=en`);
+    expect(english.headers.get('content-language')).toBe('en');
+    expect(english.days).toEqual((await call(`${turkey2024}&language=en`)).days);
+    const chosen = await call(`${byCode}?CountryCode=TR&Year=2024`, { 'Accept-Language': 'en-GB, tr;q=0.5' });
+    expect(chosen.days.find((day) => day.startDate.startsWith('2024-10-29'))?.summary).toBe('Republic Day');
+  });
+
+  it('refuses a code no country has (404), a malformed code or year (400), naming what is wrong', async () => {
+    const unknown = await call(`${byCode}?CountryCode=XQ&Year=2024`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.envelope?.header.message).toBe('No country has alpha2Code "XQ".');
+    const malformed = await call(`${byCode}?CountryCode=T!&Year=2024`);
+    expect(malformed.status).toBe(400);
+    expect(malformed.envelope?.header.message).toMatch(/^Query parameter CountryCode is "T!": expected /);
+    const year = await call(`${byCode}?CountryCode=TR&Year=26`);
+    expect(year.status).toBe(400);
+    expect(year.envelope?.header.message).toMatch(/^Query parameter Year is "26": expected /);
+  });
+});
+
 describe('holiday names by Accept-Language', () => {
   it('chooses English for Accept-Language: en, and says that the answer varies with it', async () => {
     const reply = await call(turkey2024, { 'Accept-Language': 'en' });
@@ -171,7 +196,7 @@ describe('holiday names by Accept-Language', () => {
 
 describe('the build', () => {
   it("lists each country's languages in the manifest, its own first, and writes a language's bodies beside the country's only where a name differs", () => {
-    expect(manifest.languages).toEqual({ [germany.id]: ['de'], [turkey.id]: ['tr', 'en'] });
+    expect(manifest.languages).toEqual({ [germany.id]: ['de'], [turkey.id]: ['tr', 'en'], de: ['de'], tr: ['tr', 'en'] });
     const files = Object.keys(manifest.files).filter((file) => file.includes(`/getbycountryid/${turkey.id}/`) && file.includes('/en/'));
     // Türkiye's 2023 and 2025 have no days in the fixture: their [] answers for English too.
     expect(files.sort()).toEqual([
@@ -179,6 +204,11 @@ describe('the build', () => {
       `addressmanagement/api/countryspecialday/getbycountryid/${turkey.id}/en/2024.json`,
     ]);
     expect(Object.keys(manifest.files).filter((file) => file.includes(`${germany.id}/en/`))).toEqual([]);
+    // The lookups by country code have the same bodies under the code.
+    expect(Object.keys(manifest.files).filter((file) => file.includes('/getbycountrycode/tr/en/'))).toEqual([
+      'addressmanagement/api/countryholiday/getbycountrycode/tr/en/2024.json',
+      'addressmanagement/api/countryspecialday/getbycountrycode/tr/en/2024.json',
+    ]);
   });
 
   it("stops on a country whose records name their days in two languages, naming the country's key", async () => {

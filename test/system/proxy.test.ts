@@ -107,6 +107,8 @@ function successCases(): [string, unknown][] {
     [`${address}/countrytoplevelwebdomain/getbywebdomainid?webdomainid=${trDomain.id}`, trLinks('countryTopLevelWebDomain')],
     [`${address}/countryholiday/getbycountryid?CountryId=${tr.id}&Year=2024`, trDays('countryHoliday')],
     [`${address}/countryspecialday/getbycountryid?CountryId=${tr.id}&Year=2024`, trDays('countrySpecialDay')],
+    [`${address}/countryholiday/getbycountrycode?CountryCode=tr&Year=2024`, trDays('countryHoliday')],
+    [`${address}/countryspecialday/getbycountrycode?countrycode=TR&year=2024`, trDays('countrySpecialDay')],
   ];
 }
 

@@ -40,12 +40,20 @@ describe('the route table', () => {
       '/addressmanagement/api/neighborhood/getbyzipcode',
       '/addressmanagement/api/timezone/getall',
       '/addressmanagement/api/timezone/getbyid',
+      '/addressmanagement/api/countryholiday/getbycountrycode',
+      '/addressmanagement/api/countryspecialday/getbycountrycode',
     ]);
     for (const route of routes) if (route.extension !== undefined) expect(route.extension.length, route.path).toBeGreaterThan(20);
   });
 
   it('looks parameters up in fields the records have', () => {
-    const derived = new Set(['district.countryId', 'countryHoliday.year', 'countrySpecialDay.year']);
+    const derived = new Set([
+      'district.countryId',
+      'countryHoliday.year',
+      'countrySpecialDay.year',
+      'countryHoliday.countryCode',
+      'countrySpecialDay.countryCode',
+    ]);
     for (const route of routes) {
       const fields = Object.keys(recordDefinitions[route.record].schema.shape);
       for (const param of route.params) {
