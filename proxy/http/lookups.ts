@@ -1,6 +1,7 @@
 /**
- * The 44 operations: the route and its keys (or the target already resolved), the scope, the
- * budget, then the body in the envelope, encoded as asked, or 304.
+ * The lookup operations (the contract's 44 and the extensions beside them): the route and its keys
+ * (or the target already resolved), the scope, the budget, then the body in the envelope, encoded
+ * as asked, or 304.
  */
 import type http from 'node:http';
 import { newGlobalId, successHead, successTail } from '../../contract/envelope.ts';
@@ -28,10 +29,9 @@ export const answerLookup: Handler = (exchange) => {
   const { context, request } = exchange;
   const store = context.store();
   const target = request.url ?? exchange.pathname;
-  let resolved = context.targets.get(store, target);
-  if (resolved) exchange.authorize(areaOf(resolved.route));
-  else resolved = context.targets.remember(target, resolveTarget(exchange, store));
-  const lookup = resolved;
+  const remembered = context.targets.get(store, target);
+  if (remembered) exchange.authorize(areaOf(remembered.route));
+  const lookup = remembered ?? context.targets.remember(target, resolveTarget(exchange, store));
   exchange.admit();
   // Chosen once the request is let in: a refused one costs no header parsing.
   const answered = lookup.languages ? chooseByAcceptLanguage(request.headers['accept-language'], lookup.languages) : undefined;
