@@ -46,7 +46,7 @@ export const noOriginCopy: OriginCopy = {
 };
 
 /** The build's lookup index as the origin served it (contract/lookupIndex.ts). */
-const manifestName = 'lookups.idx';
+const indexName = 'lookups.idx';
 const manifestTagName = 'manifest.etag';
 /** `scoped` when the origin serves builds under `builds/<buildId>/`, `root` when it is a copy of dist/. */
 const manifestLayoutName = 'manifest.layout';
@@ -84,7 +84,7 @@ export async function openOriginCopy(dir: string, log: Logger): Promise<OriginCo
   };
   return {
     readManifest: async () => {
-      const bytes = await readFile(path.join(dir, manifestName)).catch(() => undefined);
+      const bytes = await readFile(path.join(dir, indexName)).catch(() => undefined);
       if (!bytes) return undefined;
       const tag = await readFile(path.join(dir, manifestTagName), 'utf8').catch(() => '');
       const layout = await readFile(path.join(dir, manifestLayoutName), 'utf8').catch(() => '');
@@ -94,7 +94,7 @@ export async function openOriginCopy(dir: string, log: Logger): Promise<OriginCo
       // The tag and layout first: a manifest beside an older tag only costs one unconditional request.
       await writeAtomically(path.join(dir, manifestTagName), originTag ?? '')
         .then(() => writeAtomically(path.join(dir, manifestLayoutName), scoped ? 'scoped' : 'root'))
-        .then(() => writeAtomically(path.join(dir, manifestName), bytes))
+        .then(() => writeAtomically(path.join(dir, indexName), bytes))
         .catch(warn('save manifest'));
     },
     readBody: async (etag) => {
