@@ -26,10 +26,12 @@ export const noStore = 'no-store';
  * accepts, and, when CORS allows only some origins, on the Origin; a holiday or special-day
  * lookup's also on Accept-Language, which chooses its names' language when the query does not.
  */
-export function varyOf(answer: 'lookup' | 'language' | 'public' | 'download', corsVariesByOrigin: boolean): string {
-  // A download (an export file) is sent as it is, whatever codings the client accepts.
-  const headers = answer === 'public' ? ['Accept-Encoding'] : answer === 'download' ? ['Authorization'] : ['Authorization', 'Accept-Encoding'];
-  if (answer === 'language') headers.push('Accept-Language');
+export function varyOf(answer: 'lookup' | 'language' | 'public' | 'calendar' | 'download', corsVariesByOrigin: boolean): string {
+  // A download (an export file) is sent as it is, whatever codings the client accepts; a calendar
+  // file is public (no token), its names' language chosen like a holiday lookup's.
+  const headers =
+    answer === 'public' || answer === 'calendar' ? ['Accept-Encoding'] : answer === 'download' ? ['Authorization'] : ['Authorization', 'Accept-Encoding'];
+  if (answer === 'language' || answer === 'calendar') headers.push('Accept-Language');
   if (corsVariesByOrigin) headers.push('Origin');
   return headers.join(', ');
 }

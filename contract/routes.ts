@@ -27,6 +27,9 @@ export const recordTypes = [
   'countryTopLevelWebDomain',
   'countryHoliday',
   'countrySpecialDay',
+  'stateProvinceHoliday',
+  'stateProvinceSpecialDay',
+  'weekend',
 ] as const;
 export type RecordType = (typeof recordTypes)[number];
 
@@ -49,6 +52,9 @@ export const recordLabels: Record<RecordType, string> = {
   countryTopLevelWebDomain: 'country top-level web domain',
   countryHoliday: 'country holiday',
   countrySpecialDay: 'country special day',
+  stateProvinceHoliday: 'state or province holiday',
+  stateProvinceSpecialDay: 'state or province special day',
+  weekend: 'weekend',
 };
 
 export interface RouteParam {
@@ -62,6 +68,15 @@ export interface RouteParam {
    * alternative names, then its names in other languages. See the ambiguity rule in generator/bodies.ts.
    */
   readonly aliasFields?: readonly string[];
+  /** May be left out (only the last parameters may): the lookup then has fewer keys. */
+  readonly optional?: true;
+  /**
+   * The value must name a part of what another parameter names: its key starts with that
+   * parameter's key and a hyphen (StateProvinceCode DE-BY within CountryCode DE).
+   */
+  readonly within?: string;
+  /** The record type the value names, where it is not the route's (a subdivision's code), for messages. */
+  readonly names?: RecordType;
 }
 
 /**
@@ -95,14 +110,33 @@ export interface Route {
    * where it has no children, so "no children" (200, []) differs from "no such parent" (404).
    * `field` is the parent's field the first parameter's value is compared with.
    */
-  readonly parent?: { readonly record: RecordType; readonly field: string };
+  readonly parent?: {
+    readonly record: RecordType;
+    readonly field: string;
+    /** A (derived) field of the parent that must be true for it to have bodies: the parents a source covers. */
+    readonly where?: string;
+  };
   /** Record fields left out of this operation's bodies (country getall carries no flag). */
   readonly omit?: readonly string[];
   /** Not in the spec: why the service offers it anyway (the OpenAPI document marks it `x-extension`). */
   readonly extension?: string;
   /** The body's names come in several languages (see RouteLanguages). */
   readonly languages?: RouteLanguages;
+  /**
+   * The body is a document the generator computes from several record types rather than records
+   * of `record` (which is then what the document is about, its parent's type).
+   */
+  readonly document?: DocumentType;
+  /** Representations besides JSON, chosen with the query parameter `format` (see contract/formats.ts). */
+  readonly formats?: readonly Format[];
 }
+
+/** Documents computed by the generator: a work calendar (contract/workCalendar.ts). */
+export type DocumentType = 'workCalendar';
+/** `json` (the envelope, the default) or `ics` (RFC 5545 iCalendar, without the envelope). */
+export type Format = 'json' | 'ics';
+/** The query parameter that chooses a representation. */
+export const formatParam = 'format';
 
 const uuid = (name: string, field = name): RouteParam => ({ name, kind: 'uuid', field });
 const byId = (path: string, record: RecordType): Route => ({
@@ -157,6 +191,24 @@ const byCountryCodeAndYear = (path: string, record: RecordType): Route => ({
   languages: dayNames,
   extension: "a calendar is asked for by the country's ISO 3166-1 alpha-2 code, without first looking up the country's id",
 });
+
+/**
+ * A subdivision's own days, beside its country's (holidays, and special days as the country's
+ * are), by its id or its ISO 3166-2 code (`DE-BY`, any case; the field `stateProvinceCode` is
+ * derived: generator/bodies/recordKeys.ts). Only subdivisions a source gives days of their own
+ * have bodies (`regionalHolidays`); any other answers 404.
+ */
+const regionalHolidays = 'regionalHolidays';
+const byStateProvinceAndYear = (path: string, record: RecordType, param: RouteParam, parentField: string): Route => ({
+  path: `${path}/getby${param.name.toLowerCase()}`,
+  record,
+  shape: 'list',
+  params: [param, { name: 'Year', kind: 'year', field: 'year' }],
+  parent: { record: 'stateProvince', field: parentField, where: regionalHolidays },
+  languages: dayNames,
+  extension: 'days that only part of a country has (Bavaria, Scotland, a canton), which a business-day calendar for that part needs',
+});
+const stateProvinceCode: RouteParam = { name: 'StateProvinceCode', kind: 'code', field: 'stateProvinceCode' };
 
 const finance = '/financemanagement/api';
 const address = '/addressmanagement/api';
@@ -260,6 +312,36 @@ export const routes: readonly Route[] = [
   byCountryCodeAndYear(`${address}/countryholiday`, 'countryHoliday'),
   byCountryAndYear(`${address}/countryspecialday`, 'countrySpecialDay'),
   byCountryCodeAndYear(`${address}/countryspecialday`, 'countrySpecialDay'),
+
+  byStateProvinceAndYear(`${address}/stateprovinceholiday`, 'stateProvinceHoliday', uuid('StateProvinceId', 'stateProvinceId'), 'id'),
+  byStateProvinceAndYear(`${address}/stateprovinceholiday`, 'stateProvinceHoliday', stateProvinceCode, 'code'),
+  byStateProvinceAndYear(`${address}/stateprovincespecialday`, 'stateProvinceSpecialDay', uuid('StateProvinceId', 'stateProvinceId'), 'id'),
+  byStateProvinceAndYear(`${address}/stateprovincespecialday`, 'stateProvinceSpecialDay', stateProvinceCode, 'code'),
+  {
+    path: `${address}/weekend/getbycountrycode`,
+    record: 'weekend',
+    shape: 'list',
+    params: [{ name: 'CountryCode', kind: 'code', field: 'countryCode' }],
+    parent: { record: 'country', field: 'alpha2Code' },
+    extension:
+      'which days are the weekend, and since when (Friday–Saturday in Saudi Arabia, Saturday–Sunday in the UAE since 2022), so that clients need no table of their own',
+  },
+  {
+    path: `${address}/workcalendar/getbycountrycode`,
+    record: 'country',
+    shape: 'single',
+    document: 'workCalendar',
+    params: [
+      { name: 'CountryCode', kind: 'code', field: 'alpha2Code' },
+      { name: 'Year', kind: 'year', field: 'year' },
+      { name: 'StateProvinceCode', kind: 'code', field: 'code', optional: true, within: 'CountryCode', names: 'stateProvince' },
+    ],
+    parent: { record: 'country', field: 'alpha2Code' },
+    languages: dayNames,
+    formats: ['json', 'ics'],
+    extension:
+      'the job holidays are fetched for: a year of non-working and unusual days with their types and the weekend, for a country or one subdivision, as JSON or iCalendar',
+  },
 ];
 
 const routesByPath = new Map(routes.map((route) => [route.path, route]));

@@ -1,10 +1,12 @@
 /**
  * Index: every possible lookup response, computed from the validated dataset and the route table.
  * The result maps a body file's path (relative to dist/) to the body's JSON text: list lookups
- * (bodies/lists.ts), single lookups and their ambiguity rule (bodies/singles.ts, bodies/ambiguity.ts).
+ * (bodies/lists.ts), single lookups and their ambiguity rule (bodies/singles.ts, bodies/ambiguity.ts),
+ * and the documents computed from several record types (bodies/calendars.ts).
  */
 import type { Manifest } from '../contract/manifest.ts';
 import { recordLabels, type RecordType, type Route } from '../contract/routes.ts';
+import { indexWorkCalendars } from './bodies/calendars.ts';
 import type { Indexing } from './bodies/indexing.ts';
 import { indexList } from './bodies/lists.ts';
 import { Projection } from './bodies/projection.ts';
@@ -28,7 +30,8 @@ function gatherLanguages(routes: readonly Route[], dataset: Dataset, keys: Recor
   const languages = new ParentLanguages();
   for (const route of routes) {
     const [first] = route.params;
-    if (!route.languages || !first) continue;
+    // A document's languages are those of the records it is made of, gathered by their own routes.
+    if (!route.languages || !first || route.document) continue;
     for (const record of dataset.records.get(route.record) ?? []) {
       const parent = keys.ownKey(route.record, record, first);
       if (parent !== undefined) languages.add(parent, record, route.languages);
@@ -45,7 +48,8 @@ export function indexData(dataset: Dataset, settings: BuildSettings, routes: rea
   const indexing: Indexing = { dataset, settings, keys, projection: new Projection(), languages, bodies: new Map<string, string>(), ambiguous: [], problems };
   for (const route of routes) {
     const records = dataset.records.get(route.record) ?? [];
-    if (route.shape === 'list') indexList(route, records, indexing);
+    if (route.document === 'workCalendar') indexWorkCalendars(route, indexing);
+    else if (route.shape === 'list') indexList(route, records, indexing);
     else indexSingle(route, records, indexing);
   }
   if (problems.length > 0) throw new BuildError(problems);

@@ -7,7 +7,7 @@
  */
 import packageJson from '../package.json' with { type: 'json' };
 import { recordLabels, routes, type Route, routeParts } from '../contract/routes.ts';
-import { components, envelope, failure, foundResponseName, headerRefs, queryParameter, ref, type JsonObject } from './openapiComponents.ts';
+import { components, envelope, failure, formatParameter, foundResponseName, headerRefs, queryParameter, ref, type JsonObject } from './openapiComponents.ts';
 import { languageParameter } from './openapiLanguages.ts';
 import { downloadPaths, mirroringTag } from './openapiDownloads.ts';
 import { pickExamples, type ParameterExamples } from './openapiExamples.ts';
@@ -26,6 +26,17 @@ export interface OpenApiOptions {
 interface OperationContext {
   readonly holidayYears: OpenApiOptions['holidayYears'];
   readonly examples: ParameterExamples;
+  /** The countries (alpha-2) some of whose subdivisions have holidays of their own, in this build. */
+  readonly regionalCountries: readonly string[];
+}
+
+/** The alpha-2 codes of the countries with subdivisions that have holidays of their own. */
+function regionalCountriesOf(dataset: Dataset): string[] {
+  const countries = new Map(dataset.records.get('country')?.map((country) => [country.id, String(country.alpha2Code)]));
+  const states = new Map(dataset.records.get('stateProvince')?.map((state) => [state.id, countries.get(String(state.countryId))]));
+  const days = [...(dataset.records.get('stateProvinceHoliday') ?? []), ...(dataset.records.get('stateProvinceSpecialDay') ?? [])];
+  const codes = new Set(days.flatMap((day) => states.get(String(day.stateProvinceId)) ?? []));
+  return [...codes].sort();
 }
 
 /**
@@ -53,7 +64,8 @@ Every lookup is a \`GET\` (\`HEAD\` answers the same headers without a body) wit
 \`isSuccess: false\`, \`body: null\` and a \`message\` saying what was wrong and how to fix it.
 
 Paths and parameter names match in any letter case; one trailing slash is ignored; unknown
-parameters are ignored; every parameter an operation lists is required. Answers carry a strong
+parameters are ignored; every parameter an operation lists is required unless it says it is
+optional. Answers carry a strong
 \`ETag\`: send it back in \`If-None-Match\` to get \`304 Not Modified\`. Bodies are compressed (br,
 gzip) when the client accepts it. \`OPTIONS\` answers CORS preflights without a token.
 
@@ -68,6 +80,7 @@ const areaOf = (route: Route): string => routeParts(route).area;
 const alwaysAnswered = (route: Route): boolean => route.shape === 'list' && !route.parent && route.params.every((param) => param.kind === 'boolean');
 
 function summaryOf(route: Route): string {
+  if (route.document === 'workCalendar') return 'The work calendar of a country, or of one of its subdivisions, for a year';
   const label = recordLabels[route.record];
   const names = route.params.map((param) => param.name).join(' and ');
   const without = route.omit?.length ? ` (without ${route.omit.join(', ')})` : '';
@@ -75,13 +88,25 @@ function summaryOf(route: Route): string {
   return route.shape === 'single' ? `The ${label} with this ${names}` : `The ${label} records with this ${names}${without}`;
 }
 
-function descriptionOf(route: Route, { holidayYears }: OperationContext): string {
+function descriptionOf(route: Route, { holidayYears, regionalCountries }: OperationContext): string {
   const label = recordLabels[route.record];
-  const lines = [route.shape === 'single' ? `The body is one ${label} record.` : `The body is an array of ${label} records, in data order.`];
-  if (route.parent) {
+  const lines = [
+    route.document === 'workCalendar'
+      ? "The body is a work calendar: the weekend, and every day that is not an ordinary working day (public holidays, bank holidays, half days, days off for some workers, weekend days worked), the subdivision's own beside the country's. A subdivision that no source gives holidays of its own answers 404."
+      : route.shape === 'single'
+        ? `The body is one ${label} record.`
+        : `The body is an array of ${label} records, in data order.`,
+  ];
+  if (route.parent && route.shape === 'list') {
     const parent = recordLabels[route.parent.record];
-    lines.push(`A ${parent} that exists but has none answers \`[]\`; an unknown ${parent} answers 404.`);
+    lines.push(
+      route.parent.where
+        ? `Only a ${parent} that a source gives holidays of its own is answered (\`[]\` in a year without any); any other answers 404.`
+        : `A ${parent} that exists but has none answers \`[]\`; an unknown ${parent} answers 404.`,
+    );
   }
+  if (route.parent?.where !== undefined || route.params.some((param) => param.optional && param.names === 'stateProvince'))
+    lines.push(`Subdivisions with holidays of their own (python-holidays' subdivisions, by ISO 3166-2 code) are those of ${regionalCountries.join(', ')}.`);
   if (route.params.some((param) => param.kind === 'year'))
     lines.push(`Years ${holidayYears.first} to ${holidayYears.last} exist; another year answers 404 naming the window.`);
   const aliased = route.params.some((param) => (param.aliasFields?.length ?? 0) > 0);
@@ -138,6 +163,7 @@ function lookupOperation(route: Route, context: OperationContext): JsonObject {
     parameters: [
       ...queryParameters(route, context),
       ...(route.languages ? [languageParameter(route.languages)] : []),
+      ...(route.formats ? [formatParameter(route.formats)] : []),
       ...commonHeaderParameters,
       ref('parameters', 'IfNoneMatch'),
       ...(route.languages ? [ref('parameters', 'AcceptLanguage')] : []),
@@ -215,7 +241,11 @@ function publicFileOperation(operationId: string, summary: string, description: 
 }
 
 export function buildOpenApiDocument({ holidayYears, dataset, currentYear }: OpenApiOptions): JsonObject {
-  const context: OperationContext = { holidayYears, examples: pickExamples(dataset, { holidayYears, currentYear }) };
+  const context: OperationContext = {
+    holidayYears,
+    examples: pickExamples(dataset, { holidayYears, currentYear }),
+    regionalCountries: regionalCountriesOf(dataset),
+  };
   const paths: JsonObject = {};
   const tags = new Map<string, string>();
   for (const route of routes) {

@@ -11,7 +11,7 @@ import { manifestEntrySchema, manifestSchema } from '../contract/manifest.ts';
 import { recordLabels, recordTypes, routes, type ParamKind, type RecordType, type Route, type RouteParam } from '../contract/routes.ts';
 import { allowedMethods, cacheControl, noStore, publicCacheControl, realm } from '../contract/http.ts';
 import { acceptLanguageParameter, languageHeaders } from './openapiLanguages.ts';
-import { recordDefinitions, shownFields } from './schemas.ts';
+import { recordDefinitions, shownFields, workCalendarSchema } from './schemas.ts';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -26,6 +26,7 @@ const pascal = (name: string): string => name.charAt(0).toUpperCase() + name.sli
 
 /** The schema name of a route's records: `Country`, or `CountryWithoutFlag` where the route omits fields. */
 export function recordSchemaName(route: Route): string {
+  if (route.document) return pascal(route.document);
   return pascal(route.record) + (route.omit?.length ? `Without${route.omit.map(pascal).join('And')}` : '');
 }
 
@@ -61,6 +62,10 @@ const failureHeader = {
 function schemas(): JsonObject {
   const records = Object.fromEntries(recordTypes.map((type) => [pascal(type), recordSchema(type, [])]));
   for (const route of routes) if (route.omit?.length) records[recordSchemaName(route)] = recordSchema(route.record, route.omit);
+  records.WorkCalendar = {
+    ...jsonSchemaOf(workCalendarSchema),
+    description: 'A work calendar: a year of the days that are not ordinary working days, and the weekend.',
+  };
   return {
     Id: { ...idSchema.properties.id, description: 'A record identifier: a lower-case UUID, stable across data imports.' },
     SuccessHeader: {
@@ -202,12 +207,26 @@ export const lookupHeaders = {
 function foundResponses(): JsonObject {
   const found = routes.map((route): [string, JsonObject] => {
     const record = ref('schemas', recordSchemaName(route));
+    const calendar = route.formats?.includes('ics')
+      ? {
+          'text/calendar': {
+            schema: {
+              type: 'string',
+              description: 'With `format=ics`: RFC 5545 iCalendar, one all-day VEVENT per day, without the envelope and without a token.',
+            },
+          },
+        }
+      : {};
     return [
       foundResponseName(route),
       {
-        description: route.shape === 'list' ? `Found: an array of ${recordLabels[route.record]} records.` : `Found: one ${recordLabels[route.record]} record.`,
+        description: route.document
+          ? `Found: a ${route.document === 'workCalendar' ? 'work calendar' : route.document}.`
+          : route.shape === 'list'
+            ? `Found: an array of ${recordLabels[route.record]} records.`
+            : `Found: one ${recordLabels[route.record]} record.`,
         headers: headerRefs(route.languages ? { ...lookupHeaders, 'Content-Language': 'ContentLanguage', Vary: 'VaryLanguage' } : lookupHeaders),
-        content: { 'application/json': { schema: envelope(route.shape === 'list' ? { type: 'array', items: record } : record) } },
+        content: { 'application/json': { schema: envelope(route.shape === 'list' ? { type: 'array', items: record } : record) }, ...calendar },
       },
     ];
   });
@@ -295,8 +314,10 @@ export function queryParameter(param: RouteParam, holidayYears: { first: number;
   const form = expectedForms[param.kind];
   const window = param.kind === 'year' ? `This build holds ${holidayYears.first} to ${holidayYears.last}; another year answers 404.` : '';
   const name = `The name matches in any letter case (\`${param.name.toLowerCase()}\`, \`${param.name.toUpperCase()}\` …); give it once.`;
-  const description = [`${form.charAt(0).toUpperCase()}${form.slice(1)}.`, kindNotes[param.kind], window, name].filter(Boolean).join(' ');
-  return { name: param.name, in: 'query', required: true, description, schema: querySchemaOf(param.kind) };
+  const within = param.within === undefined ? '' : `It must be one of ${param.within}'s (a code that starts with it and a hyphen); another answers 400.`;
+  const optional = param.optional ? 'Optional: without it, the answer is for the whole country.' : '';
+  const description = [`${form.charAt(0).toUpperCase()}${form.slice(1)}.`, kindNotes[param.kind], window, within, optional, name].filter(Boolean).join(' ');
+  return { name: param.name, in: 'query', required: !param.optional, description, schema: querySchemaOf(param.kind) };
 }
 
 /** The request headers every operation reads (openapi.ts adds If-None-Match where answers carry an ETag). */
@@ -342,5 +363,18 @@ export function components(): JsonObject {
           "API keys or JWTs (HS*, RS*, PS*, ES*, EdDSA; verified against a shared secret, a public key or an identity provider's key set), sent as `Authorization: Bearer <token>`.",
       },
     },
+  };
+}
+
+/** The `format` parameter of a route with representations besides JSON. */
+export function formatParameter(formats: readonly string[]): JsonObject {
+  return {
+    name: 'format',
+    in: 'query',
+    required: false,
+    description:
+      '`json` (the default): the envelope. `ics`: the same calendar as RFC 5545 iCalendar (text/calendar), without the envelope, served **without a token** so that a calendar app can subscribe to the URL; public and cacheable by anyone. Any letter case; another value answers 400.',
+    schema: { type: 'string', enum: [...formats] },
+    example: 'json',
   };
 }

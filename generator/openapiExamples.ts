@@ -81,10 +81,31 @@ export function pickExamples(dataset: Dataset, { holidayYears, currentYear }: Ex
 
   const year = Math.min(Math.max(currentYear, holidayYears.first), holidayYears.last);
 
+  /**
+   * A subdivision with holidays of its own, for the regional lookups (İstanbul has none): Bavaria,
+   * the one their users know best, else the first such subdivision.
+   */
+  const regionalState = (): DataRecord | undefined => {
+    const withDays = new Set(recordsOf('stateProvinceHoliday').map((day) => day.stateProvinceId));
+    const germany = recordsOf('country').find((country) => country.alpha2Code === 'DE');
+    const states = recordsOf('stateProvince').filter((state) => withDays.has(state.id));
+    return states.find((state) => state.countryId === germany?.id && state.abbreviation === 'BY') ?? states[0];
+  };
+  /** A subdivision's ISO 3166-2 code, as the regional lookups derive it (generator/bodies/recordKeys.ts). */
+  const stateCodeOf = (state: DataRecord): string | undefined => {
+    const country = recordsOf('country').find((candidate) => candidate.id === state.countryId);
+    return country === undefined ? undefined : `${String(country.alpha2Code)}-${String(state.abbreviation)}`;
+  };
+
   return (route, position) => {
     const param = route.params[position];
     if (!param) return undefined;
     if (param.kind === 'year') return year;
+    if (param.optional) return undefined;
+    if (position === 0 && route.parent?.where !== undefined) {
+      const state = regionalState();
+      return state === undefined ? undefined : route.parent.field === 'code' ? stateCodeOf(state) : state.id;
+    }
     // A list keyed by another record takes the first value from that record (a country's id for its banks).
     const [type, field] = position === 0 && route.parent ? [route.parent.record, route.parent.field] : [route.record, param.field];
     const record = example(type);

@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import type { RecordType } from '../contract/routes.ts';
+import { workDayTypes } from '../contract/workCalendar.ts';
 
 /** Lower case in data, so that references compare exactly and keys need no second folding. */
 const id = z.uuid({ message: 'must be a UUID' }).regex(/^[0-9a-f-]+$/, 'must be a lower-case UUID');
@@ -89,6 +90,16 @@ export const countryTopLevelWebDomainSchema = z.strictObject({ id, countryId: id
 /** A BCP 47 language tag as python-holidays' codes become one: `tr`, `zh-CN`, `en-US`, `pap-CW`. */
 const languageTag = z.string().regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'must be a language tag such as tr, zh-CN or en-US');
 
+const civilDay = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a day, YYYY-MM-DD');
+
+/** What the work calendar (generator/bodies/calendars.ts) needs of a day; none of it is in responses. */
+const workCalendarFields = {
+  /** The day this one stands in for, where it is an observed or substitute day. */
+  observedFor: civilDay.optional(),
+  /** Present where the date is worked out by rule ahead of its announcement. */
+  provisional: z.literal(true).optional(),
+};
+
 export const countryDaySchema = z.strictObject({
   id,
   countryId: id,
@@ -99,6 +110,89 @@ export const countryDaySchema = z.strictObject({
   language: languageTag,
   /** `summary` in other languages, by tag: its English name (`en-US`, `en-HK` …) where the source has one; not in responses. */
   translations: z.record(languageTag, text).optional(),
+  ...workCalendarFields,
+});
+
+/** A special day: a holiday's fields, and what it is in a work calendar (none for an observance); not in responses. */
+export const countrySpecialDaySchema = countryDaySchema.extend({
+  dayType: z.enum(workDayTypes.filter((type) => type !== 'public')).optional(),
+});
+
+/** A public holiday of one subdivision, in addition to its country's: a holiday record with the subdivision in place of the country. */
+export const stateProvinceHolidaySchema = z.strictObject({
+  id,
+  stateProvinceId: id,
+  summary: text,
+  startDate: localDateTime,
+  endDate: localDateTime,
+  language: languageTag,
+  translations: z.record(languageTag, text).optional(),
+  ...workCalendarFields,
+});
+
+/** A subdivision's other days beyond its country's (a canton's Easter Monday, a state's bank holiday): a special-day record with the subdivision in place of the country. */
+export const stateProvinceSpecialDaySchema = stateProvinceHolidaySchema.extend({
+  dayType: countrySpecialDaySchema.shape.dayType,
+});
+
+/**
+ * The weekend of a country, or of one subdivision where it differs from the country's, over a
+ * period: ISO weekdays (1 = Monday … 7 = Sunday) from `from` to `until`, both included; null
+ * `from` is as far back as the data goes, null `until` is still in force.
+ */
+export const weekendSchema = z.strictObject({
+  id,
+  countryId: id,
+  stateProvinceId: id.nullable(),
+  from: civilDay.nullable(),
+  until: civilDay.nullable(),
+  weekendDays: z
+    .array(z.number().int().min(1).max(7))
+    .max(7)
+    .refine((days) => days.every((day, index) => index === 0 || (days[index - 1] ?? 0) < day), 'must be ascending and distinct'),
+});
+
+const isoWeekdays = z.array(z.number().int().min(1).max(7)).max(7).describe('ISO 8601 weekday numbers: 1 = Monday … 7 = Sunday.');
+
+/** The work calendar document (contract/workCalendar.ts, where each field is explained), for the OpenAPI document and the tests. */
+export const workCalendarSchema = z.strictObject({
+  countryCode: z
+    .string()
+    .regex(/^[A-Z]{2}$/)
+    .describe('ISO 3166-1 alpha-2.'),
+  stateProvinceCode: z
+    .string()
+    .regex(/^[A-Z]{2}-[A-Z0-9]{1,3}$/)
+    .nullable()
+    .describe("ISO 3166-2 code of the subdivision whose calendar this is; null for the country's."),
+  year: z.number().int(),
+  weekendDays: isoWeekdays.describe("The weekend on the year's first day, as ISO weekdays (1 = Monday … 7 = Sunday)."),
+  weekendChanges: z
+    .array(z.strictObject({ from: civilDay, weekendDays: isoWeekdays }))
+    .describe('Changes of the weekend within the year (Saudi Arabia on 2013-06-28): from `from` on, `weekendDays`. Empty in nearly every year.'),
+  days: z
+    .array(
+      z.strictObject({
+        date: civilDay.describe('The local civil day.'),
+        type: z
+          .enum(workDayTypes)
+          .describe(
+            '`public`: a day off for everyone; `bank`: banks and payment systems close; `halfDay`: work stops at `startTime` (or for half the day); `optional`: a day off for some workers only (government staff, one religious group, schools); `workday`: a weekend day worked to pay for a day off.',
+          ),
+        name: z.string().min(1).describe('In the language of the answer (Content-Language).'),
+        startTime: z
+          .string()
+          .regex(/^\d{2}:\d{2}$/)
+          .optional()
+          .describe("A half day's local start of the time off (Türkiye's eves: 13:00), where the source gives one."),
+        observedFor: civilDay.optional().describe('An observed or substitute day: the date of the holiday it stands in for.'),
+        scope: z.enum(['national', 'regional']).describe('`regional`: a day of the subdivision only, beside the national ones.'),
+        provisional: z.literal(true).optional().describe('Present where the date is worked out by rule ahead of its announcement (a lunar date).'),
+      }),
+    )
+    .describe(
+      'Every day that is not an ordinary working or weekend day, by date; a date may have several. Observances that change no working day are left out.',
+    ),
 });
 
 /** A field that refers to another record: `to`'s `toField` (its id unless said otherwise). */
@@ -106,6 +200,8 @@ export interface Reference {
   readonly field: string;
   readonly to: RecordType;
   readonly toField?: string;
+  /** null means "none" (a country's own weekend has no subdivision). */
+  readonly nullable?: true;
 }
 
 export interface RecordDefinition {
@@ -116,6 +212,7 @@ export interface RecordDefinition {
 }
 
 const countryRef: Reference = { field: 'countryId', to: 'country' };
+const stateProvinceRef: Reference = { field: 'stateProvinceId', to: 'stateProvince' };
 
 export const recordDefinitions: Record<RecordType, RecordDefinition> = {
   bank: { schema: bankSchema, hidden: ['countryId'], references: [countryRef] },
@@ -130,7 +227,7 @@ export const recordDefinitions: Record<RecordType, RecordDefinition> = {
   },
   region: { schema: regionSchema, hidden: [], references: [] },
   stateProvince: { schema: stateProvinceSchema, hidden: [], references: [countryRef] },
-  district: { schema: districtSchema, hidden: [], references: [{ field: 'stateProvinceId', to: 'stateProvince' }] },
+  district: { schema: districtSchema, hidden: [], references: [stateProvinceRef] },
   neighborhood: { schema: neighborhoodSchema, hidden: [], references: [{ field: 'districtId', to: 'district' }] },
   callingCode: { schema: callingCodeSchema, hidden: [], references: [] },
   language: { schema: languageSchema, hidden: [], references: [] },
@@ -148,8 +245,23 @@ export const recordDefinitions: Record<RecordType, RecordDefinition> = {
     hidden: [],
     references: [countryRef, { field: 'webDomainId', to: 'webDomain' }],
   },
-  countryHoliday: { schema: countryDaySchema, hidden: ['language', 'translations'], references: [countryRef] },
-  countrySpecialDay: { schema: countryDaySchema, hidden: ['language', 'translations'], references: [countryRef] },
+  countryHoliday: { schema: countryDaySchema, hidden: ['language', 'translations', 'observedFor', 'provisional'], references: [countryRef] },
+  countrySpecialDay: {
+    schema: countrySpecialDaySchema,
+    hidden: ['language', 'translations', 'observedFor', 'provisional', 'dayType'],
+    references: [countryRef],
+  },
+  stateProvinceHoliday: {
+    schema: stateProvinceHolidaySchema,
+    hidden: ['language', 'translations', 'observedFor', 'provisional'],
+    references: [stateProvinceRef],
+  },
+  stateProvinceSpecialDay: {
+    schema: stateProvinceSpecialDaySchema,
+    hidden: ['language', 'translations', 'observedFor', 'provisional', 'dayType'],
+    references: [stateProvinceRef],
+  },
+  weekend: { schema: weekendSchema, hidden: [], references: [countryRef, { ...stateProvinceRef, nullable: true }] },
 };
 
 export type Bank = z.infer<typeof bankSchema>;

@@ -49,7 +49,7 @@ interface UniqueLookup {
 function uniqueLookups(type: RecordType): UniqueLookup[] {
   const lookups = new Map<string, UniqueLookup>([['id', { params: [{ name: 'id', kind: 'uuid', field: 'id' }] }]]);
   for (const route of routes) {
-    if (route.record !== type || route.shape !== 'single') continue;
+    if (route.record !== type || route.shape !== 'single' || route.document) continue;
     if (route.params.some((param) => param.kind === 'name')) continue;
     const within = sharedCodeLookups.get(route.path);
     const params = within ? [within, ...route.params] : route.params;
@@ -129,6 +129,7 @@ export function validateData(files: readonly RecordFile[]): Dataset {
       const existing = targetValues(reference.to, toField);
       for (const { record, where } of records) {
         const value = record[reference.field];
+        if (value === null && reference.nullable) continue;
         if (!existing.has(value)) {
           problems.push(`${where}: field ${reference.field}: no ${recordLabels[reference.to]} has ${toField} ${String(value)}`);
         }

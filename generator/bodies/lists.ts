@@ -12,8 +12,10 @@ import type { Indexing } from './indexing.ts';
 function requiredKeys(route: Route, { dataset, settings, keys }: Indexing): string[][] {
   const domains = route.params.map((param, position): string[] | undefined => {
     if (position === 0 && route.parent) {
-      const { record: parentType, field } = route.parent;
-      return (dataset.records.get(parentType) ?? []).flatMap((parent) => keys.keyOf(parentType, parent, param, parent[field]) ?? []);
+      const { record: parentType, field, where } = route.parent;
+      return (dataset.records.get(parentType) ?? [])
+        .filter((parent) => where === undefined || keys.fieldValue(parentType, parent, where) === true)
+        .flatMap((parent) => keys.keyOf(parentType, parent, param, keys.fieldValue(parentType, parent, field)) ?? []);
     }
     if (param.kind === 'year') {
       const { first, last } = settings.holidayYears;

@@ -17,11 +17,23 @@ function derivedFields(dataset: Dataset): Partial<Record<RecordType, Record<stri
   const yearOf: DerivedField = (day) => String(day.startDate).slice(0, 4);
   // Holidays and special days by country code: a day knows only its country's id.
   const countryCodeOf: DerivedField = (day) => countries.get(String(day.countryId))?.alpha2Code;
+  // A subdivision's ISO 3166-2 code: its country's alpha-2 code and its own (DE-BY).
+  const stateProvinceCode = (state: DataRecord | undefined) =>
+    state === undefined ? undefined : `${countries.get(String(state.countryId))?.alpha2Code}-${String(state.abbreviation)}`;
+  // The subdivisions a source gives days of their own: only they answer regional lookups.
+  const withRegionalHolidays = new Set(
+    ['stateProvinceHoliday' as const, 'stateProvinceSpecialDay' as const].flatMap((type) => dataset.records.get(type)?.map((day) => day.stateProvinceId) ?? []),
+  );
+  const regionalDay = { year: yearOf, stateProvinceCode: (day: DataRecord) => stateProvinceCode(stateProvinces.get(String(day.stateProvinceId))) };
   return {
     // District getbyname is scoped by country; a district knows only its state or province.
     district: { countryId: (district) => stateProvinces.get(String(district.stateProvinceId))?.countryId },
+    stateProvince: { code: stateProvinceCode, regionalHolidays: (state) => withRegionalHolidays.has(state.id) },
     countryHoliday: { year: yearOf, countryCode: countryCodeOf },
     countrySpecialDay: { year: yearOf, countryCode: countryCodeOf },
+    stateProvinceHoliday: regionalDay,
+    stateProvinceSpecialDay: regionalDay,
+    weekend: { countryCode: countryCodeOf },
   };
 }
 

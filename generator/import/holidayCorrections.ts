@@ -91,13 +91,21 @@ export function correctHolidays(
   for (const holiday of days.holidays) {
     const correction = byDay.find((candidate) => matches(candidate, holiday));
     if (!correction) holidays.push(holiday);
-    else if (correction.action === 'demote') specialDays.push(holiday);
-    else if (correction.action === 'move')
-      holidays.push({ ...holiday, day: 'to' in correction ? correction.to : `${holiday.day.slice(0, 4)}-${correction.toMonthDay}` });
+    // A demoted day is a day off for some, or at the employer's choice.
+    else if (correction.action === 'demote') specialDays.push({ ...holiday, type: 'optional' });
+    else if (correction.action === 'move') {
+      // Moved to the day an official calendar gives: announced, no longer worked out by rule.
+      const { provisional: _, ...announced } = holiday;
+      holidays.push({ ...announced, day: 'to' in correction ? correction.to : `${holiday.day.slice(0, 4)}-${correction.toMonthDay}` });
+    }
   }
   const promotions = own.filter((correction) => correction.action === 'promote');
   for (const specialDay of days.specialDays) {
-    (promotions.some((correction) => isNamedDay(correction)(specialDay)) ? holidays : specialDays).push(specialDay);
+    if (!promotions.some((correction) => isNamedDay(correction)(specialDay))) specialDays.push(specialDay);
+    else {
+      const { type: _, ...holiday } = specialDay;
+      holidays.push(holiday);
+    }
   }
   for (const correction of own) {
     if (correction.action !== 'add') continue;

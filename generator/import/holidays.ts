@@ -19,21 +19,24 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import ct from 'countries-and-timezones';
 import { z } from 'zod';
-import { buildSettingsSchema, countryDaySchema, type Country } from '../schemas.ts';
+import { buildSettingsSchema, countryDaySchema, countrySpecialDaySchema, type Country } from '../schemas.ts';
 import type { DatasetImporter, ImportContext, RecordOutput } from './importer.ts';
 import { reuseIds, type IdFor } from './ids.ts';
 import { ImportError } from './importError.ts';
 import { localDaySpan } from './localDates.ts';
+import { holidayTimeZone } from './holidayZones.ts';
 import { publicCategory, readSnapshot, type SnapshotCountry } from './pythonHolidays.ts';
 import { loadTurkeyDays } from './turkeyDays.ts';
 import { correctHolidays, loadHolidayCorrections, type HolidayCorrection } from './holidayCorrections.ts';
-import type { CountryDayLists, DayLanguages, HolidayYears, ObservedDay } from './observedDays.ts';
+import { languageTag, type CountryDayLists, type DayLanguages, type HolidayYears, type ObservedDay } from './observedDays.ts';
 import { loadWorkingDayTerms, nameWorkingDays, type WorkingDayTerms } from './workingDays.ts';
 import { compareCodePoints } from './ordering.ts';
+import { dayMarksOf, specialDayType, typeRank } from './dayTypes.ts';
+import { importRegionalHolidays } from './regionalHolidays.ts';
+import { weekendRecords } from './weekends.ts';
 
-type CountryDay = z.infer<typeof countryDaySchema>;
+type CountryDay = z.infer<typeof countrySpecialDaySchema>;
 
 interface CountryDays extends CountryDayLists {
   readonly timeZone: string;
@@ -48,63 +51,6 @@ const knownUncovered = ['XK'];
 /** Built from data/curated/turkey-days.json; python-holidays' TR days are not used at all. */
 const turkeyAlpha2 = 'TR';
 
-/**
- * The zone of a country whose territory has several (countries-and-timezones lists them in
- * alphabetical order, which says nothing): the capital's, where most of its people keep time.
- * Countries with one zone use it. data/SOURCES.md gives the reasons for the ones without a capital.
- */
-const holidayTimeZones: Readonly<Record<string, string>> = {
-  AQ: 'Etc/UTC', // no civil time of its own: each station keeps its own country's
-  AR: 'America/Argentina/Buenos_Aires',
-  AU: 'Australia/Sydney', // Canberra's clock
-  BR: 'America/Sao_Paulo', // Brasília's clock
-  CA: 'America/Toronto', // Ottawa's clock
-  CD: 'Africa/Lagos', // Kinshasa (UTC+01:00)
-  CL: 'America/Santiago',
-  CN: 'Asia/Shanghai',
-  CY: 'Asia/Nicosia',
-  DE: 'Europe/Berlin',
-  EC: 'America/Guayaquil', // Quito's clock
-  ES: 'Europe/Madrid',
-  FM: 'Pacific/Pohnpei', // Palikir
-  GL: 'America/Nuuk',
-  ID: 'Asia/Jakarta',
-  KI: 'Pacific/Tarawa',
-  KZ: 'Asia/Almaty', // Astana's clock
-  MH: 'Pacific/Majuro',
-  MN: 'Asia/Ulaanbaatar',
-  MX: 'America/Mexico_City',
-  MY: 'Asia/Kuala_Lumpur',
-  NZ: 'Pacific/Auckland', // Wellington's clock
-  PF: 'Pacific/Tahiti', // Papeete
-  PG: 'Pacific/Port_Moresby',
-  PS: 'Asia/Hebron', // the West Bank, where the Palestinian Authority sits (Ramallah)
-  PT: 'Europe/Lisbon',
-  RU: 'Europe/Moscow',
-  TF: 'Indian/Reunion', // administered from Saint-Pierre, Réunion
-  UA: 'Europe/Kyiv',
-  UM: 'Pacific/Wake', // no capital; Wake Island, the one with an airfield and staff
-  US: 'America/New_York', // Washington's clock
-  UZ: 'Asia/Tashkent',
-  VN: 'Asia/Ho_Chi_Minh', // Hanoi's clock
-};
-
-export function holidayTimeZone(alpha2Code: string): string {
-  const listed = holidayTimeZones[alpha2Code];
-  if (listed !== undefined) return listed;
-  const zones = ct.getCountry(alpha2Code)?.timezones ?? [];
-  const [only] = zones;
-  if (zones.length !== 1 || only === undefined) {
-    throw new ImportError([
-      `${alpha2Code} has ${zones.length} time zones in countries-and-timezones (${zones.join(', ')}); add the capital's to holidayTimeZones in holidays.ts`,
-    ]);
-  }
-  return only;
-}
-
-/** python-holidays' language codes as BCP 47 tags: `zh_CN` → `zh-CN`; no default language → `en` (its names are English). */
-const languageTag = (code: string | null): string => (code ?? 'en').replace('_', '-');
-
 /** A country's days as python-holidays gives them: its public days, and all the others. */
 function daysFromSnapshot(
   alpha2Code: string,
@@ -115,11 +61,17 @@ function daysFromSnapshot(
   const snapshotHolidays: ObservedDay[] = [];
   const specialDays: ObservedDay[] = [];
   const englishOf = new Map<string, string>();
+  const marks = dayMarksOf(entity);
   for (const [day, category, summary, english] of entity.days) {
-    (category === publicCategory ? snapshotHolidays : specialDays).push(english === null ? { day, summary } : { day, summary, english });
+    const entry = { day, summary, ...(english === null ? {} : { english }), ...marks(day, summary) };
+    if (category === publicCategory) snapshotHolidays.push(entry);
+    else {
+      const type = specialDayType(alpha2Code, category);
+      specialDays.push(type === undefined ? entry : { ...entry, type });
+    }
     if (english !== null) englishOf.set(summary, english);
   }
-  specialDays.push(...nameWorkingDays(alpha2Code, entity, terms));
+  specialDays.push(...nameWorkingDays(alpha2Code, entity, terms).map((entry) => ({ ...entry, type: 'workday' as const })));
   const corrected = correctHolidays(alpha2Code, { holidays: snapshotHolidays, specialDays }, corrections);
   if (corrected.holidays.length === 0 && corrected.specialDays.length === 0) return undefined;
   // A corrections' added day is named as the snapshot names that holiday on its other days.
@@ -154,17 +106,28 @@ const naturalKey = (alpha2Code: string, startDate: string, summary: string) => J
  */
 function buildRecords(country: Country, { timeZone, languages }: CountryDays, days: readonly ObservedDay[], idFor: IdFor<string>): CountryDay[] {
   const byKey = new Map<string, CountryDay>();
-  for (const { day, summary, english, from } of days) {
+  for (const { day, summary, english, from, type, observedFor, provisional } of days) {
     const { startDate, endDate } = localDaySpan(timeZone, day, from);
     const key = naturalKey(country.alpha2Code, startDate, summary);
     const translations = english !== undefined && languages.english !== undefined ? { translations: { [languages.english]: english } } : {};
-    if (!byKey.has(key)) byKey.set(key, { id: idFor(key), countryId: country.id, summary, startDate, endDate, language: languages.own, ...translations });
+    const known = byKey.get(key);
+    if (known !== undefined) {
+      // One name from two categories (bank and government): the record takes the stronger type.
+      if (typeRank(type) < typeRank(known.dayType)) byKey.set(key, { ...known, dayType: type });
+      continue;
+    }
+    const marks = {
+      ...(observedFor === undefined ? {} : { observedFor }),
+      ...(provisional ? { provisional } : {}),
+      ...(type === undefined ? {} : { dayType: type }),
+    };
+    byKey.set(key, { id: idFor(key), countryId: country.id, summary, startDate, endDate, language: languages.own, ...translations, ...marks });
   }
   return [...byKey.values()].sort((a, b) => compareCodePoints(a.startDate, b.startDate) || compareCodePoints(a.summary, b.summary));
 }
 
 /** Ids are read from records written before they said their language, too. */
-const previousDaySchema = countryDaySchema.partial({ language: true });
+const previousDaySchema = countrySpecialDaySchema.partial({ language: true });
 
 async function previousIds(context: ImportContext, recordType: 'countryHoliday' | 'countrySpecialDay'): Promise<IdFor<string>> {
   const alpha2ById = new Map(context.countries.map((country) => [country.id, country.alpha2Code]));
@@ -212,7 +175,9 @@ export const importHolidays: DatasetImporter = async (context) => {
 
   const outputs: RecordOutput[] = [
     { recordType: 'countryHoliday', schema: countryDaySchema, parts: holidayParts },
-    { recordType: 'countrySpecialDay', schema: countryDaySchema, parts: specialDayParts },
+    { recordType: 'countrySpecialDay', schema: countrySpecialDaySchema, parts: specialDayParts },
+    ...(await importRegionalHolidays(context, snapshot)),
+    await weekendRecords(context, snapshot),
   ];
   return outputs;
 };

@@ -12,7 +12,12 @@ The snapshot (gzip, written with mtime 0 so that the same inputs give the same b
      "years": {"first": 2000, "last": 2050},
      "countries": {"AD": {"language": "ca", "english": "en_US", "categories": ["government", "public"],
                           "days": [["2000-01-01", "public", "Cap d'Any", "New Year's Day"], …],
-                          "weekendWorkdays": [["2025-01-26", "<name>", "<English name>"], …]}, …}}
+                          "weekendWorkdays": [["2025-01-26", "<name>", "<English name>"], …],
+                          "weekends": [["2000-01-01", [6, 7]], …],
+                          "observed": [["2026-05-25", "<name>", "2026-05-24"], …],
+                          "estimated": ["<name>", …],
+                          "subdivisions": {"BY": {"days": […], "observed": […], "estimated": […],
+                                                  "weekends": […] (only where they differ)}, …}}, …}}
 
 - `days`: one entry per date, category and name, sorted. Each category is computed on its own
   (`categories=(category,)`, `observed=True`, the package's default, so observed and substitute
@@ -34,6 +39,19 @@ The snapshot (gzip, written with mtime 0 so that the same inputs give the same b
   was moved from them (China's 调休, Belarus' and Russia's transfers): its `weekend_workdays`. Each
   carries the name of the day off it was moved to, which names this date ("Day off (substituted
   from 01/26/2025)"), in both languages.
+- `weekends`: the weekend as python-holidays' rules give it day by day (`_get_weekend`: Saudi
+  Arabia's was Thursday–Friday until 2013-06-27, the UAE's Friday–Saturday until 2021-12-31), as
+  periods: each entry's ISO weekdays (1 = Monday … 7 = Sunday) hold from its date to the next's.
+- `observed`: the days python-holidays adds as another day's observed or substitute day (its
+  `_add_observed` with a label): [the day, its name, the day it stands in for]. Holidays moved to
+  another day (`_move_holiday`, no label) are the holiday itself and are not listed.
+- `estimated`: the names python-holidays marks as estimated (its `estimated_label`: Islamic and
+  other lunar dates computed ahead of their announcement).
+- `subdivisions`: for each of the entity's subdivisions (its `subdivisions`, ISO 3166-2 suffixes
+  mostly), the days of every category but `school` it has in addition to the nation-wide ones (a date, category
+  and name the national calendar lacks: Fribourg's Easter Monday is `optional`, its Good Friday
+  `public`), with their observed days, estimated names and, where they differ from the nation's,
+  its weekends (Malaysia's Kelantan, Terengganu and Kedah keep Friday–Saturday).
 """
 
 import argparse
@@ -56,6 +74,10 @@ import holidays  # noqa: E402  (after the environment is cleared)
 from holidays.constants import HOLIDAY_NAME_DELIMITER as DELIMITER  # noqa: E402
 
 ENGLISH = "en_US"
+PUBLIC = "public"
+# Germany's and Australia's school holidays by state: vacation periods of the schools (over 47,000
+# days), not days a work calendar names; OpenHolidays and the states' ministries publish them.
+SUBDIVISION_LEFT_OUT = {"school"}
 
 # Sweden's law counts every Sunday as a general holiday (allmän helgdag, Lag (1989:253) 1 §), and
 # python-holidays lists all 52 unless told not to: a Sunday is a weekly rest day, not a holiday a
@@ -69,15 +91,71 @@ def read_window(data_dir: Path) -> tuple[int, int]:
     return int(window["first"]), int(window["last"])
 
 
-def entity(code: str, years: range, category: str | None, language: str | None):
+def observing(cls):
+    """
+    `cls` with every labelled observed day logged in `observed_days` as (observed date, name, the
+    date it stands in for): the names a call to `_add_observed` adds to the observed date.
+    """
+
+    def _add_observed(self, dt=None, *arguments, **options):
+        if dt is None or not options.get("show_observed_label", True):
+            return super(observed, self)._add_observed(dt, *arguments, **options)
+        actual = dt if isinstance(dt, date) else date(self._year, *dt) if len(dt) == 2 else date(*dt)
+        before = dict(self)
+        result = super(observed, self)._add_observed(dt, *arguments, **options)
+        # Compared as a whole: some entities override _add_observed and return nothing.
+        for day, names in dict(self).items():
+            if names != before.get(day):
+                had = set(before[day].split(DELIMITER)) if day in before else set()
+                self.observed_days.update((day, name, actual) for name in set(names.split(DELIMITER)) - had)
+        return result
+
+    def __init__(self, *arguments, **options):
+        self.observed_days = set()
+        super(observed, self).__init__(*arguments, **options)
+
+    observed = type(cls.__name__, (cls,), {"_add_observed": _add_observed, "__init__": __init__})
+    return observed
+
+
+def entity(code: str, years: range, category: str | None, language: str | None, subdivision: str | None = None):
     categories = (category,) if category is not None else None
+    place = {} if subdivision is None else {"subdiv": subdivision}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        calendar = getattr(holidays, code)(years=years, categories=categories, language=language, **OPTIONS.get(code, {}))
+        calendar = observing(type(holidays.country_holidays(code)))(years=years, categories=categories, language=language, **place, **OPTIONS.get(code, {}))
     for warning in caught:
         # India's Hindu calendar is tabulated for 2001-2035 only; say so instead of hiding it.
-        print(f"{code} {category}: {warning.message}", file=sys.stderr)
+        if subdivision is None:
+            print(f"{code} {category}: {warning.message}", file=sys.stderr)
     return calendar
+
+
+def weekends(calendar, first: int, last: int) -> list[list]:
+    """The weekend day by day, as periods: [first day, ISO weekdays] whenever it changes."""
+    periods: list[list] = []
+    day = date(first, 1, 1)
+    while day.year <= last:
+        weekdays = sorted(weekday + 1 for weekday in calendar._get_weekend(day))
+        if not periods or periods[-1][1] != weekdays:
+            periods.append([day.isoformat(), weekdays])
+        day = date.fromordinal(day.toordinal() + 1)
+    return periods
+
+
+def estimated_names(calendar, names: set[str]) -> list[str]:
+    """The names that carry python-holidays' estimated label in the calendar's language."""
+    label = getattr(calendar, "estimated_label", "")
+    text = calendar.tr(label).strip("%s ()（）") if label else ""
+    return sorted(name for name in names if text and text in name)
+
+
+def observed_entries(calendar, first: int, last: int, keep) -> list[list[str]]:
+    return sorted(
+        [day.isoformat(), name, actual.isoformat()]
+        for day, name, actual in calendar.observed_days
+        if first <= day.year <= last and name in calendar.get_list(day) and keep(day, name)
+    )
 
 
 def names_by_date(calendar, first: int, last: int) -> dict[date, list[str]]:
@@ -114,22 +192,28 @@ def ordered_names(cls):
     return type(cls.__name__, (cls,), {"__setitem__": __setitem__})
 
 
-def additions(cls, code: str, years: range, category: str, language: str) -> list[tuple[date, str]]:
+def additions(cls, code: str, years: range, category: str, language: str, subdivision: str | None = None) -> list[tuple[date, str]]:
     calendar = cls.__new__(cls)
     calendar.additions = []
+    place = {} if subdivision is None else {"subdiv": subdivision}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the warnings are the entity's own, printed by entity()
-        calendar.__init__(years=years, categories=(category,), language=language, **OPTIONS.get(code, {}))
+        calendar.__init__(years=years, categories=(category,), language=language, **place, **OPTIONS.get(code, {}))
     return calendar.additions
 
 
 def english_names(cls, code: str, years: range, english: str) -> dict[str, str]:
-    """Each name of the entity in its default language, paired with its English name through the call that added both."""
+    """
+    Each name of the entity in its default language, paired with its English name through the call
+    that added both: the nation's days of every category, and each subdivision's.
+    """
     ordered = ordered_names(cls)
     paired: dict[str, set[str]] = {}
-    for category in sorted(cls.supported_categories):
-        native = additions(ordered, code, years, category, cls.default_language)
-        translated = additions(ordered, code, years, category, english)
+    calls = [(category, None) for category in sorted(cls.supported_categories)]
+    calls += [(category, subdivision) for subdivision in cls.subdivisions for category in sorted(set(cls.supported_categories) - SUBDIVISION_LEFT_OUT)]
+    for category, subdivision in calls:
+        native = additions(ordered, code, years, category, cls.default_language, subdivision)
+        translated = additions(ordered, code, years, category, english, subdivision)
         if [day for day, _ in native] != [day for day, _ in translated]:
             raise SystemExit(f"{code} {category}: the {cls.default_language} and {english} calendars add their days in another order")
         for (day, names), (_, names_en) in zip(native, translated):
@@ -169,12 +253,19 @@ def snapshot_country(code: str, first: int, last: int) -> dict:
     every_name: set[str] = set()
     workdays: set[date] = set()
     calendar = None
+    observed: set[tuple[str, str, str]] = set()
+    estimated: set[str] = set()
+    nation = None
     for category in sorted(cls.supported_categories):
         calendar = entity(code, years, category, language)
+        if category == PUBLIC:
+            nation = calendar
+        observed.update(tuple(entry) for entry in observed_entries(calendar, first, last, lambda day, name: True))
         for day, names in names_by_date(calendar, first - 1, last + 1).items():
             every_name.update(names)
             if first <= day.year <= last:
                 days.extend([day.isoformat(), category, name, in_english.get(name)] for name in names)
+                estimated.update(estimated_names(calendar, set(names)))
         # weekend_workdays is a set the class shares with all its instances, whatever their
         # categories: it is read from every calendar and labelled from the names of all of them.
         workdays.update(day for day in calendar.weekend_workdays if first <= day.year <= last)
@@ -189,13 +280,51 @@ def snapshot_country(code: str, first: int, last: int) -> dict:
             raise SystemExit(f"{code}: no day off names the working day {workday}")
         weekend_workdays.extend([workday.isoformat(), name, in_english.get(name)] for name in found)
     days.sort(key=lambda entry: (entry[0], entry[1], entry[2]))
+    nation = nation or calendar
+    national = {(date.fromisoformat(day), category, name) for day, category, name, _ in days}
+    national_weekends = weekends(nation, first, last)
+    context = (first, last, years, language, in_english, national, national_weekends)
     return {
         "language": language,
         "english": english,
         "categories": sorted(cls.supported_categories),
         "days": days,
         "weekendWorkdays": weekend_workdays,
+        "weekends": national_weekends,
+        "observed": sorted(list(entry) for entry in observed),
+        "estimated": sorted(estimated),
+        "subdivisions": {
+            subdivision: snapshot_subdivision(code, subdivision, sorted(set(cls.supported_categories) - SUBDIVISION_LEFT_OUT), context)
+            for subdivision in cls.subdivisions
+        },
     }
+
+
+def snapshot_subdivision(code, subdivision, categories, context) -> dict:
+    """A subdivision's days beyond the nation's (by date, category and name), with what the nation's entry says of them."""
+    first, last, years, language, in_english, national, national_weekends = context
+    days: list[list] = []
+    observed: set[tuple[str, str, str]] = set()
+    estimated: set[str] = set()
+    calendar = None
+    for category in categories:
+        calendar = entity(code, years, category, language, subdivision)
+        own = lambda day, name, category=category: (day, category, name) not in national  # noqa: E731
+        found = [
+            [day.isoformat(), category, name, in_english.get(name)]
+            for day in calendar
+            if first <= day.year <= last
+            for name in calendar.get_list(day)
+            if own(day, name)
+        ]
+        days += found
+        observed.update(tuple(entry) for entry in observed_entries(calendar, first, last, own))
+        estimated.update(estimated_names(calendar, {name for _, _, name, _ in found}))
+    entry = {"days": sorted(days), "observed": sorted(list(entry) for entry in observed), "estimated": sorted(estimated)}
+    own_weekends = weekends(calendar, first, last)
+    if own_weekends != national_weekends:
+        entry["weekends"] = own_weekends
+    return entry
 
 
 def main() -> None:

@@ -20,6 +20,8 @@ export interface ImportContext {
   previous<Schema extends z.ZodType>(recordType: RecordType, schema: Schema): Promise<z.infer<Schema>[]>;
   readonly countries: readonly Country[];
   readonly currencies: readonly Currency[];
+  /** The records of a type an earlier importer of this run returned (a subdivision for its holidays), or none. */
+  imported(recordType: RecordType): readonly object[];
 }
 
 export type DatasetImporter = (context: ImportContext) => Promise<readonly RecordOutput[]>;

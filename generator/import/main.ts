@@ -110,6 +110,10 @@ export async function importReferenceData(dataDir: string = defaultDataDir): Pro
       );
       return [...single, ...parts.flat()];
     },
+    imported: (recordType) =>
+      outputs
+        .filter((output) => output.recordType === recordType)
+        .flatMap((output) => ('records' in output ? output.records : [...output.parts.values()].flat())),
   };
   for (const importDataset of datasetImporters) outputs.push(...(await importDataset(context)));
   for (const output of outputs) {

@@ -1,5 +1,6 @@
 /** The days the holiday importers make records of, before they are given times and ids. */
 import type { BuildSettings } from '../schemas.ts';
+import type { SpecialDayType } from '../../contract/workCalendar.ts';
 import type { CivilDay, WallTime } from './localDates.ts';
 
 /** The years data/build.json asks holidays for. */
@@ -12,6 +13,16 @@ export interface ObservedDay {
   /** The summary in English, where the summary is in another language and the source gives one. */
   readonly english?: string;
   readonly from?: WallTime;
+  /**
+   * What a special day is in a work calendar (contract/workCalendar.ts): a bank holiday, a half day,
+   * a day off for some, a working day. None for an observance, which changes no one's working day.
+   * Holidays are days off for everyone and carry none.
+   */
+  readonly type?: SpecialDayType;
+  /** The day this one stands in for, where it is an observed or substitute day. */
+  readonly observedFor?: CivilDay;
+  /** Set where the date is worked out by rule ahead of its announcement (a lunar date, a decree not yet made). */
+  readonly provisional?: true;
 }
 
 /**
@@ -28,3 +39,6 @@ export interface CountryDayLists {
   readonly holidays: readonly ObservedDay[];
   readonly specialDays: readonly ObservedDay[];
 }
+
+/** python-holidays' language codes as BCP 47 tags: `zh_CN` → `zh-CN`; no default language → `en` (its names are English). */
+export const languageTag = (code: string | null): string => (code ?? 'en').replace('_', '-');

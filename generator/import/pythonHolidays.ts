@@ -29,6 +29,18 @@ const name = z.string().min(1);
 /** python-holidays' categories: `public`, and the others (bank, government, half_day, optional, …). */
 export const publicCategory = 'public';
 
+/** The weekend as periods: [first day, ISO weekdays (1 = Monday … 7 = Sunday)], each until the next. */
+const weekends = z.array(z.tuple([civilDay, z.array(z.number().int().min(1).max(7))])).min(1);
+
+/** What the snapshot says of the days of an entity or subdivision (holidays_snapshot.py). */
+const dayMarks = {
+  weekends,
+  /** Observed and substitute days: [day, name, the day it stands in for]. */
+  observed: z.array(z.tuple([civilDay, name, civilDay])),
+  /** Names python-holidays marks as estimated. */
+  estimated: z.array(name),
+};
+
 const snapshotSchema = z.strictObject({
   package: z.literal('holidays'),
   version: z.string().min(1),
@@ -46,6 +58,12 @@ const snapshotSchema = z.strictObject({
       days: z.array(z.tuple([civilDay, z.string().min(1), name, name.nullable()])),
       /** Weekend days worked to pay for a day off: [day, the day off's name (naming this day), its English name or null]. */
       weekendWorkdays: z.array(z.tuple([civilDay, name, name.nullable()])),
+      ...dayMarks,
+      /** For each subdivision python-holidays knows (by its code there): its days beyond the nation's, of every category but school. */
+      subdivisions: z.record(
+        z.string().min(1),
+        z.strictObject({ days: z.array(z.tuple([civilDay, z.string().min(1), name, name.nullable()])), ...dayMarks, weekends: weekends.optional() }),
+      ),
     }),
   ),
 });

@@ -197,15 +197,22 @@ export async function loadTurkeyDays(dataDir: string, window: HolidayYears): Pro
 
   const holidays: ObservedDay[] = [];
   const specialDays: ObservedDay[] = [];
-  const halfDay = (day: CivilDay, summary: string, english: string | undefined) =>
-    specialDays.push({ day, summary, ...(english === undefined ? {} : { english }), from: rules.halfDayFrom });
+  const halfDay = (day: CivilDay, summary: string, english: string | undefined, provisional: boolean) =>
+    specialDays.push({
+      day,
+      summary,
+      ...(english === undefined ? {} : { english }),
+      from: rules.halfDayFrom,
+      type: 'halfDay',
+      ...(provisional ? { provisional } : {}),
+    });
 
   for (const inYear of years) {
     for (const holiday of rules.publicHolidays) {
       if (holiday.since !== undefined && inYear < holiday.since) continue;
       const day = dayOfRule(holiday.on, inYear);
       holidays.push({ day, summary: holiday.summary, english: holiday.english });
-      if (holiday.eve !== undefined) halfDay(addDays(day, -1), holiday.eve, holiday.eveEnglish);
+      if (holiday.eve !== undefined) halfDay(addDays(day, -1), holiday.eve, holiday.eveEnglish, false);
     }
     for (const specialDay of rules.specialDays) {
       specialDays.push({ day: dayOfRule(specialDay.on, inYear), summary: specialDay.summary, english: specialDay.english });
@@ -213,15 +220,21 @@ export async function loadTurkeyDays(dataDir: string, window: HolidayYears): Pro
   }
 
   for (const holiday of rules.religiousHolidays) {
+    // Diyanet's published dates where curated; any other year's are computed, so provisional.
+    const computedFirstDays = new Set<CivilDay>();
     const firstDays = years.flatMap((inYear) => {
       const curated = bayramByYear.get(inYear);
-      return curated !== undefined ? asList(curated[holiday.firstDays]) : computedDays(holiday.computedRule, inYear);
+      if (curated !== undefined) return asList(curated[holiday.firstDays]);
+      const computedOnes = computedDays(holiday.computedRule, inYear);
+      for (const day of computedOnes) computedFirstDays.add(day);
+      return computedOnes;
     });
     assertHijriSpacing(holiday.summary, firstDays);
     for (const first of firstDays) {
-      halfDay(addDays(first, -1), holiday.eve, holiday.eveEnglish);
+      const provisional = computedFirstDays.has(first);
+      halfDay(addDays(first, -1), holiday.eve, holiday.eveEnglish, provisional);
       for (let offset = 0; offset < holiday.days; offset += 1) {
-        holidays.push({ day: addDays(first, offset), summary: holiday.summary, english: holiday.english });
+        holidays.push({ day: addDays(first, offset), summary: holiday.summary, english: holiday.english, ...(provisional ? { provisional } : {}) });
       }
     }
   }

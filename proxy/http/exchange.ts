@@ -43,6 +43,7 @@ export interface ListenerContext extends ServerDependencies {
   /** The Vary of a lookup whose names come in several languages: Accept-Language may choose them. */
   readonly languageVary: string;
   readonly publicVary: string;
+  readonly calendarVary: string;
   readonly downloadVary: string;
   /** True once the process has begun to stop (RunningServer.drain). */
   readonly draining: () => boolean;

@@ -1,12 +1,13 @@
 /**
  * The request path: an Exchange per request (exchange.ts), then the one handler its method and
- * path name: a preflight, a probe or a public file without a token; /meta, a download or a lookup
+ * path name: a preflight, a probe, a public file or a calendar file without a token; /meta, a download or a lookup
  * with one. Every failure goes to the exchange's fail (failure.ts), the one place that answers one.
  */
 import type http from 'node:http';
 import { varyOf } from '../../contract/http.ts';
 import { requestLineWriter } from '../observe/log.ts';
 import { noMetrics } from '../observe/metrics.ts';
+import { answerCalendar, isCalendarRequest } from './calendars.ts';
 import { answerDownload, isDownload } from './downloads.ts';
 import { methodNotAllowed, refuseMalformed, watchExchange } from './edge.ts';
 import { Exchange, type ListenerContext, type ServerDependencies } from './exchange.ts';
@@ -26,6 +27,7 @@ function answer(exchange: Exchange): void | Promise<void> {
   if (method !== 'GET' && method !== 'HEAD') throw methodNotAllowed(method);
   if (isProbe(pathname)) return answerProbe(exchange);
   if (publicFileOf(pathname) !== undefined) return answerPublicFile(exchange);
+  if (isCalendarRequest(pathname, exchange.query)) return answerCalendar(exchange);
   return whenReady(exchange.context.admission.authenticate(exchange.request), (principal) => {
     exchange.principal = principal;
     if (pathname === '/meta') return answerMeta(exchange);
@@ -70,6 +72,7 @@ export function createRequestListener(deps: ServerDependencies, draining: () => 
     lookupVary: varyOf('lookup', corsVariesByOrigin),
     languageVary: varyOf('language', corsVariesByOrigin),
     publicVary: varyOf('public', corsVariesByOrigin),
+    calendarVary: varyOf('calendar', corsVariesByOrigin),
     downloadVary: varyOf('download', corsVariesByOrigin),
     draining,
   };

@@ -13,7 +13,7 @@ import { codingOf, encodeResponse } from './compression.ts';
 import type { Exchange, Handler } from './exchange.ts';
 import { chooseByAcceptLanguage, resolveLanguage } from './languages.ts';
 import { chooseEncoding, codedEtag, matchesIfNoneMatch, noCorsHeaders } from './negotiation.ts';
-import { noOperation, notFound, resolveKeys } from './query.ts';
+import { formatOf, noOperation, notFound, resolveKeys } from './query.ts';
 import { whenReady } from './respond.ts';
 import type { ResolvedTarget } from './targets.ts';
 
@@ -44,9 +44,15 @@ function resolveTarget(exchange: Exchange, store: BodyStore): ResolvedTarget {
   const route = findRoute(exchange.pathname);
   if (!route) throw noOperation(exchange.pathname);
   exchange.authorize(areaOf(route));
-  const query = resolveKeys(route, exchange.query, store);
+  return findTarget(route, exchange.query, store);
+}
+
+/** The keys and body (in each language, where it has several) a route's query names. */
+export function findTarget(route: Route, queryText: string, store: BodyStore): ResolvedTarget {
+  const query = resolveKeys(route, queryText, store);
+  if (route.formats) formatOf(route, query.params);
   const found = store.find(route.path, query.keys);
-  if (!found) throw notFound(route, query.given);
+  if (!found) throw notFound(route, query, store);
   return route.languages ? resolveLanguage(route, route.languages, query, found, store) : { route, found };
 }
 

@@ -5,7 +5,7 @@
 import { quoteEcho } from '../../contract/envelope.ts';
 import { ServiceError } from '../../contract/errors.ts';
 import { expectedForms, normaliseKey } from '../../contract/keys.ts';
-import { recordLabels, type Route } from '../../contract/routes.ts';
+import { formatParam, recordLabels, type Format, type Route, type RouteParam } from '../../contract/routes.ts';
 import type { BodyStore } from '../store/store.ts';
 
 /** A client-sent value as a message quotes it: JSON-quoted, cut to a bounded length. */
@@ -67,9 +67,11 @@ export interface ResolvedKeys {
 export function resolveKeys(route: Route, query: string, store: BodyStore): ResolvedKeys {
   const params = collectParams(query);
   const given: string[] = [];
-  const keys = route.params.map((param) => {
+  const keys: string[] = [];
+  for (const param of route.params) {
     const values = params.get(param.name.toLowerCase()) ?? [];
     const expected = expectedForms[param.kind];
+    if (values.length === 0 && param.optional) break;
     if (values.length === 0) throw new ServiceError('ERR_PARAM_MISSING', `Missing query parameter ${param.name}: expected ${expected}.`);
     if (values.length > 1) {
       throw new ServiceError('ERR_PARAM_REPEATED', `Query parameter ${param.name} is given ${values.length} times: give it once, as ${expected}.`);
@@ -84,21 +86,79 @@ export function resolveKeys(route: Route, query: string, store: BodyStore): Reso
         throw new ServiceError('ERR_YEAR_OUT_OF_RANGE', `${param.name} ${year} is outside the years this service holds: ${first} to ${last}.`);
       }
     }
+    if (param.within !== undefined) checkWithin(route, param, { key: result.key, raw }, { keys, given });
     given.push(raw);
-    return result.key;
-  });
+    keys.push(result.key);
+  }
   return { keys, given, params };
 }
 
-/** The 404 of a lookup whose keys are well-formed but match nothing, naming what was asked. */
-export function notFound(route: Route, given: readonly string[]): ServiceError {
+/** A value that must name a part of what an earlier parameter names (StateProvinceCode DE-BY within CountryCode DE). */
+function checkWithin(
+  route: Route,
+  param: RouteParam,
+  { key, raw }: { readonly key: string; readonly raw: string },
+  { keys, given }: { readonly keys: readonly string[]; readonly given: readonly string[] },
+): void {
+  const position = route.params.findIndex((other) => other.name === param.within);
+  const outer = keys[position];
+  if (outer === undefined || key.startsWith(`${outer}-`)) return;
+  const owner = key.includes('-') ? key.slice(0, key.indexOf('-')).toUpperCase() : undefined;
+  const outerGiven = (given[position] ?? '').trim().toUpperCase();
+  throw new ServiceError(
+    'ERR_PARAM_INVALID',
+    `Query parameter ${param.name} is ${echo(raw)}: ${owner ? `that is a code of ${owner}, not of ${outerGiven}` : 'that is no ISO 3166-2 code'}; give one of ${outerGiven}'s (${outerGiven}-…), or leave ${param.name} out.`,
+  );
+}
+
+/**
+ * The representation the query asks for (contract/routes.ts `formats`): `json` without the
+ * parameter; a value the route does not offer is refused.
+ */
+export function formatOf(route: Route, params: ReadonlyMap<string, readonly string[]>): Format {
+  const values = params.get(formatParam) ?? [];
+  const offered = route.formats ?? ['json'];
+  const choices = offered.map((format) => `${formatParam}=${format}`).join(' or ');
+  if (values.length === 0) return 'json';
+  if (values.length > 1)
+    throw new ServiceError('ERR_PARAM_REPEATED', `Query parameter ${formatParam} is given ${values.length} times: give it once, as ${choices}.`);
+  const wanted = (values[0] ?? '').trim().toLowerCase();
+  const format = offered.find((candidate) => candidate === wanted);
+  if (format === undefined) throw new ServiceError('ERR_PARAM_INVALID', `Query parameter ${formatParam} is ${echo(values[0] ?? '')}: expected ${choices}.`);
+  return format;
+}
+
+/**
+ * The 404 of a lookup whose keys are well-formed but match nothing, naming what was asked: the
+ * optional parameter where the lookup without it has a body, else the parent, else every value.
+ */
+export function notFound(route: Route, { keys, given }: Pick<ResolvedKeys, 'keys' | 'given'>, store: BodyStore): ServiceError {
   const [first] = route.params;
+  const required = route.params.filter((param) => !param.optional).length;
+  const optional = route.params[keys.length - 1];
+  if (keys.length > required && optional && store.find(route.path, keys.slice(0, required))) {
+    const within = route.params.findIndex((param) => param.name === optional.within);
+    const scope = within === -1 ? '' : ` of ${(given[within] ?? '').trim().toUpperCase()}`;
+    return new ServiceError(
+      'ERR_NOT_FOUND',
+      `No ${recordLabels[optional.names ?? route.record]}${scope} with holidays of its own has ${optional.name} ${echo(given[keys.length - 1] ?? '')}: leave ${optional.name} out for the whole country's answer; ${regionalListHint}.`,
+    );
+  }
+  if (route.parent?.where !== undefined && first) {
+    return new ServiceError(
+      'ERR_NOT_FOUND',
+      `No ${recordLabels[route.parent.record]} with holidays of its own has ${route.parent.field} ${echo(given[0] ?? '')}: a subdivision that exists but has none has its country's only (countryholiday/getbycountrycode); ${regionalListHint}.`,
+    );
+  }
   if (route.parent && first) {
     return new ServiceError('ERR_NOT_FOUND', `No ${recordLabels[route.parent.record]} has ${route.parent.field} ${echo(given[0] ?? '')}.`);
   }
   const criteria = route.params.map((param, position) => `${param.name} ${echo(given[position] ?? '')}`).join(' and ');
   return new ServiceError('ERR_NOT_FOUND', `No ${recordLabels[route.record]} has ${criteria}.`);
 }
+
+/** Where a client finds the subdivisions that have holidays of their own. */
+const regionalListHint = '/docs names the countries whose subdivisions have them';
 
 /** The refusal of a path that names no operation, download, probe or file. */
 export function noOperation(pathname: string): ServiceError {

@@ -26,7 +26,7 @@ const selections: Record<MixId, MixSelection | undefined> = {
   sampled: undefined,
   small: (route, entry) => route.shape === 'single' && entry.size <= smallBodyBytes,
   // generator/schemas.ts requires a flag on every country; only the operations that omit it (getall) lack one.
-  flags: (route) => route.record === 'country' && route.shape === 'single' && !route.omit?.includes('flag'),
+  flags: (route) => route.record === 'country' && route.shape === 'single' && !route.document && !route.omit?.includes('flag'),
 };
 
 /** The named mixes, each `count` lookups from the same seed. */

@@ -4,7 +4,7 @@
  * nginx serves it (`/addressmanagement/api/country/getbyalpha2code/tr.json`) and the query the proxy
  * answers with that file (`/addressmanagement/api/country/getbyalpha2code?alpha2code=tr`).
  */
-import { normaliseKey } from '../../contract/keys.ts';
+import { languageKey, normaliseKey } from '../../contract/keys.ts';
 import type { Manifest, ManifestEntry } from '../../contract/manifest.ts';
 import { findRoute, type ParamKind, type Route } from '../../contract/routes.ts';
 
@@ -71,10 +71,24 @@ function queryValue(kind: ParamKind, key: string): string {
  */
 const shortenedNameKey = /\.[0-9a-f]{26}$/;
 
+/**
+ * Whether a body file's keys are one per parameter (an optional one may be missing). A body in
+ * another language has the language's key after the first (contract/routes.ts languageBodyKeys):
+ * the mixes leave those out, as they ask no language.
+ */
+function keysFit(route: Route, keys: readonly string[]): boolean {
+  const required = route.params.filter((param) => !param.optional).length;
+  if (keys.length < required || keys.length > route.params.length) return false;
+  const [, second] = keys;
+  const secondParam = route.params[1];
+  return !(route.languages && second !== undefined && secondParam && languageKey(second).ok && !normaliseKey(secondParam.kind, second).ok);
+}
+
 /** The proxy's query URL for a body file, or undefined when a key does not normalise back to itself. */
 function queryFor(route: Route, keys: readonly string[]): string | undefined {
   const pairs: string[] = [];
   for (const [position, param] of route.params.entries()) {
+    if (param.optional && position >= keys.length) break;
     const key = keys[position] ?? '';
     const value = queryValue(param.kind, key);
     const normalised = normaliseKey(param.kind, value);
@@ -115,7 +129,7 @@ export function sampleUrlMix(manifest: Manifest, count: number, seed: number, in
     const segments = file.replace(/\.json$/, '').split('/');
     const route = findRoute(`/${segments.slice(0, 4).join('/')}`);
     const keys = segments.slice(4);
-    if (!route || keys.length !== route.params.length || !include(route, entry)) continue;
+    if (!route || !keysFit(route, keys) || !include(route, entry)) continue;
     if (route.params.some((param, position) => param.kind === 'name' && shortenedNameKey.test(keys[position] ?? ''))) continue;
     const proxyPath = queryFor(route, keys);
     if (proxyPath === undefined) {

@@ -10,10 +10,10 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { readSnapshot, type PythonHolidaysSnapshot } from '../../generator/import/pythonHolidays.ts';
-import { buildSettingsSchema, countryDaySchema, countrySchema } from '../../generator/schemas.ts';
+import { buildSettingsSchema, countrySpecialDaySchema, countrySchema } from '../../generator/schemas.ts';
 import { dataDir, recordsDir } from '../support/data.ts';
 
-type CountryDay = z.infer<typeof countryDaySchema>;
+type CountryDay = z.infer<typeof countrySpecialDaySchema>;
 
 /** Every record of both types, by the country's alpha-2 code. */
 const byCountry = new Map<string, CountryDay[]>();
@@ -25,7 +25,7 @@ beforeAll(async () => {
   for (const recordType of ['countryHoliday', 'countrySpecialDay']) {
     const directory = path.join(recordsDir, recordType);
     for (const file of (await readdir(directory)).filter((name) => name.endsWith('.json'))) {
-      for (const record of z.array(countryDaySchema).parse(JSON.parse(await readFile(path.join(directory, file), 'utf8')))) {
+      for (const record of z.array(countrySpecialDaySchema).parse(JSON.parse(await readFile(path.join(directory, file), 'utf8')))) {
         const alpha2Code = alpha2Of.get(record.countryId) ?? record.countryId;
         byCountry.set(alpha2Code, [...(byCountry.get(alpha2Code) ?? []), record]);
       }

@@ -8,15 +8,15 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { correctHolidays, loadHolidayCorrections, type HolidayCorrection } from '../../generator/import/holidayCorrections.ts';
-import { holidayTimeZone } from '../../generator/import/holidays.ts';
+import { holidayTimeZone } from '../../generator/import/holidayZones.ts';
 import { loadWorkingDayTerms, nameWorkingDays, type WorkingDayTerms } from '../../generator/import/workingDays.ts';
 import { ImportError } from '../../generator/import/importError.ts';
 import { addDays, localDaySpan } from '../../generator/import/localDates.ts';
 import { readSnapshot, type PythonHolidaysSnapshot } from '../../generator/import/pythonHolidays.ts';
-import { buildSettingsSchema, countryDaySchema, countrySchema, type Country } from '../../generator/schemas.ts';
+import { buildSettingsSchema, countrySpecialDaySchema, countrySchema, type Country } from '../../generator/schemas.ts';
 import { dataDir, recordsDir, uuidV4 } from '../support/data.ts';
 
-type CountryDay = z.infer<typeof countryDaySchema>;
+type CountryDay = z.infer<typeof countrySpecialDaySchema>;
 
 /** Diyanet's published bayram dates, copied with their source into test/fixtures/facts/. */
 const factsFile = path.resolve(import.meta.dirname, '../fixtures/facts/turkey-religious-holidays.md');
@@ -25,7 +25,7 @@ async function readParts(recordType: string): Promise<Map<string, CountryDay[]>>
   const directory = path.join(recordsDir, recordType);
   const parts = new Map<string, CountryDay[]>();
   for (const file of (await readdir(directory)).filter((name) => name.endsWith('.json')).sort()) {
-    parts.set(file.replace(/\.json$/, ''), z.array(countryDaySchema).parse(JSON.parse(await readFile(path.join(directory, file), 'utf8'))));
+    parts.set(file.replace(/\.json$/, ''), z.array(countrySpecialDaySchema).parse(JSON.parse(await readFile(path.join(directory, file), 'utf8'))));
   }
   return parts;
 }
@@ -402,6 +402,10 @@ describe('weekend working days (data/curated/working-day-terms.json)', () => {
     categories: ['public'],
     days: [['2025-11-03', 'public', dayOffName, dayOffEnglish] as [string, string, string, string | null]],
     weekendWorkdays: [[workday, dayOffName, dayOffEnglish] as [string, string, string | null]],
+    weekends: [['2000-01-01', [6, 7]] as [string, number[]]],
+    observed: [],
+    estimated: [],
+    subdivisions: {},
   });
 
   it('names each worked day by the day off it pays for, its date written as the snapshot writes dates', () => {
@@ -440,7 +444,7 @@ describe('holiday corrections (data/curated/holiday-corrections.json)', () => {
 
   const lists = (holidays: typeof days, specialDays: typeof days = []) => ({ holidays, specialDays });
 
-  it('removes, demotes and moves the days of their own country only', () => {
+  it('removes, demotes (to a day off for some) and moves the days of their own country only; a moved day is no longer provisional', () => {
     const own: HolidayCorrection[] = [
       { alpha2Code: 'XA', action: 'remove', date: '2025-10-17', why, source },
       { alpha2Code: 'XA', action: 'demote', date: '2025-04-17', why, source },
@@ -452,9 +456,14 @@ describe('holiday corrections (data/curated/holiday-corrections.json)', () => {
         { day: '2025-01-01', summary: 'New Year' },
         { day: '2025-12-10', summary: "Women's Day" },
       ],
-      specialDays: [{ day: '2025-04-17', summary: 'Holy Thursday' }],
+      specialDays: [{ day: '2025-04-17', summary: 'Holy Thursday', type: 'optional' }],
     });
     expect(correctHolidays('XC', lists(days), own)).toEqual({ holidays: days, specialDays: [] });
+    const estimated = [{ day: '2025-09-10', summary: "Women's Day", provisional: true as const }];
+    expect(correctHolidays('XA', lists(estimated), [{ alpha2Code: 'XA', action: 'move', date: '2025-09-10', to: '2025-09-11', why, source }])).toEqual({
+      holidays: [{ day: '2025-09-11', summary: "Women's Day" }],
+      specialDays: [],
+    });
   });
 
   it('adds a day off the snapshot lacks, and promotes a special day to a public holiday', () => {

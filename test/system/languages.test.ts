@@ -16,6 +16,7 @@ const countries = await fixtureRecords('country');
 const turkey = pick(countries, 'alpha2Code', 'TR');
 const germany = pick(countries, 'alpha2Code', 'DE');
 const holidayRecords = await fixtureRecords('countryHoliday');
+const states = await fixtureRecords('stateProvince');
 
 let proxy: RunningServer;
 let manifest: Manifest;
@@ -73,8 +74,11 @@ describe('holiday names by the language parameter', () => {
 
   it("answers special days in English too: Öğretmenler Günü is Teachers' Day", async () => {
     const reply = await call(`${specialDays}?CountryId=${turkey.id}&Year=2024&language=en`);
-    expect(reply.days.map((day) => day.summary)).toEqual(["Teachers' Day"]);
-    expect((await call(`${specialDays}?CountryId=${turkey.id}&Year=2024`)).days.map((day) => day.summary)).toEqual(['Öğretmenler Günü']);
+    expect(reply.days.map((day) => day.summary)).toEqual(['Republic Day (from 1pm)', "Teachers' Day"]);
+    expect((await call(`${specialDays}?CountryId=${turkey.id}&Year=2024`)).days.map((day) => day.summary)).toEqual([
+      'Cumhuriyet Bayramı Arifesi',
+      'Öğretmenler Günü',
+    ]);
   });
 
   it('answers a country without English names in its own names for en, saying so in Content-Language', async () => {
@@ -196,7 +200,16 @@ describe('holiday names by Accept-Language', () => {
 
 describe('the build', () => {
   it("lists each country's languages in the manifest, its own first, and writes a language's bodies beside the country's only where a name differs", () => {
-    expect(manifest.languages).toEqual({ [germany.id]: ['de'], [turkey.id]: ['tr', 'en'], de: ['de'], tr: ['tr', 'en'] });
+    // Berlin's own days, by its id and its code, are named in German and in English.
+    const berlin = pick(states, 'abbreviation', 'BE');
+    expect(manifest.languages).toEqual({
+      [germany.id]: ['de'],
+      [turkey.id]: ['tr', 'en'],
+      [berlin.id]: ['de', 'en-US'],
+      de: ['de'],
+      'de-be': ['de', 'en-US'],
+      tr: ['tr', 'en'],
+    });
     const files = Object.keys(manifest.files).filter((file) => file.includes(`/getbycountryid/${turkey.id}/`) && file.includes('/en/'));
     // Türkiye's 2023 and 2025 have no days in the fixture: their [] answers for English too.
     expect(files.sort()).toEqual([
@@ -208,6 +221,7 @@ describe('the build', () => {
     expect(Object.keys(manifest.files).filter((file) => file.includes('/getbycountrycode/tr/en/'))).toEqual([
       'addressmanagement/api/countryholiday/getbycountrycode/tr/en/2024.json',
       'addressmanagement/api/countryspecialday/getbycountrycode/tr/en/2024.json',
+      'addressmanagement/api/workcalendar/getbycountrycode/tr/en/2024.json',
     ]);
   });
 

@@ -43,8 +43,11 @@ function examplesOf({ document }: Build, route: Route): (Example | undefined)[] 
   return route.params.map((param) => parameters.find((parameter) => parameter.in === 'query' && parameter.name === param.name)?.example as Example | undefined);
 }
 
+/** The lookup with its examples; an optional parameter without one is left out, as "Try it out" leaves it. */
 const targetOf = (route: Route, values: readonly (Example | undefined)[]): string =>
-  `${route.path}?${route.params.map((param, position) => `${param.name}=${encodeURIComponent(String(values[position]))}`).join('&')}`;
+  `${route.path}?${route.params
+    .flatMap((param, position) => (param.optional && values[position] === undefined ? [] : [`${param.name}=${encodeURIComponent(String(values[position]))}`]))
+    .join('&')}`;
 
 async function call({ proxy }: Build, target: string): Promise<{ status: number; body: unknown }> {
   const response = await fetch(`${proxy.url}${target}`, { headers: { Authorization: `Bearer ${testKey}` } });
@@ -77,11 +80,13 @@ describe('examples from a build of the real data', () => {
         .map((parameter) => {
           const type = (parameter.schema as { type: string }).type;
           const { example } = parameter;
+          // An optional subdivision has none: an example would fit one country only.
+          if (example === undefined && parameter.required === false && parameter.name !== 'language') return `${route.path} ${String(parameter.name)}: fits`;
           const fits = type === 'integer' ? Number.isInteger(example) : typeof example === type;
           return `${route.path} ${String(parameter.name)}: ${fits ? 'fits' : `${JSON.stringify(example)} is no ${type}`}`;
         }),
     );
-    expect(typed.length).toBe(lookups.reduce((count, route) => count + route.params.length + (route.languages ? 1 : 0), 0));
+    expect(typed.length).toBe(lookups.reduce((count, route) => count + route.params.length + (route.languages ? 1 : 0) + (route.formats ? 1 : 0), 0));
     expect(typed.filter((line) => !line.endsWith(': fits'))).toEqual([]);
   });
 
@@ -151,9 +156,14 @@ describe('examples from a build of the real data', () => {
       countryTopLevelWebDomain: ofTurkey,
       countryHoliday: ofTurkey,
       countrySpecialDay: ofTurkey,
+      // Türkiye's provinces have no holidays of their own: the regional examples are Bavaria's.
+      stateProvinceHoliday: () => true,
+      stateProvinceSpecialDay: () => true,
+      weekend: ofTurkey,
     };
     // A list may hold others too (every country of Türkiye's region): Türkiye's must be among them.
     const notTurkish = (await callExamples(build)).filter(({ route, body }) => {
+      if (route.document) return (body as FixtureRecord | null)?.countryCode !== 'TR';
       const records = (route.shape === 'list' ? body : [body]) as FixtureRecord[];
       return !records.some(turkish[route.record]);
     });

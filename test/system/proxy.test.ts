@@ -53,11 +53,13 @@ function successCases(): [string, unknown][] {
   const istanbulZone = of('timeZone', 'name', 'Europe/Istanbul');
   const ziraat = of('bank', 'code', '010');
   const caferaga = of('neighborhood', 'zipCode', '34710');
+  const berlin = of('stateProvince', 'name', 'Berlin');
+  const berlinDays = records.stateProvinceHoliday.map((day) => without(day, 'language', 'translations', 'observedFor', 'provisional'));
   const tryCurrency = of('currency', 'code', 'TRY');
   const trLinks = (type: RecordType): FixtureRecord[] => records[type].filter((link) => link.countryId === tr.id);
   /** Holidays as the API shows them: their language and English names only choose a body. */
   const trDays = (type: RecordType): Record<string, unknown>[] =>
-    records[type].filter((day) => day.countryId === tr.id).map((day) => without(day, 'language', 'translations'));
+    records[type].filter((day) => day.countryId === tr.id).map((day) => without(day, 'language', 'translations', 'dayType', 'observedFor', 'provisional'));
   return [
     [`${finance}/bank/getbycountryid?countryId=${tr.id}`, records.bank.map(bankBody)],
     [`${finance}/bank/getbyid?id=${ziraat.id}`, bankBody(ziraat)],
@@ -109,6 +111,25 @@ function successCases(): [string, unknown][] {
     [`${address}/countryspecialday/getbycountryid?CountryId=${tr.id}&Year=2024`, trDays('countrySpecialDay')],
     [`${address}/countryholiday/getbycountrycode?CountryCode=tr&Year=2024`, trDays('countryHoliday')],
     [`${address}/countryspecialday/getbycountrycode?countrycode=TR&year=2024`, trDays('countrySpecialDay')],
+    [`${address}/stateprovinceholiday/getbystateprovinceid?StateProvinceId=${berlin.id}&Year=2024`, berlinDays],
+    [`${address}/stateprovinceholiday/getbystateprovincecode?StateProvinceCode=de-be&Year=2024`, berlinDays],
+    [`${address}/stateprovincespecialday/getbystateprovinceid?StateProvinceId=${berlin.id}&Year=2024`, []],
+    [`${address}/stateprovincespecialday/getbystateprovincecode?StateProvinceCode=DE-BE&Year=2024`, []],
+    [`${address}/weekend/getbycountrycode?CountryCode=TR`, trLinks('weekend')],
+    [
+      `${address}/workcalendar/getbycountrycode?CountryCode=DE&Year=2024&StateProvinceCode=DE-BE`,
+      {
+        countryCode: 'DE',
+        stateProvinceCode: 'DE-BE',
+        year: 2024,
+        weekendDays: [6, 7],
+        weekendChanges: [],
+        days: [
+          { date: '2024-01-01', type: 'public', name: 'Neujahr', scope: 'national' },
+          { date: '2024-03-08', type: 'public', name: 'Frauentag', scope: 'regional' },
+        ],
+      },
+    ],
   ];
 }
 

@@ -225,3 +225,63 @@ describe('the exports and change list of a first build, on the real data', () =>
     expect(await body('/meta/changes')).toMatchObject({ from: null, records: {}, sources: [] });
   });
 });
+
+describe('business-day calendars, on the real data', () => {
+  const calendar = '/addressmanagement/api/workcalendar/getbycountrycode';
+  type Calendar = { weekendDays: number[]; weekendChanges: { from: string; weekendDays: number[] }[]; days: Record<string, unknown>[] };
+  const dayOf = (found: Calendar, date: string) => found.days.filter((day) => day.date === date);
+
+  it("Bavaria 2026: Epiphany and Corpus Christi as its own days, not Reformation Day (Brandenburg's)", async () => {
+    const bavaria = await body<Calendar>(`${calendar}?CountryCode=DE&Year=2026&StateProvinceCode=DE-BY&language=en`);
+    expect(dayOf(bavaria, '2026-01-06')).toEqual([{ date: '2026-01-06', type: 'public', name: 'Epiphany', scope: 'regional' }]);
+    expect(dayOf(bavaria, '2026-06-04')).toEqual([{ date: '2026-06-04', type: 'public', name: 'Corpus Christi', scope: 'regional' }]);
+    expect(dayOf(bavaria, '2026-10-31')).toEqual([]);
+    const brandenburg = await body<{ summary: string; startDate: string }[]>(
+      '/addressmanagement/api/stateprovinceholiday/getbystateprovincecode?StateProvinceCode=DE-BB&Year=2026&language=en',
+    );
+    expect(brandenburg.map((day) => day.startDate.slice(0, 10))).toContain('2026-10-31');
+  });
+
+  it('the weekend as it was that year: Saudi Arabia Friday–Saturday since 2013-06-28, the UAE Saturday–Sunday since 2022', async () => {
+    expect((await body<Calendar>(`${calendar}?CountryCode=SA&Year=2026`)).weekendDays).toEqual([5, 6]);
+    expect(await body<Calendar>(`${calendar}?CountryCode=SA&Year=2013`)).toMatchObject({
+      weekendDays: [4, 5],
+      weekendChanges: [{ from: '2013-06-28', weekendDays: [5, 6] }],
+    });
+    expect((await body<Calendar>(`${calendar}?CountryCode=AE&Year=2026`)).weekendDays).toEqual([6, 7]);
+    expect((await body<Calendar>(`${calendar}?CountryCode=AE&Year=2021`)).weekendDays).toEqual([5, 6]);
+  });
+
+  it("typed days: Türkiye's Republic Day eve from 13:00, China's 4 January 2026 a working day, the UK's substitute Monday", async () => {
+    expect(dayOf(await body<Calendar>(`${calendar}?CountryCode=TR&Year=2026`), '2026-10-28')).toEqual([
+      { date: '2026-10-28', type: 'halfDay', name: 'Cumhuriyet Bayramı Arifesi', startTime: '13:00', scope: 'national' },
+    ]);
+    expect(dayOf(await body<Calendar>(`${calendar}?CountryCode=CN&Year=2026`), '2026-01-04')).toMatchObject([{ type: 'workday', scope: 'national' }]);
+    expect(dayOf(await body<Calendar>(`${calendar}?CountryCode=GB&Year=2022`), '2022-01-03')).toMatchObject([
+      { type: 'public', name: "New Year's Day (observed)", observedFor: '2022-01-01' },
+    ]);
+  });
+
+  it("Türkiye's bayrams after Diyanet's published years are provisional, those it published are not", async () => {
+    const published = await body<Calendar>(`${calendar}?CountryCode=TR&Year=2026`);
+    expect(published.days.filter((day) => day.provisional)).toEqual([]);
+    const computed = await body<Calendar>(`${calendar}?CountryCode=TR&Year=2040`);
+    expect(computed.days.filter((day) => String(day.name).startsWith('Ramazan Bayramı')).every((day) => day.provisional === true)).toBe(true);
+  });
+});
+
+describe('regional special days, on the real data', () => {
+  it("Fribourg's Easter Monday is a regional day off for some (optional), its Good Friday a regional holiday", async () => {
+    const fribourg = await body<{ days: Record<string, unknown>[] }>(
+      '/addressmanagement/api/workcalendar/getbycountrycode?CountryCode=CH&Year=2026&StateProvinceCode=CH-FR&language=en',
+    );
+    expect(fribourg.days.filter((day) => day.date === '2026-04-03')).toEqual([{ date: '2026-04-03', type: 'public', name: 'Good Friday', scope: 'regional' }]);
+    expect(fribourg.days.filter((day) => day.date === '2026-04-06')).toEqual([
+      { date: '2026-04-06', type: 'optional', name: 'Easter Monday', scope: 'regional' },
+    ]);
+    const special = await body<{ summary: string; startDate: string }[]>(
+      '/addressmanagement/api/stateprovincespecialday/getbystateprovincecode?StateProvinceCode=ch-fr&Year=2026&language=en',
+    );
+    expect(special.map((day) => `${day.startDate.slice(0, 10)} ${day.summary}`)).toContain('2026-04-06 Easter Monday');
+  });
+});

@@ -1,0 +1,79 @@
+/**
+ * A work calendar as iCalendar (`format=ics`): public, without a token. A calendar app subscribes
+ * to a URL and cannot send an Authorization header, and a country's holidays are public facts;
+ * the JSON answers of the same operation need a token like every lookup. The answer is cacheable
+ * by anyone (Cache-Control public), so a CDN or the edge cache serves repeated subscriptions.
+ */
+import type http from 'node:http';
+import { LRUCache } from 'lru-cache';
+import { publicCacheControl, publicFileSecurityHeaders } from '../../contract/http.ts';
+import { findRoute, formatParam } from '../../contract/routes.ts';
+import type { WorkCalendar } from '../../contract/workCalendar.ts';
+import { codingOf, encodeResponse } from './compression.ts';
+import type { Exchange, Handler } from './exchange.ts';
+import { calendarType, renderICalendar } from './icalendar.ts';
+import { chooseByAcceptLanguage } from './languages.ts';
+import { findTarget } from './lookups.ts';
+import { chooseEncoding, codedEtag, matchesIfNoneMatch } from './negotiation.ts';
+import { collectParams } from './query.ts';
+import { whenReady } from './respond.ts';
+
+/** A request for a calendar file: a route that offers `ics`, and `format=ics` in the query (any case). */
+export function isCalendarRequest(pathname: string, query: string): boolean {
+  if (!/format=ics/i.test(query)) return false;
+  const route = findRoute(pathname);
+  if (!route?.formats?.includes('ics')) return false;
+  const values = collectParams(query).get(formatParam) ?? [];
+  return values.length === 1 && values[0]?.trim().toLowerCase() === 'ics';
+}
+
+/** A body's calendar: its text and the file name it is offered under. */
+interface Rendered {
+  readonly text: Buffer;
+  readonly fileName: string;
+}
+
+/** Each body's calendar, by the body's ETag: 1,000 calendars of a few kilobytes at most. */
+const rendered = new LRUCache<string, Rendered>({ max: 1000 });
+
+function render(body: Buffer, builtAt: string): Rendered {
+  const calendar = JSON.parse(body.toString('utf8')) as WorkCalendar;
+  const fileName = `${(calendar.stateProvinceCode ?? calendar.countryCode).toLowerCase()}-${calendar.year}.ics`;
+  return { text: Buffer.from(renderICalendar(calendar, builtAt)), fileName };
+}
+
+/** The ETag of a body's calendar: the body's own, marked as another representation. */
+const calendarEtag = (etag: string) => `${etag.slice(0, -1)}-ics"`;
+
+export const answerCalendar: Handler = (exchange: Exchange) => {
+  const { context, request, method } = exchange;
+  const store = context.store();
+  const target = request.url ?? exchange.pathname;
+  const route = findRoute(exchange.pathname);
+  if (!route) return;
+  const lookup = context.targets.get(store, target) ?? context.targets.remember(target, findTarget(route, exchange.query, store));
+  const answered = lookup.languages ? chooseByAcceptLanguage(request.headers['accept-language'], lookup.languages) : undefined;
+  const { file, entry } = answered?.found ?? lookup.found;
+  const tag = answered?.tag ?? lookup.language;
+  const etag = calendarEtag(entry.etag);
+  const wanted = method === 'GET' ? chooseEncoding(request.headers['accept-encoding']) : 'identity';
+  return whenReady(store.cached(entry) ?? store.read(file, entry), (body) => {
+    const calendar = rendered.get(etag) ?? render(body, store.manifest.builtAt);
+    rendered.set(etag, calendar);
+    const headers: http.OutgoingHttpHeaders = {
+      ETag: etag,
+      'Cache-Control': publicCacheControl,
+      'X-Data-Version': store.manifest.dataVersion,
+      ...publicFileSecurityHeaders,
+      ...exchange.commonHeaders(),
+      Vary: context.calendarVary,
+      'Content-Disposition': `inline; filename="${calendar.fileName}"`,
+      ...(tag === undefined ? {} : { 'Content-Language': tag }),
+    };
+    if (matchesIfNoneMatch(request.headers['if-none-match'], etag)) {
+      headers.ETag = codedEtag(etag, codingOf(wanted, calendar.text.length));
+      return exchange.sendNotModified(headers);
+    }
+    return whenReady(encodeResponse('', calendar.text, '', etag, wanted), (encoded) => exchange.sendEncoded(calendarType, headers, encoded));
+  });
+};
