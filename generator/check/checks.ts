@@ -6,10 +6,12 @@ import { banksCheck } from './banks.ts';
 import type { DataCheck } from './check.ts';
 import { countryNamesCheck } from './countryNames.ts';
 import { holidaysCheck } from './holidays.ts';
+import { openHolidaysCheck, regionalHolidaysCheck } from './openHolidays.ts';
 import { populationCheck } from './population.ts';
 import { postalCodesCheck } from './postalCodes.ts';
 import { subdivisionsCheck } from './subdivisions.ts';
 import { timeZonesCheck } from './timeZones.ts';
+import { weekendsCheck } from './weekends.ts';
 
 export const dataChecks: readonly DataCheck[] = [
   subdivisionsCheck,
@@ -18,5 +20,8 @@ export const dataChecks: readonly DataCheck[] = [
   timeZonesCheck,
   postalCodesCheck,
   holidaysCheck,
+  openHolidaysCheck,
+  regionalHolidaysCheck,
+  weekendsCheck,
   countryNamesCheck,
 ];
