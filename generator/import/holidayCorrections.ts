@@ -4,9 +4,12 @@
  * removed (no day off at all), demoted (a day off for some, or at the employer's choice: served as
  * a special day instead), moved (the same holiday, on the day the official calendar gives), added
  * (a day off the snapshot lacks, named as the country names it) or promoted (a day the snapshot
- * files under another category, such as "islamic", that is a day off for everyone). Remove, demote
- * and move take a day by its date or, for a rule wrong in every year, by its name over a range of
- * years. A correction that matches no day of the snapshot, or adds a day it already has, stops
+ * files under another category, such as "islamic", that is a day off for everyone). A holiday's
+ * English name may be renamed (python-holidays' translation is wrong), and in a country whose law
+ * moves a holiday that falls on a weekend to a substitute day, the holiday's own date may be left
+ * to the substitute (`substituted`: kept as an observance, the substitute is the day off). Remove,
+ * demote and move take a day by its date or, for a rule wrong in every year, by its name over a
+ * range of years. A correction that matches no day of the snapshot, or adds a day it already has, stops
  * the import: the source has changed (perhaps fixed), and the correction must be read again.
  */
 import { z } from 'zod';
@@ -37,9 +40,13 @@ const correctionSchema = z.union([
     english: z.strictObject({ name: z.string().min(1), source: sourceUrl }).optional(),
   }),
   z.strictObject({ ...cited, action: z.literal('promote'), date: day, name: z.string().min(1) }),
+  z.strictObject({ ...cited, action: z.literal('renameEnglish'), name: z.string().min(1), english: z.string().min(1) }),
+  z.strictObject({ ...cited, action: z.literal('substituted'), years }),
 ]);
 export type HolidayCorrection = z.infer<typeof correctionSchema>;
-type DayCorrection = Exclude<HolidayCorrection, { action: 'add' | 'promote' }>;
+type DayCorrection = Extract<HolidayCorrection, { action: 'remove' | 'demote' | 'move' }>;
+const isDayCorrection = (correction: HolidayCorrection): correction is DayCorrection =>
+  correction.action === 'remove' || correction.action === 'demote' || correction.action === 'move';
 
 function matches(correction: DayCorrection, holiday: ObservedDay): boolean {
   if ('date' in correction) return holiday.day === correction.date;
@@ -52,13 +59,27 @@ const isNamedDay = (correction: { date: string; name: string }) => (candidate: O
 
 function describe(correction: HolidayCorrection): string {
   if (correction.action === 'add' || correction.action === 'promote') return `${correction.date} "${correction.name}"`;
+  if (correction.action === 'renameEnglish') return `"${correction.name}"`;
+  if (correction.action === 'substituted') return `${correction.years.first}–${correction.years.last}`;
   return 'date' in correction ? correction.date : `"${correction.name}" ${correction.years.first}–${correction.years.last}`;
+}
+
+const inYears = (holiday: ObservedDay, { first, last }: { first: number; last: number }) =>
+  Number(holiday.day.slice(0, 4)) >= first && Number(holiday.day.slice(0, 4)) <= last;
+
+/** The dates an observed or substitute holiday stands in for, in the years of a `substituted` correction. */
+function substitutedDates(days: CountryDayLists, correction: HolidayCorrection | undefined): Set<string> {
+  if (correction?.action !== 'substituted') return new Set();
+  return new Set(days.holidays.flatMap((holiday) => (holiday.observedFor !== undefined && inYears(holiday, correction.years) ? [holiday.observedFor] : [])));
 }
 
 /** Why a correction no longer fits the snapshot, or undefined when it does. */
 function staleness(correction: HolidayCorrection, days: CountryDayLists): string | undefined {
   if (correction.action === 'add') return days.holidays.some(isNamedDay(correction)) ? 'adds a public holiday the snapshot already has' : undefined;
   if (correction.action === 'promote') return days.specialDays.some(isNamedDay(correction)) ? undefined : 'matches no special day of the snapshot';
+  if (correction.action === 'renameEnglish')
+    return days.holidays.some((holiday) => holiday.summary === correction.name) ? undefined : 'matches no public holiday of the snapshot';
+  if (correction.action === 'substituted') return substitutedDates(days, correction).size > 0 ? undefined : 'finds no substitute day in those years';
   return days.holidays.some((holiday) => matches(correction, holiday)) ? undefined : 'matches no public holiday of the snapshot';
 }
 
@@ -85,12 +106,21 @@ export function correctHolidays(
   });
   if (stale.length > 0) throw new ImportError(stale);
 
-  const byDay = own.filter((correction): correction is DayCorrection => correction.action !== 'add' && correction.action !== 'promote');
+  const byDay = own.filter(isDayCorrection);
+  const renamed = new Map(own.flatMap((correction) => (correction.action === 'renameEnglish' ? [[correction.name, correction.english] as const] : [])));
+  const leftToSubstitute = substitutedDates(
+    days,
+    own.find((correction) => correction.action === 'substituted'),
+  );
   const holidays: ObservedDay[] = [];
   const specialDays: ObservedDay[] = [];
-  for (const holiday of days.holidays) {
+  for (const original of days.holidays) {
+    const english = renamed.get(original.summary);
+    const holiday = english === undefined ? original : { ...original, english };
     const correction = byDay.find((candidate) => matches(candidate, holiday));
-    if (!correction) holidays.push(holiday);
+    // The holiday's own date, when the law makes its substitute the day off: an observance.
+    if (holiday.observedFor === undefined && leftToSubstitute.has(holiday.day)) specialDays.push(holiday);
+    else if (!correction) holidays.push(holiday);
     // A demoted day is a day off for some, or at the employer's choice.
     else if (correction.action === 'demote') specialDays.push({ ...holiday, type: 'optional' });
     else if (correction.action === 'move') {

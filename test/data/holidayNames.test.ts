@@ -9,6 +9,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { loadHolidayCorrections } from '../../generator/import/holidayCorrections.ts';
 import { readSnapshot, type PythonHolidaysSnapshot } from '../../generator/import/pythonHolidays.ts';
 import { buildSettingsSchema, countrySpecialDaySchema, countrySchema } from '../../generator/schemas.ts';
 import { dataDir, recordsDir } from '../support/data.ts';
@@ -52,7 +53,7 @@ describe('English names of holidays and special days', () => {
       'Idy Be',
       'Reconocimiento al histórico triunfo de la Selección Paraguaya',
     ]);
-    expect(records.filter((record) => record.translations !== undefined).length).toBe(143_051);
+    expect(records.filter((record) => record.translations !== undefined).length).toBe(143_052);
     // A country named in English has no English names beside its own.
     expect(records.filter((record) => record.language.startsWith('en') && record.translations !== undefined)).toEqual([]);
   });
@@ -102,14 +103,20 @@ describe('English names of holidays and special days', () => {
     expect(turkey.every((record) => record.language === 'tr' && englishOf(record) !== undefined)).toBe(true);
   });
 
-  it('carries the snapshot’s English name on the day and name it pairs it with, for every country the snapshot names', () => {
+  it('carries the snapshot’s English name on the day and name it pairs it with, for every country the snapshot names, or the one a correction gives', async () => {
+    const renamedEnglish = new Map(
+      (await loadHolidayCorrections(dataDir)).flatMap((correction) =>
+        correction.action === 'renameEnglish' ? [[`${correction.alpha2Code} ${correction.name}`, correction.english] as const] : [],
+      ),
+    );
     const mismatches: string[] = [];
     for (const [alpha2Code, entity] of Object.entries(snapshot.countries)) {
       if (entity.english === null || alpha2Code === 'TR') continue;
       const onDay = new Map((byCountry.get(alpha2Code) ?? []).map((record) => [`${record.startDate.slice(0, 10)} ${record.summary}`, record]));
-      for (const [day, , summary, english] of entity.days) {
+      for (const [day, , summary, snapshotEnglish] of entity.days) {
         const record = onDay.get(`${day} ${summary}`);
-        // A day a correction removed or moved has no record on it.
+        // A day a correction removed or moved has no record on it; one it renamed has the correction's English.
+        const english = renamedEnglish.get(`${alpha2Code} ${summary}`) ?? snapshotEnglish;
         if (record !== undefined && englishOf(record) !== english) mismatches.push(`${alpha2Code} ${day} ${summary}: ${englishOf(record)} ≠ ${english}`);
       }
     }

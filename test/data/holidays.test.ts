@@ -7,6 +7,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { dayMarksOf } from '../../generator/import/dayTypes.ts';
 import { correctHolidays, loadHolidayCorrections, type HolidayCorrection } from '../../generator/import/holidayCorrections.ts';
 import { holidayTimeZone } from '../../generator/import/holidayZones.ts';
 import { loadWorkingDayTerms, nameWorkingDays, type WorkingDayTerms } from '../../generator/import/workingDays.ts';
@@ -256,7 +257,8 @@ describe('every country', () => {
         new Set((parts.get(alpha2Code.toLowerCase()) ?? []).map((record) => `${dayOf(record)} ${record.summary}`));
       const holidayKeys = keysOf(holidays);
       const specialDayKeys = keysOf(specialDays);
-      const publicDays = entity.days.filter(([, category]) => category === 'public').map(([day, , summary]) => ({ day, summary }));
+      const marks = dayMarksOf(entity);
+      const publicDays = entity.days.filter(([, category]) => category === 'public').map(([day, , summary]) => ({ day, summary, ...marks(day, summary) }));
       const otherDays = entity.days.filter(([, category]) => category !== 'public').map(([day, , summary]) => ({ day, summary }));
       const corrected = correctHolidays(
         alpha2Code,
@@ -507,6 +509,26 @@ describe('holiday corrections (data/curated/holiday-corrections.json)', () => {
     expect(() => correctHolidays('XA', lists(years), unmatched)).toThrow(/XA "Dignity Day" 2000–2010 \(demote\) matches no public holiday/);
   });
 
+  it("renames a holiday's English name, and leaves a weekend holiday's own date to its substitute", () => {
+    const substituted = [
+      { day: '2022-01-01', summary: "New Year's Day" },
+      { day: '2022-01-03', summary: "New Year's Day (observed)", observedFor: '2022-01-01' },
+      { day: '2022-05-01', summary: 'Święto Państwowe', english: 'National Day' },
+    ];
+    const rules: HolidayCorrection[] = [
+      { alpha2Code: 'XA', action: 'substituted', years: { first: 2000, last: 2050 }, why, source },
+      { alpha2Code: 'XA', action: 'renameEnglish', name: 'Święto Państwowe', english: 'Labour Day', why, source },
+    ];
+    expect(correctHolidays('XA', lists(substituted), rules)).toEqual({
+      holidays: [
+        { day: '2022-01-03', summary: "New Year's Day (observed)", observedFor: '2022-01-01' },
+        { day: '2022-05-01', summary: 'Święto Państwowe', english: 'Labour Day' },
+      ],
+      specialDays: [{ day: '2022-01-01', summary: "New Year's Day" }],
+    });
+    expect(() => correctHolidays('XA', lists(days), [rules[0] as HolidayCorrection])).toThrow(/XA 2000–2050 \(substituted\) finds no substitute day/);
+  });
+
   it('a correction that matches no public day stops the import, naming itself', () => {
     const stale: HolidayCorrection[] = [{ alpha2Code: 'XA', action: 'remove', date: '2025-10-18', why, source }];
     expect(() => correctHolidays('XA', lists(days), stale)).toThrow(ImportError);
@@ -514,6 +536,32 @@ describe('holiday corrections (data/curated/holiday-corrections.json)', () => {
   });
 
   // These hold once data/records is re-imported with the corrections.
+  it('Croatia 2024: the parliamentary election day, 17 April, is a day off for everyone', () => {
+    expect(named(partOf(holidays, 'HR'), 'Dan izbora za zastupnike u Hrvatski sabor').map(dayOf)).toEqual(['2024-04-17']);
+  });
+
+  it('Iraq 2024: Christmas is a holiday for everyone by the Council of Ministers; Poland: 1 May is Labour Day in English', () => {
+    expect(
+      partOf(holidays, 'IQ')
+        .filter((record) => dayOf(record) === '2024-12-25')
+        .map((record) => record.summary),
+    ).toEqual(['عيد الميلاد']);
+    const mayDay = partOf(holidays, 'PL').find((record) => dayOf(record) === '2026-05-01');
+    expect(mayDay?.translations).toEqual({ 'en-US': 'Labour Day' });
+  });
+
+  it('United Kingdom: a weekend bank holiday is its substitute weekday only; the weekend date is a special day', () => {
+    const britain = partOf(holidays, 'GB');
+    const standsFor = britain.flatMap((record) => (record.observedFor === undefined ? [] : [record.observedFor]));
+    expect(standsFor).toContain('2022-12-25');
+    expect(britain.filter((record) => standsFor.includes(dayOf(record))).map(dayOf)).toEqual([]);
+    expect(
+      partOf(specialDays, 'GB')
+        .filter((record) => dayOf(record) === '2022-12-25')
+        .map((record) => record.summary),
+    ).toEqual(['Christmas Day']);
+  });
+
   it('Russia 2026: the days off the Government moved (9 January, 31 December) and the Labour Code moved (9 March, 11 May) are holidays', () => {
     const russia = partOf(holidays, 'RU').map(dayOf);
     for (const day of ['2026-01-09', '2026-03-09', '2026-05-11', '2026-12-31']) expect(russia, day).toContain(day);
