@@ -63,6 +63,16 @@ function weekendOf(periods: readonly WeekendPeriod[], year: number): { weekendDa
   return { weekendDays: atStart?.weekendDays ?? [], weekendChanges };
 }
 
+/**
+ * The days in date order, without a special day that repeats a holiday of the same date, scope and
+ * name (Hong Kong's statutory holidays are also among its general holidays, python-holidays'
+ * `optional` ones): the holiday says it.
+ */
+function calendarDays(days: CalendarDay[]): CalendarDay[] {
+  const holidays = new Set(days.filter((day) => day.type === 'public').map((day) => `${day.date} ${day.scope} ${String(day.record.summary)}`));
+  return days.filter((day) => day.type === 'public' || !holidays.has(`${day.date} ${day.scope} ${String(day.record.summary)}`)).sort(compareDays);
+}
+
 function compareDays(a: CalendarDay, b: CalendarDay): number {
   if (a.date !== b.date) return a.date < b.date ? -1 : 1;
   if (a.scope !== b.scope) return a.scope === 'national' ? -1 : 1;
@@ -114,7 +124,7 @@ export function indexWorkCalendars(route: Route, indexing: Indexing): void {
     const stateCode = state === undefined ? undefined : String(keys.fieldValue('stateProvince', state, stateParam.field));
     const stateKey = state === undefined ? undefined : keys.keyOf('stateProvince', state, stateParam, stateCode);
     if (countryKey === undefined || (state !== undefined && stateKey === undefined)) return;
-    days.sort(compareDays);
+    const listed = calendarDays(days);
     const weekend = weekendOf(weekends.get(String(state?.id)) ?? weekends.get(country.id) ?? [], year);
     const document = (nameOf: (record: DataRecord) => unknown): string =>
       JSON.stringify({
@@ -122,7 +132,7 @@ export function indexWorkCalendars(route: Route, indexing: Indexing): void {
         stateProvinceCode: stateCode ?? null,
         year,
         ...weekend,
-        days: days.map(({ date, type, record, scope }): WorkCalendarDay => {
+        days: listed.map(({ date, type, record, scope }): WorkCalendarDay => {
           const startTime = type === 'halfDay' ? startTimeOf(record) : undefined;
           return {
             date,

@@ -4,7 +4,10 @@ python-holidays (the `holidays` package, pinned in holidays-requirements.txt) kn
 country and territory it supports and every year of data/build.json `holidayYears`, so that the
 TypeScript importer (holidays.ts) and CI read a committed file and never run Python.
 
-    python generator/import/holidays_snapshot.py --data data --out data/sources/python-holidays-0.105.json.gz
+    PYTHONHASHSEED=0 python generator/import/holidays_snapshot.py --data data --out data/sources/python-holidays-0.105.json.gz
+
+(PYTHONHASHSEED=0, as `npm run data:holidays` sets it: some entities add days in the order of a
+set of strings, which Python otherwise orders differently in every run.)
 
 The snapshot (gzip, written with mtime 0 so that the same inputs give the same bytes) is JSON:
 
@@ -82,7 +85,20 @@ SUBDIVISION_LEFT_OUT = {"school"}
 # Sweden's law counts every Sunday as a general holiday (allmän helgdag, Lag (1989:253) 1 §), and
 # python-holidays lists all 52 unless told not to: a Sunday is a weekly rest day, not a holiday a
 # calendar should name, so only the named days are taken (Norway's class defaults to the same).
+#
+# Spain's national holidays keep their date when it is a Sunday: Real Decreto 2001/1983, art. 45.1
+# lists them as national holidays whatever the weekday, and art. 45.2-3 give the Monday after a
+# Sunday one as the day of rest unless the community puts another of its own in its place. python-
+# holidays drops a Sunday one from the national list (its SUN_TO_NONE observed rule) and moves it
+# in each community that keeps the Monday ("Lunes siguiente a …"): the nation-wide calendar is
+# computed without observed rules (it keeps the day), each community's with them (its Mondays).
 OPTIONS = {"SE": {"include_sundays": False}}
+NATIONAL_OPTIONS = {"ES": {"observed": False}}
+
+
+def options(code: str, subdivision: str | None) -> dict:
+    """The entity's options: OPTIONS, and for the nation-wide calendar NATIONAL_OPTIONS too."""
+    return {**OPTIONS.get(code, {}), **(NATIONAL_OPTIONS.get(code, {}) if subdivision is None else {})}
 
 
 def read_window(data_dir: Path) -> tuple[int, int]:
@@ -123,7 +139,7 @@ def entity(code: str, years: range, category: str | None, language: str | None, 
     place = {} if subdivision is None else {"subdiv": subdivision}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        calendar = observing(type(holidays.country_holidays(code)))(years=years, categories=categories, language=language, **place, **OPTIONS.get(code, {}))
+        calendar = observing(type(holidays.country_holidays(code)))(years=years, categories=categories, language=language, **place, **options(code, subdivision))
     for warning in caught:
         # India's Hindu calendar is tabulated for 2001-2035 only; say so instead of hiding it.
         if subdivision is None:
@@ -198,7 +214,7 @@ def additions(cls, code: str, years: range, category: str, language: str, subdiv
     place = {} if subdivision is None else {"subdiv": subdivision}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the warnings are the entity's own, printed by entity()
-        calendar.__init__(years=years, categories=(category,), language=language, **place, **OPTIONS.get(code, {}))
+        calendar.__init__(years=years, categories=(category,), language=language, **place, **options(code, subdivision))
     return calendar.additions
 
 

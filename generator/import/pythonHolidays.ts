@@ -96,7 +96,12 @@ export async function writeSnapshot(dataDir: string): Promise<string> {
     await mkdir(path.dirname(virtualEnvDir), { recursive: true });
     if (!(await exists(python))) await run('python3', ['-m', 'venv', virtualEnvDir]);
     await run(python, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--require-hashes', '-r', requirementsFile]);
-    const { stdout } = await run(python, [snapshotScript, '--data', dataDir, '--out', out], { maxBuffer: 16 * 1024 * 1024 });
+    // A fixed hash seed: some entities add their days in the order of a set of names, and the
+    // observed days' pairing (holidays_snapshot.py `observed`) must not change from run to run.
+    const { stdout } = await run(python, [snapshotScript, '--data', dataDir, '--out', out], {
+      maxBuffer: 16 * 1024 * 1024,
+      env: { ...process.env, PYTHONHASHSEED: '0' },
+    });
     process.stderr.write(stdout);
   } catch (error) {
     const failure = error as { message: string; stderr?: string };

@@ -550,6 +550,12 @@ describe('holiday corrections (data/curated/holiday-corrections.json)', () => {
     expect(mayDay?.translations).toEqual({ 'en-US': 'Labour Day' });
   });
 
+  it('Spain: a national holiday on a Sunday keeps its date (Real Decreto 2001/1983, art. 45.1): All Saints 2026 on Sunday 1 November', () => {
+    const spain = partOf(holidays, 'ES');
+    expect(spain.filter((record) => dayOf(record) === '2026-11-01').map((record) => record.summary)).toEqual(['Todos los Santos']);
+    expect(spain.filter((record) => dayOf(record) === '2024-12-08').map((record) => record.summary)).toEqual(['Inmaculada Concepción']);
+  });
+
   it('United Kingdom: a weekend bank holiday is its substitute weekday only; the weekend date is a special day', () => {
     const britain = partOf(holidays, 'GB');
     const standsFor = britain.flatMap((record) => (record.observedFor === undefined ? [] : [record.observedFor]));

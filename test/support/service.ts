@@ -24,6 +24,12 @@ export async function copyFixture(): Promise<string> {
   return dataDir;
 }
 
+/**
+ * How long a hook may take that builds the real data: about 40 s alone on two cores, several times
+ * that while the rest of the suite runs beside it (three files build it).
+ */
+export const realBuildTimeoutMs = 300_000;
+
 export async function buildFixture(dataDir = fixtureData): Promise<string> {
   const distDir = path.join(await tempDir(), 'dist');
   await buildDist({ dataDir, distDir });

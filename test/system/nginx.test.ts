@@ -20,7 +20,7 @@ import { startService, type RunningService } from '../../proxy/service.ts';
 import { freePort } from '../support/programs.ts';
 import { nginxBinary, rawRequest, renderNginxForTest, startNginx, type RunningNginx } from '../support/daemon.ts';
 import { startFaultRelay, type FaultRelay } from '../support/faultRelay.ts';
-import { buildFixture, copyFixture, repoRoot, startTestService, tempDir, testKey } from '../support/service.ts';
+import { buildFixture, copyFixture, realBuildTimeoutMs, repoRoot, startTestService, tempDir, testKey } from '../support/service.ts';
 import { reportMissing } from '../support/tools.ts';
 
 const secretHeader = ['X-Origin-Secret', 'nginx-test-secret-0123456789abcdef0123456789'] as const;
@@ -540,7 +540,7 @@ describe.skipIf(!nginxBinary)('nginx as the origin, over the real data build', (
     distDir = path.join(await tempDir(), 'dist');
     await buildDist({ dataDir: path.join(repoRoot, 'data'), distDir });
     ({ manifest, nginx, local, proxied } = await startPair(distDir));
-  });
+  }, realBuildTimeoutMs);
   afterAll(async () => {
     await Promise.all([local?.close(), proxied?.close()]);
     await nginx?.stop();

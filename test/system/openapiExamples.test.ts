@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes, type RecordType, type Route } from '../../contract/routes.ts';
 import type { RunningServer } from '../../proxy/http/server.ts';
-import { buildFixture, copyFixture, repoRoot, startProxy, testKey, type FixtureRecord } from '../support/service.ts';
+import { buildFixture, copyFixture, realBuildTimeoutMs, repoRoot, startProxy, testKey, type FixtureRecord } from '../support/service.ts';
 
 type Json = Record<string, unknown>;
 type Example = string | number | boolean;
@@ -71,7 +71,7 @@ describe('examples from a build of the real data', () => {
   let build: Build;
   beforeAll(async () => {
     build = await serve(path.join(repoRoot, 'data'));
-  });
+  }, realBuildTimeoutMs);
 
   it("every query parameter of every lookup carries an example of its schema's type", () => {
     const typed = lookups.flatMap((route) =>

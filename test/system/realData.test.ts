@@ -4,12 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import path from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { RunningServer } from '../../proxy/http/server.ts';
-import { buildFixture, repoRoot, startProxy, testKey } from '../support/service.ts';
+import { buildFixture, realBuildTimeoutMs, repoRoot, startProxy, testKey } from '../support/service.ts';
 
 let proxy: RunningServer;
 beforeAll(async () => {
   proxy = await startProxy(await buildFixture(path.join(repoRoot, 'data')));
-});
+}, realBuildTimeoutMs);
 afterAll(() => proxy.close());
 
 async function body<T>(target: string): Promise<T> {
@@ -260,6 +260,12 @@ describe('business-day calendars, on the real data', () => {
     expect(dayOf(await body<Calendar>(`${calendar}?CountryCode=GB&Year=2022`), '2022-01-03')).toMatchObject([
       { type: 'public', name: "New Year's Day (observed)", observedFor: '2022-01-01' },
     ]);
+  });
+
+  it('Hong Kong 2026: a statutory holiday once, Good Friday a general holiday only (a day off for some until 2028)', async () => {
+    const hongKong = await body<Calendar>(`${calendar}?CountryCode=HK&Year=2026&language=en`);
+    expect(dayOf(hongKong, '2026-01-01')).toEqual([{ date: '2026-01-01', type: 'public', name: 'The first day of January', scope: 'national' }]);
+    expect(dayOf(hongKong, '2026-04-03')).toEqual([{ date: '2026-04-03', type: 'optional', name: 'Good Friday', scope: 'national' }]);
   });
 
   it("Türkiye's bayrams after Diyanet's published years are provisional, those it published are not", async () => {
