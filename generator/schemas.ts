@@ -100,9 +100,8 @@ const workCalendarFields = {
   provisional: z.literal(true).optional(),
 };
 
-export const countryDaySchema = z.strictObject({
-  id,
-  countryId: id,
+/** A day's fields after its owner's id, holidays' and special days' alike. */
+const dayFields = {
   summary: text,
   startDate: localDateTime,
   endDate: localDateTime,
@@ -111,7 +110,9 @@ export const countryDaySchema = z.strictObject({
   /** `summary` in other languages, by tag: its English name (`en-US`, `en-HK` …) where the source has one; not in responses. */
   translations: z.record(languageTag, text).optional(),
   ...workCalendarFields,
-});
+};
+
+export const countryDaySchema = z.strictObject({ id, countryId: id, ...dayFields });
 
 /** A special day: a holiday's fields, and what it is in a work calendar (none for an observance); not in responses. */
 export const countrySpecialDaySchema = countryDaySchema.extend({
@@ -119,16 +120,7 @@ export const countrySpecialDaySchema = countryDaySchema.extend({
 });
 
 /** A public holiday of one subdivision, in addition to its country's: a holiday record with the subdivision in place of the country. */
-export const stateProvinceHolidaySchema = z.strictObject({
-  id,
-  stateProvinceId: id,
-  summary: text,
-  startDate: localDateTime,
-  endDate: localDateTime,
-  language: languageTag,
-  translations: z.record(languageTag, text).optional(),
-  ...workCalendarFields,
-});
+export const stateProvinceHolidaySchema = z.strictObject({ id, stateProvinceId: id, ...dayFields });
 
 /** A subdivision's other days beyond its country's (a canton's Easter Monday, a state's bank holiday): a special-day record with the subdivision in place of the country. */
 export const stateProvinceSpecialDaySchema = stateProvinceHolidaySchema.extend({

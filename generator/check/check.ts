@@ -45,3 +45,18 @@ export interface DataCheck {
    */
   explainedFigures?(report: CheckReport, notExplained: readonly Disagreement[]): Record<string, number>;
 }
+
+/**
+ * The explained figures of a check that compares days (`daysServed`, `daysInReference`): its
+ * precision and recall with only the disagreements not explained counted against it.
+ */
+export function dayExplainedFigures(report: CheckReport, notExplained: readonly Disagreement[]): Record<string, number> {
+  const served = report.figures.daysServed ?? 0;
+  const inReference = report.figures.daysInReference ?? 0;
+  const ourDays = notExplained.filter((disagreement) => disagreement.ours !== 'absent').length;
+  const theirDays = notExplained.filter((disagreement) => disagreement.theirs !== 'absent').length;
+  return {
+    precisionCountingExplained: served === 0 ? 0 : 1 - ourDays / served,
+    recallCountingExplained: inReference === 0 ? 0 : 1 - theirDays / inReference,
+  };
+}

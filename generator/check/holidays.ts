@@ -15,7 +15,7 @@ import { readFile } from 'node:fs/promises';
 import Holidays from 'date-holidays';
 import { packageFilePath } from '../import/packages.ts';
 import { addDays, wallClockHours } from '../import/localDates.ts';
-import type { CheckReport, DataCheck, Disagreement } from './check.ts';
+import { dayExplainedFigures, type CheckReport, type DataCheck, type Disagreement } from './check.ts';
 
 const years = { first: 2024, last: 2026 };
 const countedYear = 2025;
@@ -64,16 +64,7 @@ const ratio = (part: number, whole: number) => (whole === 0 ? 1 : part / whole);
 
 export const holidaysCheck: DataCheck = {
   name: 'holidays',
-  explainedFigures(report, notExplained) {
-    const served = report.figures.daysServed ?? 0;
-    const inReference = report.figures.daysInReference ?? 0;
-    const ourDays = notExplained.filter((disagreement) => disagreement.ours !== 'absent').length;
-    const theirDays = notExplained.filter((disagreement) => disagreement.theirs !== 'absent').length;
-    return {
-      precisionCountingExplained: served === 0 ? 0 : 1 - ourDays / served,
-      recallCountingExplained: inReference === 0 ? 0 : 1 - theirDays / inReference,
-    };
-  },
+  explainedFigures: dayExplainedFigures,
   async run(data) {
     const alpha2ById = new Map<string, string>();
     for (const country of data.get('country') ?? []) alpha2ById.set(country.id, String(country.alpha2Code));

@@ -22,7 +22,7 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { z } from 'zod';
 import { addDays } from '../import/localDates.ts';
-import type { CheckedData, CheckReport, DataCheck, Disagreement } from './check.ts';
+import { dayExplainedFigures, type CheckedData, type DataCheck, type Disagreement } from './check.ts';
 
 const years = { first: 2024, last: 2027 };
 const inYears = (day: string) => Number(day.slice(0, 4)) >= years.first && Number(day.slice(0, 4)) <= years.last;
@@ -154,23 +154,12 @@ function ourDays(data: CheckedData): { national: Days; regional: Days; stateCode
   return { national, regional, stateCodes };
 }
 
-function explainedFigures(report: CheckReport, notExplained: readonly Disagreement[]): Record<string, number> {
-  const served = report.figures.daysServed ?? 0;
-  const inReference = report.figures.daysInReference ?? 0;
-  const ourDays = notExplained.filter((disagreement) => disagreement.ours !== 'absent').length;
-  const theirDays = notExplained.filter((disagreement) => disagreement.theirs !== 'absent').length;
-  return {
-    precisionCountingExplained: served === 0 ? 0 : 1 - ourDays / served,
-    recallCountingExplained: inReference === 0 ? 0 : 1 - theirDays / inReference,
-  };
-}
-
 const referenceName = (snapshot: Snapshot) =>
   `OpenHolidays data (${snapshot.source.repository}, commit ${snapshot.source.commit.slice(0, 7)} of ${snapshot.source.committed.slice(0, 10)}, ${snapshot.source.licence}), public holidays ${years.first}–${years.last}`;
 
 export const openHolidaysCheck: DataCheck = {
   name: 'openHolidays',
-  explainedFigures,
+  explainedFigures: dayExplainedFigures,
   async run(data, dataDir) {
     const snapshot = await readOpenHolidays(dataDir);
     const { national } = ourDays(data);
@@ -219,7 +208,7 @@ export const openHolidaysCheck: DataCheck = {
 
 export const regionalHolidaysCheck: DataCheck = {
   name: 'regionalHolidays',
-  explainedFigures,
+  explainedFigures: dayExplainedFigures,
   async run(data, dataDir) {
     const snapshot = await readOpenHolidays(dataDir);
     const { national, regional, stateCodes } = ourDays(data);
