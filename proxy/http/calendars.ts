@@ -11,11 +11,11 @@ import { findRoute, formatParam } from '../../contract/routes.ts';
 import type { WorkCalendar } from '../../contract/workCalendar.ts';
 import { codingOf, encodeResponse } from './compression.ts';
 import type { Exchange, Handler } from './exchange.ts';
-import { calendarType, renderICalendar } from './icalendar.ts';
+import { calendarType, renderICalendar, utcStamp } from './icalendar.ts';
 import { chooseByAcceptLanguage } from './languages.ts';
 import { findTarget } from './lookups.ts';
 import { chooseEncoding, codedEtag, matchesIfNoneMatch } from './negotiation.ts';
-import { collectParams } from './query.ts';
+import { collectParams, noOperation } from './query.ts';
 import { whenReady } from './respond.ts';
 
 /** A request for a calendar file: a route that offers `ics`, and `format=ics` in the query (any case). */
@@ -42,20 +42,23 @@ function render(body: Buffer, builtAt: string): Rendered {
   return { text: Buffer.from(renderICalendar(calendar, builtAt)), fileName };
 }
 
-/** The ETag of a body's calendar: the body's own, marked as another representation. */
-const calendarEtag = (etag: string) => `${etag.slice(0, -1)}-ics"`;
+/**
+ * The ETag of a body's calendar: the body's own, marked as another representation and by the
+ * build's time, which the text carries (DTSTAMP), so that one tag never names two texts.
+ */
+const calendarEtag = (etag: string, builtAt: string) => `${etag.slice(0, -1)}-ics${utcStamp(builtAt)}"`;
 
 export const answerCalendar: Handler = (exchange: Exchange) => {
   const { context, request, method } = exchange;
   const store = context.store();
   const target = request.url ?? exchange.pathname;
   const route = findRoute(exchange.pathname);
-  if (!route) return;
+  if (!route) throw noOperation(exchange.pathname);
   const lookup = context.targets.get(store, target) ?? context.targets.remember(target, findTarget(route, exchange.query, store));
   const answered = lookup.languages ? chooseByAcceptLanguage(request.headers['accept-language'], lookup.languages) : undefined;
   const { file, entry } = answered?.found ?? lookup.found;
   const tag = answered?.tag ?? lookup.language;
-  const etag = calendarEtag(entry.etag);
+  const etag = calendarEtag(entry.etag, store.manifest.builtAt);
   const wanted = method === 'GET' ? chooseEncoding(request.headers['accept-encoding']) : 'identity';
   return whenReady(store.cached(entry) ?? store.read(file, entry), (body) => {
     const calendar = rendered.get(etag) ?? render(body, store.manifest.builtAt);

@@ -57,7 +57,7 @@ function nextDay(date: string): string {
 }
 
 /** `2026-11-26T17:12:15.000Z` → `20261126T171215Z` (a UTC DATE-TIME, §3.3.5). */
-const utcStamp = (iso: string) => `${iso.slice(0, 19).replace(/[-:]/g, '')}Z`;
+export const utcStamp = (iso: string) => `${iso.slice(0, 19).replace(/[-:]/g, '')}Z`;
 
 function describe(day: WorkCalendarDay, place: string): string {
   const words = [`${typeWords[day.type]}${day.scope === 'regional' ? ` in ${place}` : ''}`];
