@@ -135,13 +135,14 @@ export const stateProvinceSpecialDaySchema = stateProvinceHolidaySchema.extend({
 export const weekendSchema = z.strictObject({
   id,
   countryId: id,
-  stateProvinceId: id.nullable(),
-  from: civilDay.nullable(),
-  until: civilDay.nullable(),
+  stateProvinceId: id.nullable().describe("The subdivision whose weekend differs from its country's (Malaysia's Kelantan); null for the country's."),
+  from: civilDay.nullable().describe('The first day of the period; null: as far back as the data goes.'),
+  until: civilDay.nullable().describe('The last day of the period; null: still in force.'),
   weekendDays: z
     .array(z.number().int().min(1).max(7))
     .max(7)
-    .refine((days) => days.every((day, index) => index === 0 || (days[index - 1] ?? 0) < day), 'must be ascending and distinct'),
+    .refine((days) => days.every((day, index) => index === 0 || (days[index - 1] ?? 0) < day), 'must be ascending and distinct')
+    .describe('The weekend as ISO 8601 weekday numbers: 1 = Monday … 7 = Sunday.'),
 });
 
 const isoWeekdays = z.array(z.number().int().min(1).max(7)).max(7).describe('ISO 8601 weekday numbers: 1 = Monday … 7 = Sunday.');
