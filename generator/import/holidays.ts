@@ -51,6 +51,23 @@ const knownUncovered = ['XK'];
 /** Built from data/curated/turkey-days.json; python-holidays' TR days are not used at all. */
 const turkeyAlpha2 = 'TR';
 
+/**
+ * Countries whose government sets each year's days off by a notice published late in the year
+ * before: python-holidays has the notices up to the last year it gives make-up working days for,
+ * and projects later years by rule. A later year's observed days (the bridging days off) are
+ * projections, so provisional; the statutory days themselves are fixed by law.
+ */
+const yearlyNotices: Readonly<Record<string, string>> = {
+  // 国务院办公厅关于<year>年部分节假日安排的通知 (the State Council General Office's yearly notice).
+  CN: 'https://www.gov.cn/gongbao/2025/issue_12406/202511/content_7048922.html',
+};
+
+/** The last year a yearly notice is known for: the year of the country's last make-up working day. */
+function lastNoticeYear(alpha2Code: string, entity: SnapshotCountry): number | undefined {
+  if (yearlyNotices[alpha2Code] === undefined) return undefined;
+  return Math.max(...entity.weekendWorkdays.map(([day]) => Number(day.slice(0, 4))));
+}
+
 /** A country's days as python-holidays gives them: its public days, and all the others. */
 function daysFromSnapshot(
   alpha2Code: string,
@@ -62,8 +79,18 @@ function daysFromSnapshot(
   const specialDays: ObservedDay[] = [];
   const englishOf = new Map<string, string>();
   const marks = dayMarksOf(entity);
+  const noticedUntil = lastNoticeYear(alpha2Code, entity);
+  const projected = (day: string, observedFor: string | undefined) =>
+    noticedUntil !== undefined && observedFor !== undefined && Number(day.slice(0, 4)) > noticedUntil;
   for (const [day, category, summary, english] of entity.days) {
-    const entry = { day, summary, ...(english === null ? {} : { english }), ...marks(day, summary) };
+    const marked = marks(day, summary);
+    const entry = {
+      day,
+      summary,
+      ...(english === null ? {} : { english }),
+      ...marked,
+      ...(projected(day, marked.observedFor) ? { provisional: true as const } : {}),
+    };
     if (category === publicCategory) snapshotHolidays.push(entry);
     else {
       const type = specialDayType(alpha2Code, category);

@@ -268,6 +268,12 @@ describe('business-day calendars, on the real data', () => {
     expect(dayOf(hongKong, '2026-04-03')).toEqual([{ date: '2026-04-03', type: 'optional', name: 'Good Friday', scope: 'national' }]);
   });
 
+  it("China's days off moved by the State Council's notice are settled for 2026 and provisional for 2027, projected by rule", async () => {
+    expect(dayOf(await body<Calendar>(`${calendar}?CountryCode=CN&Year=2026`), '2026-04-06')).toMatchObject([{ observedFor: '2026-04-05' }]);
+    expect(dayOf(await body<Calendar>(`${calendar}?CountryCode=CN&Year=2026`), '2026-04-06')[0]?.provisional).toBeUndefined();
+    expect(dayOf(await body<Calendar>(`${calendar}?CountryCode=CN&Year=2027`), '2027-02-09')).toMatchObject([{ observedFor: '2027-02-06', provisional: true }]);
+  });
+
   it("Türkiye's bayrams after Diyanet's published years are provisional, those it published are not", async () => {
     const published = await body<Calendar>(`${calendar}?CountryCode=TR&Year=2026`);
     expect(published.days.filter((day) => day.provisional)).toEqual([]);
