@@ -4,8 +4,13 @@
  * periods: holidays_snapshot.py `weekends`). Each change it makes is one its source code cites
  * (Saudi Arabia's Royal Decree of 2013, the UAE's move of 2022); data/SOURCES.md lists them, and
  * `npm run data:check` compares today's weekends with CLDR's weekData.
+ *
+ * Where python-holidays gives a country no weekend of its own and so its default (Saturday–Sunday)
+ * stands in for a country whose law says otherwise, data/curated/weekend-corrections.json sets the
+ * weekend from a date on, with its source.
  */
-import type { z } from 'zod';
+import { z } from 'zod';
+import { readCuratedFile, sourceUrl } from './curatedFile.ts';
 import { stateProvinceSchema, weekendSchema } from '../schemas.ts';
 import { reuseIds } from './ids.ts';
 import type { ImportContext, RecordOutput } from './importer.ts';
@@ -18,8 +23,33 @@ type StateProvince = z.infer<typeof stateProvinceSchema>;
 
 const naturalKey = (code: string, from: string | null) => JSON.stringify([code, from]);
 
+export const weekendCorrectionsFile = 'weekend-corrections.json';
+
+const correctionsSchema = z.strictObject({
+  note: z.string().min(1),
+  entries: z.array(
+    z.strictObject({
+      alpha2Code: z.string().regex(/^[A-Z]{2}$/),
+      /** The weekend from this day on (to the end of the years held). */
+      from: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+      weekendDays: z.array(z.number().int().min(1).max(7)).min(1).max(7),
+      why: z.string().min(20),
+      source: sourceUrl,
+    }),
+  ),
+});
+type WeekendCorrection = z.infer<typeof correctionsSchema>['entries'][number];
+type Periods = readonly (readonly [string, readonly number[]])[];
+
+/** python-holidays' periods with a correction's weekend from its day on. */
+export function correctWeekends(periods: Periods, correction: WeekendCorrection | undefined): Periods {
+  if (correction === undefined) return periods;
+  const before = periods.filter(([from]) => from < correction.from);
+  return [...before, [correction.from, correction.weekendDays] as const];
+}
+
 /** Periods as records: the first one's start is as far back as the data goes (null), the last one's end open (null). */
-function periodsOf(periods: readonly (readonly [string, readonly number[]])[]) {
+function periodsOf(periods: Periods) {
   return periods.map(([from, weekendDays], index) => {
     const next = periods[index + 1];
     return { from: index === 0 ? null : from, until: next === undefined ? null : addDays(next[0], -1), weekendDays: [...weekendDays] };
@@ -38,11 +68,16 @@ export async function weekendRecords(context: ImportContext, snapshot: PythonHol
     ),
   );
 
+  const corrections = (await readCuratedFile(context.dataDir, weekendCorrectionsFile, correctionsSchema)).entries;
   const records: Weekend[] = [];
   for (const country of context.countries) {
     const entity = snapshot.countries[country.alpha2Code];
     if (!entity) continue;
-    for (const period of periodsOf(entity.weekends)) {
+    const corrected = correctWeekends(
+      entity.weekends,
+      corrections.find((correction) => correction.alpha2Code === country.alpha2Code),
+    );
+    for (const period of periodsOf(corrected)) {
       records.push({ id: idFor(naturalKey(country.alpha2Code, period.from)), countryId: country.id, stateProvinceId: null, ...period });
     }
   }
