@@ -48,21 +48,33 @@ function render(body: Buffer, builtAt: string): Rendered {
  */
 const calendarEtag = (etag: string, builtAt: string) => `${etag.slice(0, -1)}-ics${utcStamp(builtAt)}"`;
 
+/** The route and body a calendar request names, found as a lookup finds them (without its token). */
+function resolveCalendar(exchange: Exchange) {
+  const route = findRoute(exchange.pathname);
+  if (!route) throw noOperation(exchange.pathname);
+  return findTarget(route, exchange.query, exchange.context.store());
+}
+
 export const answerCalendar: Handler = (exchange: Exchange) => {
   const { context, request, method } = exchange;
   const store = context.store();
   const target = request.url ?? exchange.pathname;
-  const route = findRoute(exchange.pathname);
-  if (!route) throw noOperation(exchange.pathname);
-  const lookup = context.targets.get(store, target) ?? context.targets.remember(target, findTarget(route, exchange.query, store));
+  const lookup = context.targets.get(store, target) ?? context.targets.remember(target, resolveCalendar(exchange));
   const answered = lookup.languages ? chooseByAcceptLanguage(request.headers['accept-language'], lookup.languages) : undefined;
   const { file, entry } = answered?.found ?? lookup.found;
   const tag = answered?.tag ?? lookup.language;
   const etag = calendarEtag(entry.etag, store.manifest.builtAt);
   const wanted = method === 'GET' ? chooseEncoding(request.headers['accept-encoding']) : 'identity';
-  return whenReady(store.cached(entry) ?? store.read(file, entry), (body) => {
-    const calendar = rendered.get(etag) ?? render(body, store.manifest.builtAt);
+  // A calendar rendered before needs no body at all: in origin mode, no fetch.
+  const kept = (body: Buffer): Rendered => {
+    const calendar = render(body, store.manifest.builtAt);
     rendered.set(etag, calendar);
+    return calendar;
+  };
+  const known = rendered.get(etag);
+  const body = known === undefined ? (store.cached(entry) ?? store.read(file, entry)) : undefined;
+  const made = known ?? (body instanceof Promise ? body.then(kept) : kept(body as Buffer));
+  return whenReady(made, (calendar) => {
     const headers: http.OutgoingHttpHeaders = {
       ETag: etag,
       'Cache-Control': publicCacheControl,
