@@ -32,6 +32,10 @@ const written = (days: readonly number[]) => `[${days.join(',')}]`;
 
 export const weekendsCheck: DataCheck = {
   name: 'weekends',
+  explainedFigures: (report, notExplained) => {
+    const compared = report.figures.countriesCompared ?? 0;
+    return { agreementCountingExplained: compared === 0 ? 0 : (compared - notExplained.length) / compared };
+  },
   async run(data) {
     const file = packageFilePath('cldr-core', 'supplemental/weekData.json');
     const weekData = JSON.parse(await readFile(file, 'utf8')) as WeekData;
