@@ -7,7 +7,8 @@
  * the country's special days are (dayTypes.ts). The nation's own days are not repeated.
  *
  * python-holidays' subdivisions that are no ISO 3166-2 subdivision (a city such as Augsburg) are
- * left out, each named in unmatchedSubdivisions with the reason; a new one stops the import.
+ * left out, each named in unmatchedSubdivisions with the reason; a new one stops the import. Days
+ * python-holidays gets wrong are corrected first, each with its source (regionalCorrections.ts).
  */
 import type { z } from 'zod';
 import { stateProvinceHolidaySchema, stateProvinceSchema, stateProvinceSpecialDaySchema, type Country } from '../schemas.ts';
@@ -21,6 +22,7 @@ import { compareCodePoints } from './ordering.ts';
 import type { PythonHolidaysSnapshot } from './pythonHolidays.ts';
 import { dayMarksOf, specialDayType, typeRank } from './dayTypes.ts';
 import { publicCategory } from './pythonHolidays.ts';
+import { correctSubdivisionDays, readRegionalCorrections, regionalCorrectionsFile, type SubdivisionDay } from './regionalCorrections.ts';
 
 type StateProvince = z.infer<typeof stateProvinceSchema>;
 type StateProvinceDay = z.infer<typeof stateProvinceSpecialDaySchema>;
@@ -135,15 +137,29 @@ export async function importRegionalHolidays(context: ImportContext, snapshot: P
 
   const holidays = new RegionalParts(codeOf);
   const specialDays = new RegionalParts(codeOf);
-  for (const { alpha2Code, subdivision, state } of matchSubdivisions(snapshot, context.countries, stateProvinces)) {
+  const matched = matchSubdivisions(snapshot, context.countries, stateProvinces);
+  const snapshotDays = new Map<string, readonly SubdivisionDay[]>();
+  for (const { alpha2Code, subdivision, state } of matched) {
+    const days = snapshot.countries[alpha2Code]?.subdivisions[subdivision]?.days;
+    if (days) snapshotDays.set(codeOf.get(state.id) ?? `${alpha2Code}-${subdivision}`, days);
+  }
+  const corrections = await readRegionalCorrections(context.dataDir);
+  const unknown = corrections.filter((correction) => !snapshotDays.has(correction.subdivision));
+  if (unknown.length > 0) {
+    throw new ImportError(
+      unknown.map((correction) => `data/curated/${regionalCorrectionsFile}: ${correction.subdivision} is no subdivision python-holidays gives days of its own`),
+    );
+  }
+  for (const { alpha2Code, subdivision, state } of matched) {
     const entity = snapshot.countries[alpha2Code];
-    const days = entity?.subdivisions[subdivision];
-    if (!entity || !days || !countryByAlpha2.has(alpha2Code)) continue;
+    const snapshotOwn = entity?.subdivisions[subdivision];
+    if (!entity || !snapshotOwn || !countryByAlpha2.has(alpha2Code)) continue;
+    const code = codeOf.get(state.id) ?? `${alpha2Code}-${subdivision}`;
+    const days = { ...snapshotOwn, days: correctSubdivisionDays(code, snapshotOwn.days, corrections, (other) => snapshotDays.get(other)) };
     const timeZone = holidayTimeZone(alpha2Code);
     const own = languageTag(entity.language);
     const english = entity.english === null ? undefined : languageTag(entity.english);
     const marks = dayMarksOf(days);
-    const code = codeOf.get(state.id) ?? `${alpha2Code}-${subdivision}`;
     const part = alpha2Code.toLowerCase();
     for (const [day, category, summary, englishName] of days.days) {
       const { startDate, endDate } = localDaySpan(timeZone, day);
