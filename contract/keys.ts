@@ -6,6 +6,7 @@
  */
 import { hash } from 'node:crypto';
 import { domainToASCII } from 'node:url';
+import { countrySpecs, ValidationErrorsIBAN, validateIBAN } from 'ibantools';
 import type { ParamKind } from './routes.ts';
 
 export type KeyResult = { readonly ok: true; readonly key: string } | { readonly ok: false; readonly expected: string };
@@ -14,6 +15,8 @@ export type KeyResult = { readonly ok: true; readonly key: string } | { readonly
 export const expectedForms: Record<ParamKind, string> = {
   uuid: 'a UUID such as 5f0c2d1e-8a4b-4c3d-9e2f-1a2b3c4d5e6f',
   code: "a code of letters and digits (also '.', '_' or '-'), at most 64 characters",
+  bankCode: 'a bank code: three digits such as 010 in Türkiye (10, 0010 and 00010, as it stands in an IBAN, are the same)',
+  iban: 'an IBAN such as TR42 0001 0000 0000 0000 0000 0001 (spaces and letter case ignored)',
   name: 'a name with at least one letter or digit, at most 200 characters',
   domain: 'a domain name such as com.tr, without the leading dot',
   integer: 'a whole number such as 90',
@@ -137,6 +140,14 @@ export function normaliseKey(kind: ParamKind, raw: string): KeyResult {
       const key = value.toLowerCase();
       return codePattern.test(key) ? { ok: true, key } : rejected(kind);
     }
+    case 'bankCode': {
+      // Digits with or without leading zeros are one code (Ziraat: 10, 010, 0010, 00010); any
+      // other code is kept as it is written, so that a lookup of it answers 404, not 400.
+      if (/^[0-9]{1,5}$/.test(value)) return { ok: true, key: bankCodeKey(value) };
+      return normaliseKey('code', value);
+    }
+    case 'iban':
+      return ibanKey(value);
     case 'name': {
       if (value.length > maxNameLength) return rejected(kind);
       const key = foldName(value);
@@ -164,4 +175,74 @@ export function normaliseKey(kind: ParamKind, raw: string): KeyResult {
       return /^[a-z0-9]{3,10}$/.test(key) ? { ok: true, key } : rejected(kind);
     }
   }
+}
+
+/** A numeric bank code as the files name it: at least three digits, the leading zeros beyond them dropped. */
+function bankCodeKey(digits: string): string {
+  return (digits.replace(/^0+/, '') || '0').padStart(3, '0');
+}
+
+/**
+ * Where an IBAN carries the bank's code, by country, as [first, last] positions of its BBAN (the
+ * part after the country and check digits), for the countries whose banks the service holds:
+ * Türkiye's IBAN is TR, two check digits, the bank's five-digit EFT code, a reserved 0 and the
+ * 16-character account (TCMB's IBAN format, BDDK regulation of 2009).
+ */
+export const ibanBankCodes: Readonly<Record<string, readonly [number, number]>> = { TR: [0, 4] };
+
+/** The key a bank has for the IBAN lookup: its country's alpha-2 code and its code (`tr-010`). */
+export function ibanBankKey(alpha2Code: string, bankCode: string): KeyResult {
+  const code = normaliseKey('bankCode', bankCode);
+  return code.ok ? { ok: true, key: `${alpha2Code.toLowerCase()}-${code.key}` } : code;
+}
+
+/**
+ * An IBAN's key, after the checks ISO 13616 defines, each failure saying what is wrong: the
+ * country's bank and its code (`tr-010`) where the service holds that country's banks, else the
+ * country alone (`de`), which no bank has, so the lookup answers a 404 naming the country.
+ */
+function ibanKey(raw: string): KeyResult {
+  const iban = raw.replace(/[\s-]+/g, '').toUpperCase();
+  if (!/^[A-Z]{2}[0-9A-Z]{2}[0-9A-Z]{1,30}$/.test(iban)) return { ok: false, expected: expectedForms.iban };
+  const country = iban.slice(0, 2);
+  const { errorCodes } = validateIBAN(iban);
+  const spec = countrySpecs[country];
+  if (errorCodes.includes(ValidationErrorsIBAN.NoIBANCountry)) {
+    return { ok: false, expected: `an IBAN: ${country} is no country that uses IBANs (the first two letters are its ISO 3166-1 code, such as TR)` };
+  }
+  if (errorCodes.includes(ValidationErrorsIBAN.WrongBBANLength)) {
+    return { ok: false, expected: `an IBAN of ${spec?.chars} characters, as ${country}'s are; this one has ${iban.length}` };
+  }
+  if (errorCodes.includes(ValidationErrorsIBAN.WrongBBANFormat) || errorCodes.includes(ValidationErrorsIBAN.ChecksumNotNumber)) {
+    return {
+      ok: false,
+      expected: `an IBAN in ${country}'s format: ${country}, two check digits, then the account in the form the ISO 13616 registry gives ${country}`,
+    };
+  }
+  if (errorCodes.length > 0) {
+    return {
+      ok: false,
+      expected: 'an IBAN whose check digits (the 3rd and 4th characters) pass the ISO 13616 mod-97 check; these do not, so a character is mistyped',
+    };
+  }
+  const at = ibanBankCodes[country];
+  return at === undefined ? { ok: true, key: country.toLowerCase() } : ibanBankKey(country, iban.slice(4 + at[0], 4 + at[1] + 1));
+}
+
+/**
+ * An IBAN of a bank, account number 1, for the countries of ibanBankCodes (a bank's key for the IBAN
+ * lookup is read from it as a client's IBAN is, and the API's examples show it): Türkiye's BBAN is
+ * the five-digit bank code, the reserved 0 and a 16-digit account.
+ */
+export function exampleIbanOf(alpha2Code: string, bankCode: string): string | undefined {
+  if (alpha2Code !== 'TR' || !/^[0-9]{1,5}$/.test(bankCode)) return undefined;
+  return ibanOf(alpha2Code, `${bankCode.padStart(5, '0')}0${'1'.padStart(16, '0')}`);
+}
+
+/** A well-formed IBAN of `country` whose account part is `bban`: its check digits computed (ISO 13616, ISO 7064 mod 97-10). */
+export function ibanOf(country: string, bban: string): string {
+  const digits = `${bban}${country}00`.replace(/[A-Z]/g, (letter) => String(letter.charCodeAt(0) - 55));
+  let remainder = 0;
+  for (const digit of digits) remainder = (remainder * 10 + Number(digit)) % 97;
+  return `${country}${String(98 - remainder).padStart(2, '0')}${bban}`;
 }

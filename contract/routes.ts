@@ -7,7 +7,7 @@
  */
 
 /** How a query value is validated and normalised into a file-name-safe key (see keys.ts). */
-export type ParamKind = 'uuid' | 'code' | 'name' | 'domain' | 'integer' | 'boolean' | 'year' | 'postalCode';
+export type ParamKind = 'uuid' | 'code' | 'bankCode' | 'iban' | 'name' | 'domain' | 'integer' | 'boolean' | 'year' | 'postalCode';
 
 export const recordTypes = [
   'bank',
@@ -216,7 +216,14 @@ const address = '/addressmanagement/api';
 export const routes: readonly Route[] = [
   byParentId(`${finance}/bank`, 'bank', 'countryId', 'countryId', 'country'),
   byId(`${finance}/bank`, 'bank'),
-  { path: `${finance}/bank/getbycode`, record: 'bank', shape: 'single', params: [{ name: 'code', kind: 'code', field: 'code' }] },
+  { path: `${finance}/bank/getbycode`, record: 'bank', shape: 'single', params: [{ name: 'code', kind: 'bankCode', field: 'code' }] },
+  {
+    path: `${finance}/bank/getbyiban`,
+    record: 'bank',
+    shape: 'single',
+    params: [{ name: 'iban', kind: 'iban', field: 'iban' }],
+    extension: 'an IBAN is what a payment form has in hand: the bank it names, after checking it as ISO 13616 says',
+  },
 
   getAll(`${finance}/currency`, 'currency'),
   byId(`${finance}/currency`, 'currency'),

@@ -277,6 +277,8 @@ function responses(): JsonObject {
 const kindNotes: Record<ParamKind, string> = {
   uuid: 'Any letter case, with or without braces or hyphens.',
   code: 'Any letter case.',
+  bankCode: 'Leading zeros are optional: `10`, `010`, `0010` and `00010` (the five-digit form inside a Turkish IBAN) find the same bank.',
+  iban: 'Checked as ISO 13616 says (the country, its length, its form, the mod-97 check digits), each failure a 400 that names it; the bank is read from the IBAN for a country whose banks the service holds (Türkiye: the five digits after the check digits); an IBAN of another country answers 404 naming it.',
   name: 'Case- and accent-insensitive, Turkish dotted and dotless i folded, spaces and punctuation alike, apostrophes ignored.',
   domain: 'Any letter case, leading dot optional, international names in Unicode or punycode.',
   integer: '`90`, `+90` and `090` are the same.',
@@ -296,7 +298,10 @@ function querySchemaOf(kind: ParamKind): JsonObject {
     case 'year':
       return { type: 'integer', minimum: 1000, maximum: 9999 };
     case 'code':
+    case 'bankCode':
       return { type: 'string', minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9._-]+$' };
+    case 'iban':
+      return { type: 'string', minLength: 5, maxLength: 64 };
     case 'domain':
       return { type: 'string', minLength: 1, maxLength: 253 };
     case 'name':

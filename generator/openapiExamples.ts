@@ -9,6 +9,7 @@
  * Where a rule finds nothing, the type's first record in data order is the example; so a data
  * change can move an example, never leave one pointing at nothing.
  */
+import { exampleIbanOf } from '../contract/keys.ts';
 import type { RecordType, Route } from '../contract/routes.ts';
 import { recordDefinitions, type DataRecord } from './schemas.ts';
 import type { Dataset } from './validate.ts';
@@ -101,6 +102,11 @@ export function pickExamples(dataset: Dataset, { holidayYears, currentYear }: Ex
     const param = route.params[position];
     if (!param) return undefined;
     if (param.kind === 'year') return year;
+    if (param.kind === 'iban') {
+      const bank = example('bank');
+      const country = bank && recordsOf('country').find((candidate) => candidate.id === bank.countryId);
+      return bank && country ? exampleIbanOf(String(country.alpha2Code), String(bank.code)) : undefined;
+    }
     if (param.optional) return undefined;
     if (position === 0 && route.parent?.where !== undefined) {
       const state = regionalState();

@@ -3,7 +3,7 @@
  * derives), normalised as the proxy normalises a query (contract/keys.ts). A value that cannot be
  * looked up is a problem of the data, named with the record's place in data/records/.
  */
-import { normaliseKey } from '../../contract/keys.ts';
+import { exampleIbanOf, normaliseKey } from '../../contract/keys.ts';
 import type { RecordType, RouteParam } from '../../contract/routes.ts';
 import type { DataRecord } from '../schemas.ts';
 import type { Dataset } from '../validate.ts';
@@ -25,7 +25,10 @@ function derivedFields(dataset: Dataset): Partial<Record<RecordType, Record<stri
     ['stateProvinceHoliday' as const, 'stateProvinceSpecialDay' as const].flatMap((type) => dataset.records.get(type)?.map((day) => day.stateProvinceId) ?? []),
   );
   const regionalDay = { year: yearOf, stateProvinceCode: (day: DataRecord) => stateProvinceCode(stateProvinces.get(String(day.stateProvinceId))) };
+  // A bank's IBAN lookup key comes from an IBAN of it, read as a client's is.
+  const ibanOfBank: DerivedField = (bank) => exampleIbanOf(String(countries.get(String(bank.countryId))?.alpha2Code), String(bank.code));
   return {
+    bank: { iban: ibanOfBank },
     // District getbyname is scoped by country; a district knows only its state or province.
     district: { countryId: (district) => stateProvinces.get(String(district.stateProvinceId))?.countryId },
     stateProvince: { code: stateProvinceCode, regionalHolidays: (state) => withRegionalHolidays.has(state.id) },

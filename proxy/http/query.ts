@@ -153,8 +153,30 @@ export function notFound(route: Route, { keys, given }: Pick<ResolvedKeys, 'keys
   if (route.parent && first) {
     return new ServiceError('ERR_NOT_FOUND', `No ${recordLabels[route.parent.record]} has ${route.parent.field} ${echo(given[0] ?? '')}.`);
   }
+  if (first?.kind === 'iban') return ibanNotFound(keys[0] ?? '', given[0] ?? '');
+  if (first?.kind === 'bankCode') {
+    return new ServiceError(
+      'ERR_NOT_FOUND',
+      `No bank has code ${echo(given[0] ?? '')}: Türkiye's bank codes are three digits, such as 010 (leading zeros optional); financemanagement/api/bank/getbycountryid lists them.`,
+    );
+  }
   const criteria = route.params.map((param, position) => `${param.name} ${echo(given[position] ?? '')}`).join(' and ');
   return new ServiceError('ERR_NOT_FOUND', `No ${recordLabels[route.record]} has ${criteria}.`);
+}
+
+/** The 404 of a well-formed IBAN: of a country whose banks the service does not hold, or with a bank code no bank has. */
+function ibanNotFound(key: string, given: string): ServiceError {
+  const [country = '', code] = key.toUpperCase().split('-');
+  if (code === undefined) {
+    return new ServiceError(
+      'ERR_NOT_FOUND',
+      `No bank for IBAN ${echo(given)}: it is an IBAN of ${country}, and the service holds the banks of Türkiye only (IBANs that start with TR).`,
+    );
+  }
+  return new ServiceError(
+    'ERR_NOT_FOUND',
+    `No bank has code ${code}, the bank code in IBAN ${echo(given)}: check the IBAN, or list ${country}'s banks with bank/getbycountryid.`,
+  );
 }
 
 /** Where a client finds the subdivisions that have holidays of their own. */

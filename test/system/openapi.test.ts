@@ -3,6 +3,7 @@
  * and true to the proxy: real responses of every operation, successful and failing, are checked
  * against the schema and headers the document gives for that operation and status.
  */
+import { exampleIbanOf } from '../../contract/keys.ts';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { validate } from '@readme/openapi-parser';
@@ -167,6 +168,7 @@ const first = (type: string): FixtureRecord => records[type]?.[0] as FixtureReco
 function validValue(route: Route, param: RouteParam, position: number): string {
   if (param.kind === 'year') return String(manifest.holidayYears.first);
   if (param.kind === 'boolean') return 'true';
+  if (param.kind === 'iban') return String(exampleIbanOf('TR', String(first('bank').code)));
   // Regional lookups answer only a subdivision with days of its own: the fixture's Berlin.
   const regional = records.stateProvince?.find((state) => state.id === first('stateProvinceHoliday').stateProvinceId) as FixtureRecord;
   const regionalCode = `${String(records.country?.find((country) => country.id === regional.countryId)?.alpha2Code)}-${String(regional.abbreviation)}`;
@@ -189,6 +191,8 @@ function unmatchedValue(route: Route, param: RouteParam): string | undefined {
   const values: Record<string, string | undefined> = {
     uuid: zeroUuid,
     code: 'zz9',
+    bankCode: '999',
+    iban: 'DE89370400440532013000',
     name: 'Nowhere At All',
     domain: 'nowhere.invalid',
     integer: '999999',

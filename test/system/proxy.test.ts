@@ -64,6 +64,7 @@ function successCases(): [string, unknown][] {
     [`${finance}/bank/getbycountryid?countryId=${tr.id}`, records.bank.map(bankBody)],
     [`${finance}/bank/getbyid?id=${ziraat.id}`, bankBody(ziraat)],
     [`${finance}/bank/getbycode?code=010`, bankBody(ziraat)],
+    [`${finance}/bank/getbyiban?iban=TR420001000000000000000001`, bankBody(ziraat)],
     [`${finance}/currency/getall`, records.currency],
     [`${finance}/currency/getbyid?id=${tryCurrency.id}`, tryCurrency],
     [`${finance}/currency/getbycode?code=try`, tryCurrency],
@@ -291,6 +292,42 @@ describe('errors', () => {
       /^No district has countryId ".*" and name "Kadıköy"\.$/,
     );
     await expectFailure(call(`${address}/neighborhood/getbyzipcode?zipcode=99999`), 404, /^No neighborhood has zipcode "99999"\.$/);
+  });
+
+  it('finds a bank by its code with or without leading zeros, and says the form when none has it', async () => {
+    const ziraat = bankBody(of('bank', 'code', '010'));
+    for (const code of ['10', '010', '0010', '00010']) {
+      const reply = await call(`${finance}/bank/getbycode?code=${code}`);
+      expect([reply.status, reply.envelope.body], code).toEqual([200, ziraat]);
+    }
+    await expectFailure(call(`${finance}/bank/getbycode?code=7`), 404, /^No bank has code "7": Türkiye's bank codes are three digits, such as 010/);
+    await expectFailure(call(`${finance}/bank/getbycode?code=abc`), 404, /^No bank has code "abc"/);
+  });
+
+  it('finds a bank by IBAN in any spacing and case, and names the failed check of a wrong one', async () => {
+    const ziraat = bankBody(of('bank', 'code', '010'));
+    for (const iban of ['TR420001000000000000000001', 'tr42 0001 0000 0000 0000 0000 01', ' TR42-0001-0000-0000-0000-0000-01 ']) {
+      const reply = await call(`${finance}/bank/getbyiban?iban=${encodeURIComponent(iban)}`);
+      expect([reply.status, reply.envelope.body], iban).toEqual([200, ziraat]);
+    }
+    await expectFailure(
+      call(`${finance}/bank/getbyiban?iban=TR430001000000000000000001`),
+      400,
+      /iban is "TR430001000000000000000001": expected .*mod-97 check; these do not/,
+    );
+    await expectFailure(
+      call(`${finance}/bank/getbyiban?iban=TR42000100000000000000001`),
+      400,
+      /expected an IBAN of 26 characters, as TR's are; this one has 25/,
+    );
+    await expectFailure(call(`${finance}/bank/getbyiban?iban=XX89370400440532013000`), 400, /XX is no country that uses IBANs/);
+    await expectFailure(
+      call(`${finance}/bank/getbyiban?iban=DE89370400440532013000`),
+      404,
+      /it is an IBAN of DE, and the service holds the banks of Türkiye only/,
+    );
+    // A well-formed Turkish IBAN (check digits computed) of a bank code no bank has.
+    await expectFailure(call(`${finance}/bank/getbyiban?iban=TR450099900000000000000001`), 404, /^No bank has code 999, the bank code in IBAN/);
   });
 
   it('400 for a postal code that cannot be one, naming the form expected', async () => {

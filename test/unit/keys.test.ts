@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { foldName, normaliseKey } from '../../contract/keys.ts';
+import { foldName, ibanOf, normaliseKey } from '../../contract/keys.ts';
 import { collectParams } from '../../proxy/http/query.ts';
 import type { ParamKind } from '../../contract/routes.ts';
 
@@ -107,6 +107,36 @@ describe('other kinds', () => {
   });
 });
 
+describe('bank codes and IBANs', () => {
+  it('read a numeric bank code with any number of leading zeros as one code', () => {
+    for (const code of ['10', '010', '0010', '00010', ' 010 ']) expect(keyOf('bankCode', code), code).toBe('010');
+    expect(keyOf('bankCode', '206')).toBe('206');
+    expect(keyOf('bankCode', '1234')).toBe('1234');
+    expect(keyOf('bankCode', 'ABC')).toBe('abc');
+  });
+
+  it('read an IBAN in any spacing and case as its country and bank, after the ISO 13616 checks', () => {
+    expect(keyOf('iban', 'TR420001000000000000000001')).toBe('tr-010');
+    expect(keyOf('iban', 'tr42 0001 0000 0000 0000 0000 01')).toBe('tr-010');
+    expect(keyOf('iban', 'DE89 3704 0044 0532 0130 00')).toBe('de');
+    const failure = (raw: string) => {
+      const result = normaliseKey('iban', raw);
+      return result.ok ? undefined : result.expected;
+    };
+    expect(failure('TR430001000000000000000001')).toMatch(/mod-97 check; these do not/);
+    expect(failure('TR42000100000000000000001')).toMatch(/26 characters, as TR's are; this one has 25/);
+    expect(failure('QQ420001000000000000000001')).toMatch(/QQ is no country that uses IBANs/);
+    expect(failure('TR4200010')).toMatch(/26 characters/);
+    expect(failure('42')).toMatch(/an IBAN such as TR42/);
+  });
+
+  it('compute the check digits of an IBAN (ISO 7064 mod 97-10), as published examples have them', () => {
+    expect(ibanOf('TR', '0001000000000000000001')).toBe('TR420001000000000000000001');
+    expect(ibanOf('DE', '370400440532013000')).toBe('DE89370400440532013000');
+    expect(ibanOf('GB', 'WEST12345698765432')).toBe('GB82WEST12345698765432');
+  });
+});
+
 describe('every key, whatever the input', () => {
   it('is a safe ASCII file name: no slash, no leading dot, no "..", at most 240 characters', () => {
     // A fixed-seed generator over tricky characters: path syntax, controls, marks, scripts, emoji.
@@ -116,7 +146,7 @@ describe('every key, whatever the input', () => {
       return seed / 2 ** 31;
     };
     const alphabet = [...'./\\%\0\n :?#&=~_-aZİıŞçÄ\u0307\u0301Ωж中🙂\u202e'];
-    const kinds: ParamKind[] = ['uuid', 'code', 'name', 'domain', 'integer', 'boolean', 'year'];
+    const kinds: ParamKind[] = ['uuid', 'code', 'bankCode', 'iban', 'name', 'domain', 'integer', 'boolean', 'year', 'postalCode'];
     for (let round = 0; round < 5000; round++) {
       const length = Math.floor(random() * 30);
       const raw = Array.from({ length }, () => alphabet[Math.floor(random() * alphabet.length)]).join('');

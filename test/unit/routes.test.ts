@@ -36,6 +36,7 @@ describe('the route table', () => {
 
   it('marks the operations the spec lacks as extensions, each saying why', () => {
     expect(routes.filter((route) => route.extension).map((route) => route.path)).toEqual([
+      '/financemanagement/api/bank/getbyiban',
       '/addressmanagement/api/neighborhood/getbyid',
       '/addressmanagement/api/neighborhood/getbyzipcode',
       '/addressmanagement/api/timezone/getall',
@@ -66,6 +67,7 @@ describe('the route table', () => {
       'weekend.countryCode',
       'stateProvince.code',
       'stateProvince.regionalHolidays',
+      'bank.iban',
     ]);
     const has = (type: RecordType, field: string) => Object.keys(recordDefinitions[type].schema.shape).includes(field) || derived.has(`${type}.${field}`);
     for (const route of routes) {
