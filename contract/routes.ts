@@ -248,6 +248,16 @@ export const routes: readonly Route[] = [
   byId(`${address}/stateprovince`, 'stateProvince'),
   { path: `${address}/stateprovince/getbyname`, record: 'stateProvince', shape: 'single', params: [{ name: 'name', kind: 'name', field: 'name' }] },
   {
+    path: `${address}/stateprovince/getallbyname`,
+    record: 'stateProvince',
+    shape: 'list',
+    params: [
+      { name: 'name', kind: 'name', field: 'name' },
+      { ...uuid('countryid', 'countryId'), optional: true },
+    ],
+    extension: 'a name several subdivisions share (Distrito Capital, Central) answers every one of them, not the one the ambiguity rule picks',
+  },
+  {
     path: `${address}/stateprovince/getbyabbreviation`,
     record: 'stateProvince',
     shape: 'single',
@@ -261,6 +271,13 @@ export const routes: readonly Route[] = [
     record: 'district',
     shape: 'single',
     params: [uuid('countryId'), { name: 'name', kind: 'name', field: 'name' }],
+  },
+  {
+    path: `${address}/district/getallbyname`,
+    record: 'district',
+    shape: 'list',
+    params: [uuid('countryId'), { name: 'name', kind: 'name', field: 'name' }],
+    extension: 'a name many districts share (Türkiye has a Merkez in most provinces) answers every one of them, not the one the ambiguity rule picks',
   },
 
   byParentId(`${address}/neighborhood`, 'neighborhood', 'districtid', 'districtId', 'district'),

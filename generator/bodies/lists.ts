@@ -34,16 +34,21 @@ function groupRecords(route: Route, records: readonly DataRecord[], indexing: In
   const groups = new Map<string, DataRecord[]>();
   const required = requiredKeys(route, indexing).map((tuple) => tuple.join('/'));
   for (const tuple of required) groups.set(tuple, []);
+  // Optional trailing parameters (a name's subdivisions, of one country or of all): a body for
+  // each number of keys a query may give, from the required ones to all of them.
+  const fewest = route.params.filter((param) => !param.optional).length;
   for (const record of records) {
     const recordKeys = route.params.map((param) => keys.ownKey(route.record, record, param));
     if (recordKeys.some((key) => key === undefined)) continue;
-    const tuple = recordKeys.join('/');
-    const group = groups.get(tuple);
-    if (group) group.push(record);
-    else if (required.length > 0) {
-      const fields = route.params.map((param) => param.field).join(' + ');
-      problems.push(`${keys.whereIs(route.record, record)}: ${fields} ${tuple} is outside what ${route.path} serves (check data/build.json)`);
-    } else groups.set(tuple, [record]);
+    for (let count = route.params.length; count >= fewest; count--) {
+      const tuple = recordKeys.slice(0, count).join('/');
+      const group = groups.get(tuple);
+      if (group) group.push(record);
+      else if (required.length > 0) {
+        const fields = route.params.map((param) => param.field).join(' + ');
+        problems.push(`${keys.whereIs(route.record, record)}: ${fields} ${tuple} is outside what ${route.path} serves (check data/build.json)`);
+      } else groups.set(tuple, [record]);
+    }
   }
   return groups;
 }

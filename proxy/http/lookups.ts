@@ -7,7 +7,7 @@ import type http from 'node:http';
 import { newGlobalId, successHead, successTail } from '../../contract/envelope.ts';
 import { cacheControl, jsonType } from '../../contract/http.ts';
 import { findRoute, routeParts, routes, type Route } from '../../contract/routes.ts';
-import type { Lookup } from '../store/manifestIndex.ts';
+import type { Lookup, ServedManifest } from '../store/manifestIndex.ts';
 import type { BodyStore } from '../store/store.ts';
 import { codingOf, encodeResponse } from './compression.ts';
 import type { Exchange, Handler } from './exchange.ts';
@@ -36,7 +36,7 @@ export const answerLookup: Handler = (exchange) => {
   // Chosen once the request is let in: a refused one costs no header parsing.
   const answered = lookup.languages ? chooseByAcceptLanguage(request.headers['accept-language'], lookup.languages) : undefined;
   const language: Language | undefined = lookup.route.languages ? { tag: answered?.tag ?? lookup.language } : undefined;
-  return sendBody(exchange, store, answered?.found ?? lookup.found, language);
+  return sendBody(exchange, store, answered?.found ?? lookup.found, language, lookup.matches);
 };
 
 /** The route, scope, keys and body a request names, or the failure that says what is wrong with it. */
@@ -53,7 +53,25 @@ export function findTarget(route: Route, queryText: string, store: BodyStore): R
   if (route.formats) formatOf(route, query.params);
   const found = store.find(route.path, query.keys);
   if (!found) throw notFound(route, query, store);
-  return route.languages ? resolveLanguage(route, route.languages, query, found, store) : { route, found };
+  if (route.languages) return resolveLanguage(route, route.languages, query, found, store);
+  const matches = route.shape === 'single' ? ambiguousMatches(store.manifest, found.file) : undefined;
+  return matches === undefined ? { route, found } : { route, found, matches };
+}
+
+/** The records each ambiguous single lookup names, by body file, worked out once per build. */
+const matchesByManifest = new WeakMap<ServedManifest, ReadonlyMap<string, number>>();
+
+/**
+ * How many records a single lookup's body file stands for, where its key names several (the
+ * chosen one and the others of the manifest's `ambiguous`); undefined for the others.
+ */
+export function ambiguousMatches(manifest: ServedManifest, file: string): number | undefined {
+  let matches = matchesByManifest.get(manifest);
+  if (matches === undefined) {
+    matches = new Map(manifest.ambiguous.map((entry) => [entry.file, 1 + entry.others.length]));
+    matchesByManifest.set(manifest, matches);
+  }
+  return matches.get(file);
 }
 
 /** What the envelope adds to a body, in bytes: the same for every response (a globalId is a UUID). */
@@ -68,7 +86,7 @@ export interface Language {
  * A body in the envelope once the request is let in (a lookup, the exports index, a change list):
  * 304 when the client's copy is current, else the body encoded as asked.
  */
-export function sendBody(exchange: Exchange, store: BodyStore, { file, entry }: Lookup, language?: Language): void | Promise<void> {
+export function sendBody(exchange: Exchange, store: BodyStore, { file, entry }: Lookup, language?: Language, matches?: number): void | Promise<void> {
   const { request, limits, cors, context } = exchange;
   // Built in one literal (this is every lookup's path), one shape with a budget and one without;
   // the CORS headers added only when there are any.
@@ -91,6 +109,8 @@ export function sendBody(exchange: Exchange, store: BodyStore, { file, entry }: 
           RateLimit: limits.RateLimit,
         };
   if (cors !== noCorsHeaders) Object.assign(headers, cors);
+  // A name several records share: the answer is the documented choice, and says how many there are.
+  if (matches !== undefined) headers['X-Ambiguous-Matches'] = String(matches);
   if (language) {
     headers.Vary = context.languageVary;
     if (language.tag !== undefined) headers['Content-Language'] = language.tag;

@@ -136,6 +136,13 @@ export function notFound(route: Route, { keys, given }: Pick<ResolvedKeys, 'keys
   const [first] = route.params;
   const required = route.params.filter((param) => !param.optional).length;
   const optional = route.params[keys.length - 1];
+  if (keys.length > required && optional && optional.within === undefined && store.find(route.path, keys.slice(0, required))) {
+    const asked = route.params.map((param, position) => `${param.name} ${echo(given[position] ?? '')}`).join(' and ');
+    return new ServiceError(
+      'ERR_NOT_FOUND',
+      `No ${recordLabels[route.record]} has ${asked}: leave ${optional.name} out for every ${recordLabels[route.record]} with that ${first?.name}.`,
+    );
+  }
   if (keys.length > required && optional && store.find(route.path, keys.slice(0, required))) {
     const within = route.params.findIndex((param) => param.name === optional.within);
     const scope = within === -1 ? '' : ` of ${(given[within] ?? '').trim().toUpperCase()}`;

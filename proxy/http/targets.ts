@@ -22,6 +22,8 @@ export interface ResolvedTarget {
   readonly language?: string;
   /** Where the query named no language: the body in each, Accept-Language choosing per request (languages.ts). */
   readonly languages?: LanguageBodies;
+  /** How many records the single lookup's key names, where it names several (the manifest's `ambiguous`). */
+  readonly matches?: number;
 }
 
 /** Targets longer than this are resolved every time (no client of this API sends one). */

@@ -79,10 +79,13 @@ function successCases(): [string, unknown][] {
     [`${address}/stateprovince/getbycountryid?countryid=${de.id}`, [of('stateProvince', 'name', 'Berlin')]],
     [`${address}/stateprovince/getbyid?id=${istanbul.id}`, istanbul],
     [`${address}/stateprovince/getbyname?name=ISTANBUL`, istanbul],
+    [`${address}/stateprovince/getallbyname?name=ISTANBUL`, [istanbul]],
+    [`${address}/stateprovince/getallbyname?name=istanbul&countryid=${tr.id}`, [istanbul]],
     [`${address}/stateprovince/getbyabbreviation?abbreviation=34`, istanbul],
     [`${address}/district/getbystateprovinceid?stateprovinceid=${istanbul.id}`, [kadikoy]],
     [`${address}/district/getbyid?id=${kadikoy.id}`, kadikoy],
     [`${address}/district/getbyname?name=kadikoy&countryId=${tr.id}`, kadikoy],
+    [`${address}/district/getallbyname?name=kadikoy&countryId=${tr.id}`, [kadikoy]],
     [`${address}/neighborhood/getbydistrictid?districtid=${kadikoy.id}`, records.neighborhood.filter((n) => n.districtId === kadikoy.id)],
     [`${address}/neighborhood/getbyid?id=${caferaga.id}`, caferaga],
     [`${address}/neighborhood/getbyzipcode?zipcode=34%20710`, [caferaga]],
@@ -160,6 +163,25 @@ describe('lookups that forgive', () => {
       const reply = await call(`${address}/stateprovince/getbyname?name=${encodeURIComponent(spelling)}`);
       expect((reply.envelope.body as FixtureRecord).name, spelling).toBe('İstanbul');
     }
+  });
+
+  it('says aloud when a name several records share answers one of them, and lists them all on request', async () => {
+    const tr = country('TR');
+    const yenisehirs = records.district.filter((district) => district.name === 'Yenişehir');
+    expect(yenisehirs).toHaveLength(3);
+    const one = await call(`${address}/district/getbyname?name=YENISEHIR&countryId=${tr.id}`, { headers: { Origin: 'https://app.example' } });
+    expect(one.status).toBe(200);
+    expect(one.headers.get('x-ambiguous-matches')).toBe('3');
+    expect((one.envelope.body as FixtureRecord).id).toBe(yenisehirs[0]?.id);
+    const all = await call(`${address}/district/getallbyname?name=yenişehir&countryId=${tr.id}`);
+    expect((all.envelope.body as FixtureRecord[]).map((district) => district.id)).toEqual(yenisehirs.map((district) => district.id));
+    // A name one record has says nothing.
+    expect((await call(`${address}/district/getbyname?name=kadikoy&countryId=${tr.id}`)).headers.get('x-ambiguous-matches')).toBeNull();
+    await expectFailure(
+      call(`${address}/stateprovince/getallbyname?name=istanbul&countryid=${country('DE').id}`),
+      404,
+      /^No state or province has name "istanbul" and countryid/,
+    );
   });
 
   it('country getbyname accepts Türkiye, Turkiye, TÜRKİYE and the alternative name Turkey', async () => {
