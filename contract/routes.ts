@@ -118,6 +118,12 @@ export interface Route {
   };
   /** Record fields left out of this operation's bodies (country getall carries no flag). */
   readonly omit?: readonly string[];
+  /**
+   * A prefix search (contract/search.ts): the first parameter is the query, matched against its
+   * field and alias fields; the others limit it (a country's subdivisions). `minLength`: the fewest
+   * characters a query may have; `prominence`: the numeric field that orders equal matches.
+   */
+  readonly search?: { readonly minLength: number; readonly prominence?: string };
   /** Not in the spec: why the service offers it anyway (the OpenAPI document marks it `x-extension`). */
   readonly extension?: string;
   /** The body's names come in several languages (see RouteLanguages). */
@@ -239,6 +245,15 @@ export const routes: readonly Route[] = [
     shape: 'single',
     params: [{ name: 'name', kind: 'name', field: 'name', aliasFields: ['altNames', 'localizedNames'] }],
   },
+  {
+    path: `${address}/country/searchbyname`,
+    record: 'country',
+    shape: 'list',
+    params: [{ name: 'name', kind: 'name', field: 'name', aliasFields: ['nativeName', 'altNames', 'localizedNames'] }],
+    omit: ['flag'],
+    search: { minLength: 1, prominence: 'countryPopulation' },
+    extension: 'a type-ahead: the countries whose name in any language, or a word of it, starts with what the user has typed',
+  },
   byParentId(`${address}/country`, 'country', 'regionid', 'regionId', 'region'),
 
   getAll(`${address}/region`, 'region'),
@@ -247,6 +262,17 @@ export const routes: readonly Route[] = [
   byParentId(`${address}/stateprovince`, 'stateProvince', 'countryid', 'countryId', 'country'),
   byId(`${address}/stateprovince`, 'stateProvince'),
   { path: `${address}/stateprovince/getbyname`, record: 'stateProvince', shape: 'single', params: [{ name: 'name', kind: 'name', field: 'name' }] },
+  {
+    path: `${address}/stateprovince/searchbyname`,
+    record: 'stateProvince',
+    shape: 'list',
+    params: [
+      { name: 'name', kind: 'name', field: 'name' },
+      { ...uuid('countryid', 'countryId'), optional: true },
+    ],
+    search: { minLength: 2 },
+    extension: 'a type-ahead: the subdivisions whose name, or a word of it, starts with what the user has typed, of one country or of all',
+  },
   {
     path: `${address}/stateprovince/getallbyname`,
     record: 'stateProvince',
@@ -273,6 +299,14 @@ export const routes: readonly Route[] = [
     params: [uuid('countryId'), { name: 'name', kind: 'name', field: 'name' }],
   },
   {
+    path: `${address}/district/searchbyname`,
+    record: 'district',
+    shape: 'list',
+    params: [{ name: 'name', kind: 'name', field: 'name' }, uuid('countryid', 'countryId')],
+    search: { minLength: 2 },
+    extension: "a type-ahead: a country's districts whose name, or a word of it, starts with what the user has typed",
+  },
+  {
     path: `${address}/district/getallbyname`,
     record: 'district',
     shape: 'list',
@@ -282,6 +316,14 @@ export const routes: readonly Route[] = [
 
   byParentId(`${address}/neighborhood`, 'neighborhood', 'districtid', 'districtId', 'district'),
   { ...byId(`${address}/neighborhood`, 'neighborhood'), extension: 'every other resource of the spec has getbyid; neighbourhoods lacked it' },
+  {
+    path: `${address}/neighborhood/searchbyname`,
+    record: 'neighborhood',
+    shape: 'list',
+    params: [{ name: 'name', kind: 'name', field: 'name' }, uuid('districtid', 'districtId')],
+    search: { minLength: 2 },
+    extension: "a type-ahead: a district's neighbourhoods whose name, or a word of it, starts with what the user has typed",
+  },
   {
     path: `${address}/neighborhood/getbyzipcode`,
     record: 'neighborhood',

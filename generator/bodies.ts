@@ -11,6 +11,7 @@ import type { Indexing } from './bodies/indexing.ts';
 import { indexList } from './bodies/lists.ts';
 import { Projection } from './bodies/projection.ts';
 import { RecordKeys } from './bodies/recordKeys.ts';
+import { indexSearch } from './bodies/search.ts';
 import { indexSingle } from './bodies/singles.ts';
 import { BuildError } from './errors.ts';
 import { ParentLanguages } from './languages.ts';
@@ -49,6 +50,7 @@ export function indexData(dataset: Dataset, settings: BuildSettings, routes: rea
   for (const route of routes) {
     const records = dataset.records.get(route.record) ?? [];
     if (route.document === 'workCalendar') indexWorkCalendars(route, indexing);
+    else if (route.search) indexSearch(route, records, indexing);
     else if (route.shape === 'list') indexList(route, records, indexing);
     else indexSingle(route, records, indexing);
   }

@@ -15,6 +15,7 @@ import { chooseByAcceptLanguage, resolveLanguage } from './languages.ts';
 import { chooseEncoding, codedEtag, matchesIfNoneMatch, noCorsHeaders } from './negotiation.ts';
 import { formatOf, noOperation, notFound, resolveKeys } from './query.ts';
 import { whenReady } from './respond.ts';
+import { findSearch, makeAnswer } from './search.ts';
 import type { ResolvedTarget } from './targets.ts';
 
 /** `addressmanagement` or `financemanagement`, what a scope guards: worked out once per route. */
@@ -36,6 +37,8 @@ export const answerLookup: Handler = (exchange) => {
   // Chosen once the request is let in: a refused one costs no header parsing.
   const answered = lookup.languages ? chooseByAcceptLanguage(request.headers['accept-language'], lookup.languages) : undefined;
   const language: Language | undefined = lookup.route.languages ? { tag: answered?.tag ?? lookup.language } : undefined;
+  if (lookup.search !== undefined)
+    return whenReady(makeAnswer(store, lookup), ({ lookup: made, body }) => sendBody(exchange, store, made, undefined, undefined, body));
   return sendBody(exchange, store, answered?.found ?? lookup.found, language, lookup.matches);
 };
 
@@ -50,6 +53,7 @@ function resolveTarget(exchange: Exchange, store: BodyStore): ResolvedTarget {
 /** The keys and body (in each language, where it has several) a route's query names. */
 export function findTarget(route: Route, queryText: string, store: BodyStore): ResolvedTarget {
   const query = resolveKeys(route, queryText, store);
+  if (route.search) return findSearch(route, query, store);
   if (route.formats) formatOf(route, query.params);
   const found = store.find(route.path, query.keys);
   if (!found) throw notFound(route, query, store);
@@ -86,7 +90,14 @@ export interface Language {
  * A body in the envelope once the request is let in (a lookup, the exports index, a change list):
  * 304 when the client's copy is current, else the body encoded as asked.
  */
-export function sendBody(exchange: Exchange, store: BodyStore, { file, entry }: Lookup, language?: Language, matches?: number): void | Promise<void> {
+export function sendBody(
+  exchange: Exchange,
+  store: BodyStore,
+  { file, entry }: Lookup,
+  language?: Language,
+  matches?: number,
+  given?: Buffer,
+): void | Promise<void> {
   const { request, limits, cors, context } = exchange;
   // Built in one literal (this is every lookup's path), one shape with a budget and one without;
   // the CORS headers added only when there are any.
@@ -120,8 +131,8 @@ export function sendBody(exchange: Exchange, store: BodyStore, { file, entry }: 
     headers.ETag = codedEtag(entry.etag, codingOf(encoding, envelopeBytes + entry.size));
     return exchange.sendNotModified(headers);
   }
-  const cached = store.cached(entry);
-  context.metrics.bodyCache(cached !== undefined);
+  const cached = given ?? store.cached(entry);
+  if (given === undefined) context.metrics.bodyCache(cached !== undefined);
   return whenReady(cached ?? store.read(file, entry), (body) =>
     whenReady(encodeResponse(successHead(exchange.ids.globalId), body, successTail, entry.etag, encoding), (encoded) =>
       exchange.sendEncoded(jsonType, headers, encoded),

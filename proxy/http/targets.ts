@@ -24,6 +24,8 @@ export interface ResolvedTarget {
   readonly languages?: LanguageBodies;
   /** How many records the single lookup's key names, where it names several (the manifest's `ambiguous`). */
   readonly matches?: number;
+  /** A search answered from candidates (search.ts): the folded query `found`'s candidates are filtered by. */
+  readonly search?: string;
 }
 
 /** Targets longer than this are resolved every time (no client of this API sends one). */

@@ -186,6 +186,8 @@ function validValue(route: Route, param: RouteParam, position: number): string {
 
 /** A value of the right form that matches nothing, or undefined where every value of the form is answered. */
 function unmatchedValue(route: Route, param: RouteParam): string | undefined {
+  // A search that matches nothing is an empty list, not a 404 (its scope that names nothing is one).
+  if (route.search && param === route.params[0]) return undefined;
   // A subdivision's code within the country asked for (another country's is 400), that none has.
   if (param.within !== undefined) return `${validValue(route, route.params[0] as RouteParam, 0)}-zz9`;
   const values: Record<string, string | undefined> = {

@@ -69,6 +69,7 @@ function successCases(): [string, unknown][] {
     [`${finance}/currency/getbyid?id=${tryCurrency.id}`, tryCurrency],
     [`${finance}/currency/getbycode?code=try`, tryCurrency],
     [`${address}/country/getall`, records.country.map(noFlag)],
+    [`${address}/country/searchbyname?name=türki`, [noFlag(tr)]],
     [`${address}/country/getbyid?id=${tr.id}`, shown(tr)],
     [`${address}/country/getbyalpha2code?alpha2code=tr`, shown(tr)],
     [`${address}/country/getbyalpha3code?alpha3code=DEU`, shown(de)],
@@ -80,12 +81,16 @@ function successCases(): [string, unknown][] {
     [`${address}/stateprovince/getbyid?id=${istanbul.id}`, istanbul],
     [`${address}/stateprovince/getbyname?name=ISTANBUL`, istanbul],
     [`${address}/stateprovince/getallbyname?name=ISTANBUL`, [istanbul]],
+    [`${address}/stateprovince/searchbyname?name=ista`, [istanbul]],
+    [`${address}/stateprovince/searchbyname?name=İST&countryid=${tr.id}`, [istanbul]],
     [`${address}/stateprovince/getallbyname?name=istanbul&countryid=${tr.id}`, [istanbul]],
     [`${address}/stateprovince/getbyabbreviation?abbreviation=34`, istanbul],
     [`${address}/district/getbystateprovinceid?stateprovinceid=${istanbul.id}`, [kadikoy]],
     [`${address}/district/getbyid?id=${kadikoy.id}`, kadikoy],
     [`${address}/district/getbyname?name=kadikoy&countryId=${tr.id}`, kadikoy],
     [`${address}/district/getallbyname?name=kadikoy&countryId=${tr.id}`, [kadikoy]],
+    [`${address}/district/searchbyname?name=kadı&countryid=${tr.id}`, [kadikoy]],
+    [`${address}/neighborhood/searchbyname?name=cafer&districtid=${kadikoy.id}`, [caferaga]],
     [`${address}/neighborhood/getbydistrictid?districtid=${kadikoy.id}`, records.neighborhood.filter((n) => n.districtId === kadikoy.id)],
     [`${address}/neighborhood/getbyid?id=${caferaga.id}`, caferaga],
     [`${address}/neighborhood/getbyzipcode?zipcode=34%20710`, [caferaga]],
@@ -182,6 +187,44 @@ describe('lookups that forgive', () => {
       404,
       /^No state or province has name "istanbul" and countryid/,
     );
+  });
+
+  it('searches as users type: from the first character for countries, the second for the rest; no match is an empty list', async () => {
+    const tr = country('TR');
+    const names = async (path: string) => ((await call(path)).envelope.body as FixtureRecord[]).map((record) => String(record.name));
+    // Every country whose name, in any language, or a word of it starts with the query; Türkiye by its alternative name.
+    expect(await names(`${address}/country/searchbyname?name=t`)).toContain('Türkiye');
+    expect(await names(`${address}/country/searchbyname?name=turke`)).toEqual(['Türkiye']);
+    // A name that starts with the query ("Republic of Türkiye") before a word that does ("Federal Republic of Germany").
+    expect(await names(`${address}/country/searchbyname?name=germ`)).toEqual(['Germany']);
+    expect(await names(`${address}/country/searchbyname?name=republic`)).toEqual(['Türkiye', 'Germany']);
+    expect(await names(`${address}/country/searchbyname?name=deu`)).toEqual(['Germany']);
+    expect(await names(`${address}/district/searchbyname?name=yenis&countryid=${tr.id}`)).toEqual(['Yenişehir', 'Yenişehir', 'Yenişehir']);
+    expect((await call(`${address}/district/searchbyname?name=zz&countryid=${tr.id}`)).envelope.body).toEqual([]);
+    await expectFailure(
+      call(`${address}/stateprovince/searchbyname?name=i`),
+      400,
+      /^Query parameter name is "i": a search needs at least 2 letters or digits; type 1 more\.$/,
+    );
+    await expectFailure(
+      call(`${address}/country/searchbyname?name=${'a'.repeat(201)}`),
+      400,
+      /expected a name with at least one letter or digit, at most 200 characters/,
+    );
+    await expectFailure(
+      call(`${address}/district/searchbyname?name=kad&countryid=00000000-0000-4000-8000-000000000000`),
+      404,
+      /^No country has countryid "00000000-0000-4000-8000-000000000000"\.$/,
+    );
+    // An answer made from candidates revalidates like any other.
+    const first = await call(`${address}/stateprovince/searchbyname?name=ank`);
+    const etag = first.headers.get('etag') ?? '';
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
+    const again = await fetch(`${proxy.url}${address}/stateprovince/searchbyname?name=ank`, {
+      headers: { Authorization: `Bearer ${testKey}`, 'If-None-Match': etag },
+    });
+    expect(again.status).toBe(304);
+    expect((await call(`${address}/stateprovince/searchbyname?name=anka`)).headers.get('etag')).not.toBe(etag);
   });
 
   it('country getbyname accepts Türkiye, Turkiye, TÜRKİYE and the alternative name Turkey', async () => {

@@ -37,9 +37,13 @@ describe('the route table', () => {
   it('marks the operations the spec lacks as extensions, each saying why', () => {
     expect(routes.filter((route) => route.extension).map((route) => route.path)).toEqual([
       '/financemanagement/api/bank/getbyiban',
+      '/addressmanagement/api/country/searchbyname',
+      '/addressmanagement/api/stateprovince/searchbyname',
       '/addressmanagement/api/stateprovince/getallbyname',
+      '/addressmanagement/api/district/searchbyname',
       '/addressmanagement/api/district/getallbyname',
       '/addressmanagement/api/neighborhood/getbyid',
+      '/addressmanagement/api/neighborhood/searchbyname',
       '/addressmanagement/api/neighborhood/getbyzipcode',
       '/addressmanagement/api/timezone/getall',
       '/addressmanagement/api/timezone/getbyid',

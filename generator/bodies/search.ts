@@ -1,0 +1,96 @@
+/**
+ * The prefix search's files (contract/search.ts): per scope, the answers of the prefixes more than
+ * leafSize records match, and the candidates of the first prefixes that leafSize or fewer do.
+ */
+import { foldName } from '../../contract/keys.ts';
+import { candidatesMark, keyCharacters, leafSize, rankedAnswer, wordStarts, type SearchCandidate } from '../../contract/search.ts';
+import { bodyPath, type Route } from '../../contract/routes.ts';
+import { aliasesOf } from './ambiguity.ts';
+import type { Indexing } from './indexing.ts';
+import type { DataRecord } from '../schemas.ts';
+
+/** Names longer than this (folded) are not searched by prefix: no one types them out. */
+const longestSearchedKey = 200;
+
+/** A record of a scope with its folded names and later words. */
+interface Entry {
+  readonly names: readonly string[];
+  readonly words: readonly string[];
+  readonly shown: string;
+}
+
+/** Unicode's root collation, for the order of equally prominent records. */
+const collator = new Intl.Collator('und');
+
+/** The scopes of a search route: each tuple of its scope parameters' keys (none, where they are optional), with its records. */
+function scopes(route: Route, records: readonly DataRecord[], { keys }: Indexing): Map<string, DataRecord[]> {
+  const scopeParams = route.params.slice(1);
+  const fewest = scopeParams.filter((param) => !param.optional).length;
+  const byScope = new Map<string, DataRecord[]>();
+  for (const record of records) {
+    const scopeKeys = scopeParams.map((param) => keys.ownKey(route.record, record, param));
+    if (scopeKeys.some((key) => key === undefined)) continue;
+    for (let count = scopeParams.length; count >= fewest; count--) {
+      const scope = scopeKeys.slice(0, count).join('/');
+      byScope.set(scope, [...(byScope.get(scope) ?? []), record]);
+    }
+  }
+  return byScope;
+}
+
+function entriesOf(route: Route, records: readonly DataRecord[], { projection }: Indexing): Entry[] {
+  const [query] = route.params;
+  const search = route.search;
+  if (!query || !search) return [];
+  const prominence = (record: DataRecord) => (search.prominence === undefined ? 0 : Number(record[search.prominence] ?? 0));
+  const ordered = [...records].sort((a, b) => prominence(b) - prominence(a) || collator.compare(String(a[query.field]), String(b[query.field])));
+  return ordered.map((record) => {
+    const texts = [
+      record[query.field],
+      ...(query.aliasFields ?? []).flatMap((field) =>
+        field in record && typeof record[field] === 'string' ? [record[field]] : aliasesOf(record, field).map(({ value }) => value),
+      ),
+    ];
+    const names = [...new Set(texts.filter((text): text is string => typeof text === 'string').map(foldName))].filter(
+      (name) => name.length > 0 && name.length <= longestSearchedKey,
+    );
+    const words = [...new Set(names.flatMap(wordStarts))].filter((word) => !names.includes(word));
+    return { names, words, shown: projection.project(route.record, record, route.omit ?? []) };
+  });
+}
+
+/** The entry as a candidate of `prefix`: its names and words that start with it. */
+function candidateOf(entry: Entry, prefix: string): SearchCandidate | undefined {
+  const n = entry.names.filter((name) => name.startsWith(prefix));
+  const w = entry.words.filter((word) => word.startsWith(prefix));
+  return n.length + w.length === 0 ? undefined : { n, w, b: entry.shown };
+}
+
+export function indexSearch(route: Route, records: readonly DataRecord[], indexing: Indexing): void {
+  const { bodies } = indexing;
+  for (const [scope, inScope] of scopes(route, records, indexing)) {
+    const entries = entriesOf(route, inScope, indexing);
+    const scopeKeys = scope === '' ? [] : scope.split('/');
+    const file = (key: string) => bodyPath(route, [...scopeKeys, key]);
+    // Depth first: a prefix's matching entries, split by the next character while more than leafSize match.
+    const visit = (prefix: string, matching: readonly Entry[]): void => {
+      const candidates = matching.flatMap((entry) => candidateOf(entry, prefix) ?? []);
+      if (candidates.length <= leafSize) {
+        bodies.set(file(`${candidatesMark}${prefix}`), JSON.stringify({ c: candidates }));
+        return;
+      }
+      if (prefix !== '') bodies.set(file(prefix), rankedAnswer(candidates, prefix));
+      const next = new Map<string, Entry[]>();
+      for (const entry of matching) {
+        const following = new Set<string>();
+        for (const key of [...entry.names, ...entry.words]) {
+          if (!key.startsWith(prefix) || key.length === prefix.length) continue;
+          following.add(keyCharacters(key.slice(prefix.length))[0] ?? '');
+        }
+        for (const character of following) next.set(character, [...(next.get(character) ?? []), entry]);
+      }
+      for (const [character, children] of next) visit(`${prefix}${character}`, children);
+    };
+    visit('', entries);
+  }
+}

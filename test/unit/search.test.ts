@@ -1,0 +1,140 @@
+/**
+ * The prefix search end to end, without a build: the generator's files for a scope of more records
+ * than a candidates file holds, read back by the proxy's search through a store over those files,
+ * answer every query as a brute-force ranking over all the records does.
+ */
+import { describe, expect, it } from 'vitest';
+import { foldName } from '../../contract/keys.ts';
+import type { ManifestEntry } from '../../contract/manifest.ts';
+import { routes, type RecordType, type Route } from '../../contract/routes.ts';
+import { leafSize, searchLimit, wordStarts } from '../../contract/search.ts';
+import type { Indexing } from '../../generator/bodies/indexing.ts';
+import { Projection } from '../../generator/bodies/projection.ts';
+import { RecordKeys } from '../../generator/bodies/recordKeys.ts';
+import { indexSearch } from '../../generator/bodies/search.ts';
+import type { DataRecord } from '../../generator/schemas.ts';
+import type { BodyStore } from '../../proxy/store/store.ts';
+import { findSearch, makeAnswer } from '../../proxy/http/search.ts';
+
+const route = routes.find((candidate) => candidate.path.endsWith('/stateprovince/searchbyname')) as Route;
+const countryA = '11111111-1111-4111-8111-111111111111';
+const countryB = '22222222-2222-4222-8222-222222222222';
+
+// Made-up names for the test only, built so that some prefixes match far more than leafSize records.
+const firsts = ['Kara', 'Karaca', 'Kar', 'Kavak', 'Kale', 'Kaş', 'Kan', 'Kalkan', 'Kazan', 'Yeni', 'Eski', 'İnce', 'Işık', 'Çay', 'Ak', 'Ala'];
+const seconds = ['dağ', 'Köy', 'su', 'Ova', 'Tepe', 'Bel', 'Kaya', 'Pınar', 'Yurt', 'Han', 'Yazı', 'Göl', 'Kent', 'Ören', 'Dere'];
+const records: DataRecord[] = firsts.flatMap((first, i) =>
+  seconds.map((second, j) => ({
+    id: `00000000-0000-4000-8000-${String(i * 100 + j).padStart(12, '0')}`,
+    countryId: (i + j) % 3 === 0 ? countryB : countryA,
+    name: j % 2 === 0 ? `${first}${second.toLowerCase()}` : `${first} ${second}`,
+    abbreviation: `${i}${j}`,
+  })),
+);
+
+function indexed(): Map<string, string> {
+  const dataset = { records: new Map<RecordType, DataRecord[]>([['stateProvince', records]]), where: new Map() };
+  const problems: string[] = [];
+  const indexing = {
+    dataset,
+    settings: {},
+    keys: new RecordKeys(dataset, problems),
+    projection: new Projection(),
+    bodies: new Map<string, string>(),
+    ambiguous: [],
+    problems,
+  } as unknown as Indexing;
+  indexSearch(route, records, indexing);
+  expect(problems).toEqual([]);
+  return indexing.bodies;
+}
+
+/** A store over the files in memory, as a build's would be. */
+function storeOf(bodies: ReadonlyMap<string, string>): BodyStore {
+  const byEtag = new Map<string, Buffer>();
+  return {
+    find(routePath, keys) {
+      const file = `${routePath.slice(1)}/${keys.join('/')}.json`;
+      const body = bodies.get(file);
+      if (body === undefined) return undefined;
+      const etag = `"e${foldName(file).replace(/[^a-z0-9]/g, '')}"`;
+      byEtag.set(etag, Buffer.from(body));
+      return { file, entry: { etag, size: Buffer.byteLength(body) } as ManifestEntry };
+    },
+    cached: (entry) => byEtag.get(entry.etag),
+    read: async (_file, entry) => byEtag.get(entry.etag) as Buffer,
+  } as BodyStore;
+}
+
+/** The answer by brute force: every record of the scope, tiered, in collation order within a tier. */
+function expected(query: string, countryId?: string): string[] {
+  const collator = new Intl.Collator('und');
+  const tierOf = (record: DataRecord) => {
+    const name = foldName(String(record.name));
+    if (name === query) return 0;
+    if (name.startsWith(query)) return 1;
+    return wordStarts(name).some((word) => word.startsWith(query)) ? 2 : undefined;
+  };
+  return records
+    .filter((record) => countryId === undefined || record.countryId === countryId)
+    .map((record) => ({ record, tier: tierOf(record) }))
+    .filter(({ tier }) => tier !== undefined)
+    .sort((a, b) => (a.tier ?? 0) - (b.tier ?? 0) || collator.compare(String(a.record.name), String(b.record.name)))
+    .slice(0, searchLimit)
+    .map(({ record }) => String(record.id));
+}
+
+async function answered(store: BodyStore, name: string, countryId?: string): Promise<string[]> {
+  const keys = [foldName(name), ...(countryId ? [countryId] : [])];
+  const target = findSearch(
+    route,
+    { keys, given: [name], params: new Map() },
+    { ...store, find: (path, wanted) => (path.endsWith('/getbyid') ? ({} as never) : store.find(path, wanted)) },
+  );
+  const body = target.search === undefined ? (store.cached(target.found.entry) as Buffer) : (await makeAnswer(store, target)).body;
+  return (JSON.parse(body.toString('utf8')) as { id: string }[]).map((record) => record.id);
+}
+
+describe('prefix search', () => {
+  it('answers every query as a ranking over all the records does, from answer files and from candidates', async () => {
+    const bodies = indexed();
+    const files = [...bodies.keys()].map((file) => file.split('/').pop() ?? '');
+    // Both kinds of file are there: answers of the crowded prefixes, candidates of the others.
+    expect(files.filter((name) => name.startsWith('~')).length).toBeGreaterThan(1);
+    expect(files.filter((name) => !name.startsWith('~')).length).toBeGreaterThan(0);
+    expect(records.filter((record) => foldName(String(record.name)).startsWith('ka')).length).toBeGreaterThan(leafSize / 2);
+    const store = storeOf(bodies);
+    const queries = new Set<string>([
+      'Ka',
+      'KARA',
+      'karac',
+      'kara dağ',
+      'kö',
+      'Köy',
+      'ışı',
+      'isik',
+      'ince',
+      'çay',
+      'cay',
+      'zz',
+      'yenisu',
+      'Yeni Su',
+      'tepe',
+      'a',
+    ]);
+    for (const record of records) {
+      const name = String(record.name);
+      for (let length = 2; length <= name.length; length += 2) queries.add(name.slice(0, length));
+    }
+    for (const query of queries) {
+      if (foldName(query).length < 2) continue;
+      expect(await answered(store, query), query).toEqual(expected(foldName(query)));
+      expect(await answered(store, query, countryB), `${query} in B`).toEqual(expected(foldName(query), countryB));
+    }
+  });
+
+  it('refuses a query shorter than the route allows, saying how many more to type', () => {
+    const store = storeOf(indexed());
+    expect(() => findSearch(route, { keys: ['k'], given: ['k'], params: new Map() }, store)).toThrow(/needs at least 2 letters or digits; type 1 more/);
+  });
+});
