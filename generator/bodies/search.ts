@@ -79,7 +79,8 @@ export function indexSearch(route: Route, records: readonly DataRecord[], indexi
         bodies.set(file(`${candidatesMark}${prefix}`), JSON.stringify({ c: candidates }));
         return;
       }
-      if (prefix !== '') bodies.set(file(prefix), rankedAnswer(candidates, prefix));
+      // No query shorter than the route allows is answered: such a prefix gets no answer of its own.
+      if (keyCharacters(prefix).length >= (route.search?.minLength ?? 1)) bodies.set(file(prefix), rankedAnswer(candidates, prefix));
       const next = new Map<string, Entry[]>();
       for (const entry of matching) {
         const following = new Set<string>();

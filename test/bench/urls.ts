@@ -129,7 +129,8 @@ export function sampleUrlMix(manifest: Manifest, count: number, seed: number, in
     const segments = file.replace(/\.json$/, '').split('/');
     const route = findRoute(`/${segments.slice(0, 4).join('/')}`);
     const keys = segments.slice(4);
-    if (!route || !keysFit(route, keys) || !include(route, entry)) continue;
+    // A search's files are prefixes and candidates, not the queries that read them: left out.
+    if (!route || route.search || !keysFit(route, keys) || !include(route, entry)) continue;
     if (route.params.some((param, position) => param.kind === 'name' && shortenedNameKey.test(keys[position] ?? ''))) continue;
     const proxyPath = queryFor(route, keys);
     if (proxyPath === undefined) {

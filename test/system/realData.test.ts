@@ -297,3 +297,39 @@ describe('regional special days, on the real data', () => {
     expect(special.map((day) => `${day.startDate.slice(0, 10)} ${day.summary}`)).toContain('2026-04-06 Easter Monday');
   });
 });
+
+describe('forms and payments, on the real data', () => {
+  const address = '/addressmanagement/api';
+  const names = async (target: string) => (await body<{ name: string }[]>(target)).map((record) => record.name);
+
+  it('a type-ahead finds Germany by alma, deu, ドイ and alle, İstanbul first by ista, Kadıköy by kadı, Caferağa by cafer', async () => {
+    for (const query of ['alma', 'deu', 'ドイ', 'alle']) {
+      const found = await names(`${address}/country/searchbyname?name=${encodeURIComponent(query)}`);
+      expect(found.length, query).toBeLessThanOrEqual(20);
+      expect(found, query).toContain('Germany');
+    }
+    const turkey = await body<{ id: string }>(`${address}/country/getbyalpha2code?alpha2code=TR`);
+    expect((await names(`${address}/stateprovince/searchbyname?name=ista&countryid=${turkey.id}`))[0]).toBe('İstanbul');
+    expect(await names(`${address}/district/searchbyname?name=${encodeURIComponent('kadı')}&countryid=${turkey.id}`)).toContain('Kadıköy');
+    const kadikoy = await body<{ id: string }>(`${address}/district/getbyname?name=kadikoy&countryId=${turkey.id}`);
+    const caferaga = await body<{ name: string; zipCode: string }[]>(`${address}/neighborhood/searchbyname?name=cafer&districtid=${kadikoy.id}`);
+    expect(caferaga.map((record) => [record.name.split(' ')[0], record.zipCode])).toEqual([['Caferağa', '34710']]);
+  });
+
+  it('every Merkez district is listed, and the single lookup says how many there are', async () => {
+    const turkey = await body<{ id: string }>(`${address}/country/getbyalpha2code?alpha2code=TR`);
+    const all = await body<{ name: string }[]>(`${address}/district/getallbyname?name=merkez&countryId=${turkey.id}`);
+    expect(all.length).toBeGreaterThan(30);
+    expect(all.every((district) => district.name === 'Merkez')).toBe(true);
+    const one = await fetch(`${proxy.url}${address}/district/getbyname?name=merkez&countryId=${turkey.id}`, {
+      headers: { Authorization: `Bearer ${testKey}` },
+    });
+    expect(one.headers.get('x-ambiguous-matches')).toBe(String(all.length));
+  });
+
+  it('Ziraat by 10, 0010, 00010 and by IBAN TR420001000000000000000001', async () => {
+    const finance = '/financemanagement/api';
+    for (const code of ['10', '0010', '00010']) expect((await body<{ code: string }>(`${finance}/bank/getbycode?code=${code}`)).code).toBe('010');
+    expect((await body<{ code: string }>(`${finance}/bank/getbyiban?iban=TR420001000000000000000001`)).code).toBe('010');
+  });
+});
