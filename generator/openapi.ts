@@ -5,6 +5,7 @@
  * real key of this build (openapiExamples.ts), and every status the proxy really gives for it is a
  * documented response (test/openapi.test.ts holds the proxy to it).
  */
+import { searchLimit } from '../contract/search.ts';
 import packageJson from '../package.json' with { type: 'json' };
 import { recordLabels, routes, type Route, routeParts } from '../contract/routes.ts';
 import { components, envelope, failure, formatParameter, foundResponseName, headerRefs, queryParameter, ref, type JsonObject } from './openapiComponents.ts';
@@ -110,7 +111,11 @@ function descriptionOf(route: Route, { holidayYears, regionalCountries }: Operat
   if (route.params.some((param) => param.kind === 'year'))
     lines.push(`Years ${holidayYears.first} to ${holidayYears.last} exist; another year answers 404 naming the window.`);
   const aliased = route.params.some((param) => (param.aliasFields?.length ?? 0) > 0);
-  if (aliased) {
+  if (route.search) {
+    lines.push(
+      `A prefix search, from the ${route.search.minLength === 1 ? 'first' : 'second'} character: the records one of whose names${aliased ? ' (its own, native and alternative names, and its names in every language Unicode CLDR names countries in)' : ''}, or a word of one, starts with \`${route.params[0]?.name}\`, folded as every name lookup folds it; at most ${searchLimit}, ranked: a whole name equal to it, then a name that starts with it, then a word that does; then ${route.search.prominence ? 'by population, largest first, then ' : ''}by name in Unicode's root collation. No match is \`[]\`, not a 404; a shorter query is a 400 saying how many characters more to type.`,
+    );
+  } else if (aliased) {
     lines.push(
       '**Extension**: the name may also be an alternative name (Turkey, Czech Republic) or the name in any language Unicode CLDR names every country in (Almanya, Allemagne, Deutschland, ドイツ, Германия); the answer is the same record.',
     );
@@ -136,6 +141,10 @@ function notFoundOf(route: Route, { holidayYears }: OperationContext): JsonObjec
   const origin = 'in origin mode, the origin has no body for this lookup while it switches builds';
   if (alwaysAnswered(route)) return failure(`Only ${origin}.`);
   const [first] = route.params;
+  if (route.search) {
+    const scopes = route.params.slice(1).map((param) => `no ${param.field.replace(/Id$/, '')} has this ${param.name}`);
+    return failure(`${scopes.length > 0 ? `${scopes.join('; ')}; or, ` : 'Only '}${origin}.`);
+  }
   const causes = [
     route.parent && first
       ? `No ${recordLabels[route.parent.record]} has this ${first.name}`

@@ -130,6 +130,11 @@ function headers(): JsonObject {
     ),
     CacheControlNoStore: header('Failures and service endpoints are never cached.', { const: noStore }),
     DataVersion: header('A hash of the data the answer was built from: it changes with every data import.', { type: 'string', minLength: 1 }),
+    AmbiguousMatches: header(
+      'Extension: on a lookup by name that several records share, how many there are; the answer is the one the ambiguity rule chooses, and `getallbyname` lists them all. Absent where the name names one record.',
+      { type: 'integer', minimum: 2 },
+      false,
+    ),
     RequestId: header(
       'The X-Request-Id the client sent (a UUID one is also the globalId), or else header.globalId of the envelope: quote it when reporting a problem.',
       { type: 'string', minLength: 1, maxLength: 128 },
@@ -225,7 +230,13 @@ function foundResponses(): JsonObject {
           : route.shape === 'list'
             ? `Found: an array of ${recordLabels[route.record]} records.`
             : `Found: one ${recordLabels[route.record]} record.`,
-        headers: headerRefs(route.languages ? { ...lookupHeaders, 'Content-Language': 'ContentLanguage', Vary: 'VaryLanguage' } : lookupHeaders),
+        headers: headerRefs(
+          route.languages
+            ? { ...lookupHeaders, 'Content-Language': 'ContentLanguage', Vary: 'VaryLanguage' }
+            : route.shape === 'single'
+              ? { ...lookupHeaders, 'X-Ambiguous-Matches': 'AmbiguousMatches' }
+              : lookupHeaders,
+        ),
         content: { 'application/json': { schema: envelope(route.shape === 'list' ? { type: 'array', items: record } : record) }, ...calendar },
       },
     ];

@@ -37,9 +37,8 @@ export const answerLookup: Handler = (exchange) => {
   // Chosen once the request is let in: a refused one costs no header parsing.
   const answered = lookup.languages ? chooseByAcceptLanguage(request.headers['accept-language'], lookup.languages) : undefined;
   const language: Language | undefined = lookup.route.languages ? { tag: answered?.tag ?? lookup.language } : undefined;
-  if (lookup.search !== undefined)
-    return whenReady(makeAnswer(store, lookup), ({ lookup: made, body }) => sendBody(exchange, store, made, undefined, undefined, body));
-  return sendBody(exchange, store, answered?.found ?? lookup.found, language, lookup.matches);
+  if (lookup.search !== undefined) return whenReady(makeAnswer(store, lookup), (answer) => sendBody(exchange, store, answer.lookup, { made: answer.body }));
+  return sendBody(exchange, store, answered?.found ?? lookup.found, { language, matches: lookup.matches });
 };
 
 /** The route, scope, keys and body a request names, or the failure that says what is wrong with it. */
@@ -90,14 +89,14 @@ export interface Language {
  * A body in the envelope once the request is let in (a lookup, the exports index, a change list):
  * 304 when the client's copy is current, else the body encoded as asked.
  */
-export function sendBody(
-  exchange: Exchange,
-  store: BodyStore,
-  { file, entry }: Lookup,
-  language?: Language,
-  matches?: number,
-  given?: Buffer,
-): void | Promise<void> {
+/** What a body's answer adds: its language, how many records its name names, a body made rather than stored. */
+export interface BodyOptions {
+  readonly language?: Language | undefined;
+  readonly matches?: number | undefined;
+  readonly made?: Buffer | undefined;
+}
+
+export function sendBody(exchange: Exchange, store: BodyStore, { file, entry }: Lookup, { language, matches, made }: BodyOptions = {}): void | Promise<void> {
   const { request, limits, cors, context } = exchange;
   // Built in one literal (this is every lookup's path), one shape with a budget and one without;
   // the CORS headers added only when there are any.
@@ -131,8 +130,8 @@ export function sendBody(
     headers.ETag = codedEtag(entry.etag, codingOf(encoding, envelopeBytes + entry.size));
     return exchange.sendNotModified(headers);
   }
-  const cached = given ?? store.cached(entry);
-  if (given === undefined) context.metrics.bodyCache(cached !== undefined);
+  const cached = made ?? store.cached(entry);
+  if (made === undefined) context.metrics.bodyCache(cached !== undefined);
   return whenReady(cached ?? store.read(file, entry), (body) =>
     whenReady(encodeResponse(successHead(exchange.ids.globalId), body, successTail, entry.etag, encoding), (encoded) =>
       exchange.sendEncoded(jsonType, headers, encoded),

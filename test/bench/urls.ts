@@ -129,8 +129,9 @@ export function sampleUrlMix(manifest: Manifest, count: number, seed: number, in
     const segments = file.replace(/\.json$/, '').split('/');
     const route = findRoute(`/${segments.slice(0, 4).join('/')}`);
     const keys = segments.slice(4);
-    // A search's files are prefixes and candidates, not the queries that read them: left out.
-    if (!route || route.search || !keysFit(route, keys) || !include(route, entry)) continue;
+    // A search's files are prefixes and candidates, and a bank's IBAN file is keyed by its code, not
+    // by the queries that read them: left out.
+    if (!route || route.search || route.params.some((param) => param.kind === 'iban') || !keysFit(route, keys) || !include(route, entry)) continue;
     if (route.params.some((param, position) => param.kind === 'name' && shortenedNameKey.test(keys[position] ?? ''))) continue;
     const proxyPath = queryFor(route, keys);
     if (proxyPath === undefined) {
