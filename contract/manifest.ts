@@ -59,11 +59,16 @@ export const manifestSchema = z.strictObject({
   ambiguous: z.array(z.strictObject({ file: z.string(), chosen: z.string(), others: z.array(z.string()) })),
   /**
    * For the lookups whose names come in several languages (routes.ts `languages`): by the lookup's
-   * first key (a country's id, or its alpha-2 code for the lookups by code), the languages of its names as BCP 47 tags, its own first (the body
+   * first key (a country's id, or its alpha-2 code for the lookups by code and the work calendar), the languages of its names as BCP 47 tags, its own first (the body
    * without a language key), then each that has bodies of its own (`…/<key>/<language key>.json`
    * where its names differ from the own). Absent for a country without such records.
    */
   languages: z.record(z.string(), z.array(z.string().min(1)).min(1)).default({}),
+  /**
+   * For each lookup that answers with another's bodies (routes.ts `aliasOf`), by its path: each
+   * first key it answers (a country's alpha-2 code) with the key of the parent's id it stands for.
+   */
+  aliases: z.record(z.string(), z.record(z.string(), z.string())).default({}),
   /** Every body file, by its path relative to dist/. */
   files: z.record(z.string(), manifestEntrySchema),
   /**

@@ -116,6 +116,12 @@ export interface Route {
     /** A (derived) field of the parent that must be true for it to have bodies: the parents a source covers. */
     readonly where?: string;
   };
+  /**
+   * The lookup this one answers with, by the parent's id in place of its first key (a country's
+   * alpha-2 code): the build writes no bodies of its own for it, and the manifest's `aliases` maps
+   * each key to the parent's id, so that the index holds each body once.
+   */
+  readonly aliasOf?: string;
   /** Record fields left out of this operation's bodies (country getall carries no flag). */
   readonly omit?: readonly string[];
   /**
@@ -195,6 +201,7 @@ const byCountryCodeAndYear = (path: string, record: RecordType): Route => ({
   ],
   parent: { record: 'country', field: 'alpha2Code' },
   languages: dayNames,
+  aliasOf: `${path}/getbycountryid`,
   extension: "a calendar is asked for by the country's ISO 3166-1 alpha-2 code, without first looking up the country's id",
 });
 
@@ -212,6 +219,7 @@ const byStateProvinceAndYear = (path: string, record: RecordType, param: RoutePa
   params: [param, { name: 'Year', kind: 'year', field: 'year' }],
   parent: { record: 'stateProvince', field: parentField, where: regionalHolidays },
   languages: dayNames,
+  ...(parentField === 'id' ? {} : { aliasOf: `${path}/getbystateprovinceid` }),
   extension: 'days that only part of a country has (Bavaria, Scotland, a canton), which a business-day calendar for that part needs',
 });
 const stateProvinceCode: RouteParam = { name: 'StateProvinceCode', kind: 'code', field: 'stateProvinceCode' };

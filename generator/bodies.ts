@@ -8,7 +8,7 @@ import type { Manifest } from '../contract/manifest.ts';
 import { recordLabels, type RecordType, type Route } from '../contract/routes.ts';
 import { indexWorkCalendars } from './bodies/calendars.ts';
 import type { Indexing } from './bodies/indexing.ts';
-import { indexList } from './bodies/lists.ts';
+import { indexAlias, indexList } from './bodies/lists.ts';
 import { Projection } from './bodies/projection.ts';
 import { RecordKeys } from './bodies/recordKeys.ts';
 import { indexSearch } from './bodies/search.ts';
@@ -21,6 +21,7 @@ import type { Dataset } from './validate.ts';
 export interface IndexedBodies {
   readonly bodies: ReadonlyMap<string, string>;
   readonly ambiguous: Manifest['ambiguous'];
+  readonly aliases: Manifest['aliases'];
   readonly languages: Manifest['languages'];
   /** A record as the API shows it, as its bodies hold it: the exports' lines, without stringifying every record again. */
   readonly shown: (type: RecordType, record: DataRecord) => string;
@@ -31,7 +32,8 @@ function gatherLanguages(routes: readonly Route[], dataset: Dataset, keys: Recor
   const languages = new ParentLanguages();
   for (const route of routes) {
     const [first] = route.params;
-    // A document's languages are those of the records it is made of, gathered by their own routes.
+    // A document's languages are those of the records it is made of, gathered by their own routes
+    // (the work calendar's, by country code, by the lookups by code).
     if (!route.languages || !first || route.document) continue;
     for (const record of dataset.records.get(route.record) ?? []) {
       const parent = keys.ownKey(route.record, record, first);
@@ -46,17 +48,28 @@ export function indexData(dataset: Dataset, settings: BuildSettings, routes: rea
   const keys = new RecordKeys(dataset, problems);
   const languages = gatherLanguages(routes, dataset, keys);
   problems.push(...languages.problems());
-  const indexing: Indexing = { dataset, settings, keys, projection: new Projection(), languages, bodies: new Map<string, string>(), ambiguous: [], problems };
+  const indexing: Indexing = {
+    dataset,
+    settings,
+    keys,
+    projection: new Projection(),
+    languages,
+    bodies: new Map<string, string>(),
+    ambiguous: [],
+    aliases: {},
+    problems,
+  };
   for (const route of routes) {
     const records = dataset.records.get(route.record) ?? [];
-    if (route.document === 'workCalendar') indexWorkCalendars(route, indexing);
+    if (route.aliasOf) indexAlias(route, indexing);
+    else if (route.document === 'workCalendar') indexWorkCalendars(route, indexing);
     else if (route.search) indexSearch(route, records, indexing);
     else if (route.shape === 'list') indexList(route, records, indexing);
     else indexSingle(route, records, indexing);
   }
   if (problems.length > 0) throw new BuildError(problems);
-  const { bodies, ambiguous, projection } = indexing;
-  return { bodies, ambiguous, languages: languages.toManifest(), shown: (type, record) => projection.project(type, record, []) };
+  const { bodies, ambiguous, aliases, projection } = indexing;
+  return { bodies, ambiguous, aliases, languages: languages.toManifest(), shown: (type, record) => projection.project(type, record, []) };
 }
 
 /** Records per record type, for the manifest. */

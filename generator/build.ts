@@ -155,7 +155,7 @@ async function buildLocked({ dataDir, distDir, force = false, keepBuilds = defau
   const settings = validateSettings(loaded.settings);
   const dataset = validateData(loaded.files);
   const sources = validateSources(loaded.sources);
-  const { bodies, ambiguous, languages, shown } = indexData(dataset, settings, routes);
+  const { bodies, ambiguous, aliases, languages, shown } = indexData(dataset, settings, routes);
   const now = new Date();
   const buildId = newBuildId(now);
   const counts = countRecords(dataset);
@@ -182,6 +182,7 @@ async function buildLocked({ dataDir, distDir, force = false, keepBuilds = defau
       holidayYears: settings.holidayYears,
       counts,
       ambiguous,
+      aliases,
       languages,
       sources,
       changes: changeLists.changes,

@@ -17,6 +17,8 @@ export interface Indexing {
   readonly bodies: Map<string, string>;
   /** Each single lookup's key that names several records, with the one chosen. */
   readonly ambiguous: Manifest['ambiguous'];
+  /** The lookups answered with another's bodies: each first key with the parent id's key (routes.ts `aliasOf`). */
+  readonly aliases: Record<string, Record<string, string>>;
   /** What is wrong with the data, in the order met: the build fails when any is. */
   readonly problems: string[];
 }

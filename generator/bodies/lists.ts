@@ -71,3 +71,20 @@ export function indexList(route: Route, records: readonly DataRecord[], indexing
     }
   }
 }
+
+/**
+ * A lookup answered with another's bodies (routes.ts `aliasOf`): no bodies of its own, each parent's
+ * key (a country's alpha-2 code) mapped to the key of its id, for the parents the route answers.
+ */
+export function indexAlias(route: Route, { dataset, keys, aliases }: Indexing): void {
+  const [first] = route.params;
+  if (!route.parent || !first) return;
+  const { record: parentType, field, where } = route.parent;
+  const mapped: Record<string, string> = {};
+  for (const parent of dataset.records.get(parentType) ?? []) {
+    if (where !== undefined && keys.fieldValue(parentType, parent, where) !== true) continue;
+    const key = keys.keyOf(parentType, parent, first, keys.fieldValue(parentType, parent, field));
+    if (key !== undefined) mapped[key] = parent.id;
+  }
+  aliases[route.path] = mapped;
+}

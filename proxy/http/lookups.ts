@@ -54,11 +54,26 @@ export function findTarget(route: Route, queryText: string, store: BodyStore): R
   const query = resolveKeys(route, queryText, store);
   if (route.search) return findSearch(route, query, store);
   if (route.formats) formatOf(route, query.params);
+  if (route.aliasOf) return findAlias(route, query, store);
   const found = store.find(route.path, query.keys);
   if (!found) throw notFound(route, query, store);
   if (route.languages) return resolveLanguage(route, route.languages, query, found, store);
   const matches = route.shape === 'single' ? ambiguousMatches(store.manifest, found.file) : undefined;
   return matches === undefined ? { route, found } : { route, found, matches };
+}
+
+/**
+ * A lookup answered with another's bodies (a country's days by its alpha-2 code): its first key
+ * stands for the parent's id (the manifest's `aliases`), the bodies are those by id.
+ */
+function findAlias(route: Route, query: ReturnType<typeof resolveKeys>, store: BodyStore): ResolvedTarget {
+  const target = findRoute(route.aliasOf ?? '');
+  const [first = '', ...rest] = query.keys;
+  const id = store.manifest.aliases[route.path]?.[first];
+  const keys = id === undefined ? undefined : [id, ...rest];
+  const found = keys && target && store.find(target.path, keys);
+  if (!keys || !target || !found) throw notFound(route, query, store);
+  return target.languages ? { ...resolveLanguage(target, target.languages, { ...query, keys }, found, store), route } : { route, found };
 }
 
 /** The records each ambiguous single lookup names, by body file, worked out once per build. */

@@ -217,12 +217,12 @@ describe('the build', () => {
       `addressmanagement/api/countryspecialday/getbycountryid/${turkey.id}/en/2024.json`,
     ]);
     expect(Object.keys(manifest.files).filter((file) => file.includes(`${germany.id}/en/`))).toEqual([]);
-    // The lookups by country code have the same bodies under the code.
+    // The lookups by country code answer with the bodies by id (the manifest's aliases), the work calendar with its own.
     expect(Object.keys(manifest.files).filter((file) => file.includes('/getbycountrycode/tr/en/'))).toEqual([
-      'addressmanagement/api/countryholiday/getbycountrycode/tr/en/2024.json',
-      'addressmanagement/api/countryspecialday/getbycountrycode/tr/en/2024.json',
       'addressmanagement/api/workcalendar/getbycountrycode/tr/en/2024.json',
     ]);
+    expect(manifest.aliases['/addressmanagement/api/countryholiday/getbycountrycode']).toEqual({ de: germany.id, tr: turkey.id });
+    expect(manifest.aliases['/addressmanagement/api/stateprovinceholiday/getbystateprovincecode']).toEqual({ 'de-be': berlin.id });
   });
 
   it("stops on a country whose records name their days in two languages, naming the country's key", async () => {
