@@ -122,6 +122,8 @@ export interface Route {
    * each key to the parent's id, so that the index holds each body once.
    */
   readonly aliasOf?: string;
+  /** Hidden record fields this operation's bodies show (a neighbourhood's kind of place). */
+  readonly reveal?: readonly string[];
   /** Record fields left out of this operation's bodies (country getall carries no flag). */
   readonly omit?: readonly string[];
   /**
@@ -325,10 +327,20 @@ export const routes: readonly Route[] = [
   byParentId(`${address}/neighborhood`, 'neighborhood', 'districtid', 'districtId', 'district'),
   { ...byId(`${address}/neighborhood`, 'neighborhood'), extension: 'every other resource of the spec has getbyid; neighbourhoods lacked it' },
   {
+    path: `${address}/neighborhood/getplacesbydistrictid`,
+    record: 'neighborhood',
+    shape: 'list',
+    params: [uuid('districtid', 'districtId')],
+    parent: { record: 'district', field: 'id' },
+    reveal: ['placeType', 'parentPlace', 'pttName'],
+    extension:
+      "an address form shows a village's quarters under their village: each neighbourhood with its kind of place (mahalle, köy, köy_mahallesi …), the village or belde it belongs to and PTT's spelling of its name",
+  },
+  {
     path: `${address}/neighborhood/searchbyname`,
     record: 'neighborhood',
     shape: 'list',
-    params: [{ name: 'name', kind: 'name', field: 'name' }, uuid('districtid', 'districtId')],
+    params: [{ name: 'name', kind: 'name', field: 'name', aliasFields: ['pttName'] }, uuid('districtid', 'districtId')],
     search: { minLength: 2 },
     extension: "a type-ahead: a district's neighbourhoods whose name, or a word of it, starts with what the user has typed",
   },

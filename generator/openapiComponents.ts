@@ -27,7 +27,11 @@ const pascal = (name: string): string => name.charAt(0).toUpperCase() + name.sli
 /** The schema name of a route's records: `Country`, or `CountryWithoutFlag` where the route omits fields. */
 export function recordSchemaName(route: Route): string {
   if (route.document) return pascal(route.document);
-  return pascal(route.record) + (route.omit?.length ? `Without${route.omit.map(pascal).join('And')}` : '');
+  return (
+    pascal(route.record) +
+    (route.omit?.length ? `Without${route.omit.map(pascal).join('And')}` : '') +
+    (route.reveal?.length ? `With${route.reveal.map(pascal).join('And')}` : '')
+  );
 }
 
 /** Every identifier field has this one schema, so it is written once and referred to. */
@@ -35,14 +39,14 @@ const idSchema = jsonSchemaOf(recordDefinitions.region.schema.pick({ id: true })
 const idJson = JSON.stringify(idSchema.properties.id);
 
 /** A record as bodies show it (shownFields). */
-function recordSchema(type: RecordType, omit: readonly string[]): JsonObject {
+function recordSchema(type: RecordType, omit: readonly string[], reveal: readonly string[] = []): JsonObject {
   const json = jsonSchemaOf(recordDefinitions[type].schema) as JsonObject & { properties: Record<string, JsonObject>; required: string[] };
-  const fields = new Set(shownFields(type, omit));
+  const fields = new Set(shownFields(type, omit, reveal));
   const shown = (field: string): boolean => fields.has(field);
   const properties = Object.entries(json.properties)
     .filter(([field]) => shown(field))
     .map(([field, property]) => [field, JSON.stringify(property) === idJson ? ref('schemas', 'Id') : property]);
-  const without = omit.length > 0 ? ` (without ${omit.join(', ')})` : '';
+  const without = omit.length > 0 ? ` (without ${omit.join(', ')})` : reveal.length > 0 ? ` (with ${reveal.join(', ')})` : '';
   return {
     ...json,
     description: `A ${recordLabels[type]} record${without}.`,
@@ -61,7 +65,8 @@ const failureHeader = {
 
 function schemas(): JsonObject {
   const records = Object.fromEntries(recordTypes.map((type) => [pascal(type), recordSchema(type, [])]));
-  for (const route of routes) if (route.omit?.length) records[recordSchemaName(route)] = recordSchema(route.record, route.omit);
+  for (const route of routes)
+    if (route.omit?.length || route.reveal?.length) records[recordSchemaName(route)] = recordSchema(route.record, route.omit ?? [], route.reveal);
   records.WorkCalendar = {
     ...jsonSchemaOf(workCalendarSchema),
     description: 'A work calendar: a year of the days that are not ordinary working days, and the weekend.',

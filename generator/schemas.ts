@@ -59,11 +59,19 @@ export const countrySchema = z.strictObject({
 export const regionSchema = z.strictObject({ id, name: text });
 export const stateProvinceSchema = z.strictObject({ id, countryId: id, name: text, abbreviation: text });
 export const districtSchema = z.strictObject({ id, stateProvinceId: id, name: text });
+/** What kind of place a Turkish neighbourhood record is (generator/import/neighbourhoodNames.ts). */
+export const placeTypes = ['mahalle', 'köy', 'köy_mahallesi', 'osb', 'sb', 'yayla', 'mezra', 'mevkii', 'site', 'other'] as const;
 export const neighborhoodSchema = z.strictObject({
   id,
   districtId: id,
+  /** The name as an address form shows it ("Caferağa Mahallesi"). */
   name: text,
   zipCode: z.string().regex(/^[0-9A-Z -]{3,10}$/, 'must be a postal code such as 34710'),
+  /** The name as PTT's list writes it ("Caferağa Mah"), which finds the record too. */
+  pttName: text,
+  placeType: z.enum(placeTypes),
+  /** The village or belde the place belongs to ("Başlı Köyü"), or null. */
+  parentPlace: text.nullable(),
 });
 export const callingCodeSchema = z.strictObject({ id, code: z.number().int().min(1).max(999) });
 export const languageSchema = z.strictObject({
@@ -221,7 +229,7 @@ export const recordDefinitions: Record<RecordType, RecordDefinition> = {
   region: { schema: regionSchema, hidden: [], references: [] },
   stateProvince: { schema: stateProvinceSchema, hidden: [], references: [countryRef] },
   district: { schema: districtSchema, hidden: [], references: [stateProvinceRef] },
-  neighborhood: { schema: neighborhoodSchema, hidden: [], references: [{ field: 'districtId', to: 'district' }] },
+  neighborhood: { schema: neighborhoodSchema, hidden: ['pttName', 'placeType', 'parentPlace'], references: [{ field: 'districtId', to: 'district' }] },
   callingCode: { schema: callingCodeSchema, hidden: [], references: [] },
   language: { schema: languageSchema, hidden: [], references: [] },
   timeZone: { schema: timeZoneSchema, hidden: [], references: [] },
@@ -279,7 +287,7 @@ export type BuildSettings = z.infer<typeof buildSettingsSchema>;
  * route's omitted ones left out. Bodies (bodies.ts) and their OpenAPI schemas (openapiComponents.ts)
  * both use it, so the two cannot disagree.
  */
-export function shownFields(type: RecordType, omit: readonly string[] = []): string[] {
+export function shownFields(type: RecordType, omit: readonly string[] = [], reveal: readonly string[] = []): string[] {
   const { schema, hidden } = recordDefinitions[type];
-  return Object.keys(schema.shape).filter((field) => !hidden.includes(field) && !omit.includes(field));
+  return Object.keys(schema.shape).filter((field) => (!hidden.includes(field) || reveal.includes(field)) && !omit.includes(field));
 }

@@ -58,7 +58,7 @@ export function indexList(route: Route, records: readonly DataRecord[], indexing
   const omit = route.omit ?? [];
   for (const [tuple, items] of groupRecords(route, records, indexing)) {
     const keys = tuple === '' ? [] : tuple.split('/');
-    const body = `[${items.map((record) => projection.project(route.record, record, omit)).join(',')}]`;
+    const body = `[${items.map((record) => projection.project(route.record, record, omit, route.reveal)).join(',')}]`;
     bodies.set(bodyPath(route, keys), body);
     const [parent] = keys;
     const named = route.languages;

@@ -15,9 +15,9 @@ export interface ReplacedField {
 export class Projection {
   readonly #made = new Map<string, Map<DataRecord, string>>();
 
-  /** The record's JSON with `omit` left out, made once per record and field set. */
-  project(type: RecordType, record: DataRecord, omit: readonly string[]): string {
-    const setKey = `${type}:${omit.join(',')}`;
+  /** The record's JSON with `omit` left out (and hidden fields in `reveal` shown), made once per record and field set. */
+  project(type: RecordType, record: DataRecord, omit: readonly string[], reveal: readonly string[] = []): string {
+    const setKey = `${type}:${omit.join(',')}:${reveal.join(',')}`;
     let made = this.#made.get(setKey);
     if (!made) {
       made = new Map();
@@ -25,17 +25,17 @@ export class Projection {
     }
     let json = made.get(record);
     if (json === undefined) {
-      json = this.show(type, record, omit);
+      json = this.show(type, record, omit, undefined, reveal);
       made.set(record, json);
     }
     return json;
   }
 
   /** The record's JSON with `omit` left out and, where given, one field's value replaced; not kept. */
-  show(type: RecordType, record: DataRecord, omit: readonly string[], replaced?: ReplacedField): string {
+  show(type: RecordType, record: DataRecord, omit: readonly string[], replaced?: ReplacedField, reveal: readonly string[] = []): string {
     return JSON.stringify(
       Object.fromEntries(
-        shownFields(type, omit)
+        shownFields(type, omit, reveal)
           .filter((field) => field in record)
           .map((field) => [field, field === replaced?.field ? replaced.value : record[field]]),
       ),

@@ -68,7 +68,7 @@ function servedRows(data: CheckedData): Row[] {
       return {
         province: (district && provinceById.get(district.stateProvinceId)) ?? 'unknown province',
         district: district?.name ?? 'unknown district',
-        name: record.name,
+        name: String(record.pttName ?? record.name),
         zipCode: record.zipCode,
       };
     });

@@ -15,8 +15,9 @@ import type { DatasetImporter } from './importer.ts';
 import { reuseIds } from './ids.ts';
 import { ImportError } from './importError.ts';
 import { loadIsoSubdivisions, type IsoSubdivision } from './isoCodes.ts';
+import { placeName } from './neighbourhoodNames.ts';
 import { loadTurkeyAddresses, neighbourhoodKeys, type TurkeyAddresses } from './turkey.ts';
-import { compareCodePoints, englishCollator } from './ordering.ts';
+import { compareCodePoints, englishCollator, turkishCollator } from './ordering.ts';
 
 type StateProvince = z.infer<typeof stateProvinceSchema>;
 type District = z.infer<typeof districtSchema>;
@@ -101,10 +102,11 @@ export const importAddresses: DatasetImporter = async (context) => {
   const previousDistrictKey = (record: District) => districtKey(plateById.get(record.stateProvinceId) ?? record.stateProvinceId, record.name);
   const districtKeyById = new Map(previousDistricts.map((record) => [record.id, previousDistrictKey(record)]));
   const idForDistrict = reuseIds('district', previousDistricts, previousDistrictKey);
-  const previousNeighbourhoods = await context.previous('neighborhood', neighborhoodSchema);
-  const previousKeyParts = (record: Neighborhood) => ({
+  // Records written before the names were read carry PTT's name as their name.
+  const previousNeighbourhoods = await context.previous('neighborhood', neighborhoodSchema.partial({ pttName: true, placeType: true, parentPlace: true }));
+  const previousKeyParts = (record: (typeof previousNeighbourhoods)[number]) => ({
     district: districtKeyById.get(record.districtId) ?? record.districtId,
-    name: record.name,
+    name: record.pttName ?? record.name,
     zipCode: record.zipCode,
   });
   const previousNeighbourhoodKey = neighbourhoodKeys(previousNeighbourhoods.map(previousKeyParts));
@@ -123,9 +125,29 @@ export const importAddresses: DatasetImporter = async (context) => {
     districts.push({ id: districtId, stateProvinceId, name: district.name });
     const neighbourhoods = neighbourhoodsByPlate.get(district.plateCode) ?? [];
     neighbourhoodsByPlate.set(district.plateCode, neighbourhoods);
+    const ofDistrict: Neighborhood[] = [];
     for (const { name, zipCode } of district.neighbourhoods) {
-      neighbourhoods.push({ id: idForNeighbourhood(neighbourhoodKey({ district: key, name, zipCode })), districtId, name, zipCode });
+      const place = placeName(name);
+      ofDistrict.push({
+        id: idForNeighbourhood(neighbourhoodKey({ district: key, name, zipCode })),
+        districtId,
+        name: place.display,
+        zipCode,
+        pttName: name,
+        placeType: place.type,
+        parentPlace: place.parent,
+      });
     }
+    // In Turkish order of the names a form shows, then by postal code; a place PTT spells two ways
+    // in one district with one postal code ("Direkli Mah" and "Direkli Mh.") is listed once.
+    const seen = new Set<string>();
+    const once = ofDistrict.filter((record) => {
+      const shown = `${record.name}\n${record.zipCode}`;
+      if (seen.has(shown)) return false;
+      seen.add(shown);
+      return true;
+    });
+    neighbourhoods.push(...once.sort((a, b) => turkishCollator.compare(a.name, b.name) || a.zipCode.localeCompare(b.zipCode)));
   }
 
   return [

@@ -41,6 +41,8 @@ const country = (alpha2: string): FixtureRecord => of('country', 'alpha2Code', a
 const shown = (record: FixtureRecord): Record<string, unknown> => without(record, 'altNames', 'localizedNames');
 const bankBody = (bank: FixtureRecord): Record<string, unknown> => without(bank, 'countryId');
 const noFlag = (record: FixtureRecord): Record<string, unknown> => without(record, 'altNames', 'localizedNames', 'flag');
+/** A neighbourhood as the API shows it: its kind of place and PTT's spelling only in getplacesbydistrictid. */
+const place = (record: FixtureRecord): Record<string, unknown> => without(record, 'pttName', 'placeType', 'parentPlace');
 
 /** One successful call per operation, with the whole body it must answer. */
 function successCases(): [string, unknown][] {
@@ -52,7 +54,7 @@ function successCases(): [string, unknown][] {
   const trDomain = of('webDomain', 'name', 'tr');
   const istanbulZone = of('timeZone', 'name', 'Europe/Istanbul');
   const ziraat = of('bank', 'code', '010');
-  const caferaga = of('neighborhood', 'zipCode', '34710');
+  const caferaga = place(of('neighborhood', 'zipCode', '34710'));
   const berlin = of('stateProvince', 'name', 'Berlin');
   const berlinDays = records.stateProvinceHoliday.map((day) => without(day, 'language', 'translations', 'observedFor', 'provisional'));
   const tryCurrency = of('currency', 'code', 'TRY');
@@ -91,7 +93,8 @@ function successCases(): [string, unknown][] {
     [`${address}/district/getallbyname?name=kadikoy&countryId=${tr.id}`, [kadikoy]],
     [`${address}/district/searchbyname?name=kadı&countryid=${tr.id}`, [kadikoy]],
     [`${address}/neighborhood/searchbyname?name=cafer&districtid=${kadikoy.id}`, [caferaga]],
-    [`${address}/neighborhood/getbydistrictid?districtid=${kadikoy.id}`, records.neighborhood.filter((n) => n.districtId === kadikoy.id)],
+    [`${address}/neighborhood/getbydistrictid?districtid=${kadikoy.id}`, records.neighborhood.filter((n) => n.districtId === kadikoy.id).map(place)],
+    [`${address}/neighborhood/getplacesbydistrictid?districtid=${kadikoy.id}`, records.neighborhood.filter((n) => n.districtId === kadikoy.id)],
     [`${address}/neighborhood/getbyid?id=${caferaga.id}`, caferaga],
     [`${address}/neighborhood/getbyzipcode?zipcode=34%20710`, [caferaga]],
     [`${address}/callingcode/getall`, records.callingCode],
@@ -201,6 +204,13 @@ describe('lookups that forgive', () => {
     expect(await names(`${address}/country/searchbyname?name=deu`)).toEqual(['Germany']);
     expect(await names(`${address}/district/searchbyname?name=yenis&countryid=${tr.id}`)).toEqual(['Yenişehir', 'Yenişehir', 'Yenişehir']);
     expect((await call(`${address}/district/searchbyname?name=zz&countryid=${tr.id}`)).envelope.body).toEqual([]);
+    // A neighbourhood by its name as a form shows it, and by PTT's spelling of it.
+    const kadikoy = of('district', 'name', 'Kadıköy');
+    for (const query of ['caferağa mahallesi', 'Caferağa Mah', 'mahallesi']) {
+      expect(await names(`${address}/neighborhood/searchbyname?name=${encodeURIComponent(query)}&districtid=${kadikoy.id}`), query).toContain(
+        'Caferağa Mahallesi',
+      );
+    }
     await expectFailure(
       call(`${address}/stateprovince/searchbyname?name=i`),
       400,

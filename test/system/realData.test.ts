@@ -89,7 +89,7 @@ describe('the real data, served', () => {
       zipCode: string;
     }
     const listed = await body<Neighborhood[]>('/addressmanagement/api/neighborhood/getbyzipcode?zipcode=34710');
-    expect(listed.map((neighborhood) => neighborhood.name)).toContain('Caferağa Mah');
+    expect(listed.map((neighborhood) => neighborhood.name)).toContain('Caferağa Mahallesi');
     expect(listed.every((neighborhood) => neighborhood.zipCode === '34710')).toBe(true);
     const [first] = listed;
     expect(await body(`/addressmanagement/api/district/getbyid?id=${first?.districtId}`)).toMatchObject({ name: 'Kadıköy' });
@@ -217,7 +217,7 @@ describe('the exports and change list of a first build, on the real data', () =>
     const lines = gunzipSync(bytes).toString('utf8').trimEnd().split('\n');
     expect(lines).toHaveLength(meta.counts.neighborhood ?? -1);
     expect(lines.map((line) => JSON.parse(line) as { name: string; zipCode: string })).toContainEqual(
-      expect.objectContaining({ name: 'Caferağa Mah', zipCode: '34710' }),
+      expect.objectContaining({ name: 'Caferağa Mahallesi', zipCode: '34710' }),
     );
   });
 
@@ -313,7 +313,7 @@ describe('forms and payments, on the real data', () => {
     expect(await names(`${address}/district/searchbyname?name=${encodeURIComponent('kadı')}&countryid=${turkey.id}`)).toContain('Kadıköy');
     const kadikoy = await body<{ id: string }>(`${address}/district/getbyname?name=kadikoy&countryId=${turkey.id}`);
     const caferaga = await body<{ name: string; zipCode: string }[]>(`${address}/neighborhood/searchbyname?name=cafer&districtid=${kadikoy.id}`);
-    expect(caferaga.map((record) => [record.name.split(' ')[0], record.zipCode])).toEqual([['Caferağa', '34710']]);
+    expect(caferaga.map((record) => [record.name, record.zipCode])).toEqual([['Caferağa Mahallesi', '34710']]);
   });
 
   it('every Merkez district is listed, and the single lookup says how many there are', async () => {

@@ -43,6 +43,7 @@ describe('the route table', () => {
       '/addressmanagement/api/district/searchbyname',
       '/addressmanagement/api/district/getallbyname',
       '/addressmanagement/api/neighborhood/getbyid',
+      '/addressmanagement/api/neighborhood/getplacesbydistrictid',
       '/addressmanagement/api/neighborhood/searchbyname',
       '/addressmanagement/api/neighborhood/getbyzipcode',
       '/addressmanagement/api/timezone/getall',
