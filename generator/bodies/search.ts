@@ -32,7 +32,9 @@ function scopes(route: Route, records: readonly DataRecord[], { keys }: Indexing
     if (scopeKeys.some((key) => key === undefined)) continue;
     for (let count = scopeParams.length; count >= fewest; count--) {
       const scope = scopeKeys.slice(0, count).join('/');
-      byScope.set(scope, [...(byScope.get(scope) ?? []), record]);
+      const inScope = byScope.get(scope);
+      if (inScope) inScope.push(record);
+      else byScope.set(scope, [record]);
     }
   }
   return byScope;
@@ -88,7 +90,11 @@ export function indexSearch(route: Route, records: readonly DataRecord[], indexi
           if (!key.startsWith(prefix) || key.length === prefix.length) continue;
           following.add(keyCharacters(key.slice(prefix.length))[0] ?? '');
         }
-        for (const character of following) next.set(character, [...(next.get(character) ?? []), entry]);
+        for (const character of following) {
+          const children = next.get(character);
+          if (children) children.push(entry);
+          else next.set(character, [entry]);
+        }
       }
       for (const [character, children] of next) visit(`${prefix}${character}`, children);
     };

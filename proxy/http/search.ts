@@ -81,17 +81,18 @@ export function makeAnswer(store: BodyStore, target: ResolvedTarget): MadeAnswer
   if (file === '') return answered(none);
   const known = made.get(etag);
   if (known) return answered(known);
-  const fromFile = (bytes: Buffer): MadeAnswer => {
-    let candidates = parsed.get(entry.etag);
-    if (!candidates) {
-      candidates = JSON.parse(bytes.toString('utf8')) as CandidatesFile;
-      parsed.set(entry.etag, candidates);
-    }
+  const fromCandidates = (candidates: CandidatesFile): MadeAnswer => {
     const body = Buffer.from(rankedAnswer(candidates.c, query));
     made.set(etag, body);
     return answered(body);
   };
-  const cached = parsed.has(entry.etag) ? Buffer.alloc(0) : store.cached(entry);
-  if (cached) return fromFile(cached);
-  return store.read(file, entry).then(fromFile);
+  const fromFile = (bytes: Buffer): MadeAnswer => {
+    const candidates = JSON.parse(bytes.toString('utf8')) as CandidatesFile;
+    parsed.set(entry.etag, candidates);
+    return fromCandidates(candidates);
+  };
+  const read = parsed.get(entry.etag);
+  if (read) return fromCandidates(read);
+  const cached = store.cached(entry);
+  return cached ? fromFile(cached) : store.read(file, entry).then(fromFile);
 }
