@@ -100,10 +100,6 @@ export interface Language {
   readonly tag: string | undefined;
 }
 
-/**
- * A body in the envelope once the request is let in (a lookup, the exports index, a change list):
- * 304 when the client's copy is current, else the body encoded as asked.
- */
 /** What a body's answer adds: its language, how many records its name names, a body made rather than stored. */
 export interface BodyOptions {
   readonly language?: Language | undefined;
@@ -111,6 +107,10 @@ export interface BodyOptions {
   readonly made?: Buffer | undefined;
 }
 
+/**
+ * A body in the envelope once the request is let in (a lookup, the exports index, a change list):
+ * 304 when the client's copy is current, else the body encoded as asked.
+ */
 export function sendBody(exchange: Exchange, store: BodyStore, { file, entry }: Lookup, { language, matches, made }: BodyOptions = {}): void | Promise<void> {
   const { request, limits, cors, context } = exchange;
   // Built in one literal (this is every lookup's path), one shape with a budget and one without;

@@ -136,11 +136,11 @@ export function notFound(route: Route, { keys, given }: Pick<ResolvedKeys, 'keys
   const [first] = route.params;
   const required = route.params.filter((param) => !param.optional).length;
   const optional = route.params[keys.length - 1];
+  const criteria = route.params.map((param, position) => `${param.name} ${echo(given[position] ?? '')}`).join(' and ');
   if (keys.length > required && optional && optional.within === undefined && store.find(route.path, keys.slice(0, required))) {
-    const asked = route.params.map((param, position) => `${param.name} ${echo(given[position] ?? '')}`).join(' and ');
     return new ServiceError(
       'ERR_NOT_FOUND',
-      `No ${recordLabels[route.record]} has ${asked}: leave ${optional.name} out for every ${recordLabels[route.record]} with that ${first?.name}.`,
+      `No ${recordLabels[route.record]} has ${criteria}: leave ${optional.name} out for every ${recordLabels[route.record]} with that ${first?.name}.`,
     );
   }
   if (keys.length > required && optional && store.find(route.path, keys.slice(0, required))) {
@@ -167,7 +167,6 @@ export function notFound(route: Route, { keys, given }: Pick<ResolvedKeys, 'keys
       `No bank has code ${echo(given[0] ?? '')}: Türkiye's bank codes are three digits, such as 010 (leading zeros optional); financemanagement/api/bank/getbycountryid lists them.`,
     );
   }
-  const criteria = route.params.map((param, position) => `${param.name} ${echo(given[position] ?? '')}`).join(' and ');
   return new ServiceError('ERR_NOT_FOUND', `No ${recordLabels[route.record]} has ${criteria}.`);
 }
 
