@@ -6,6 +6,7 @@ import { banksCheck } from './banks.ts';
 import type { DataCheck } from './check.ts';
 import { countryNamesCheck } from './countryNames.ts';
 import { holidaysCheck } from './holidays.ts';
+import { neighbourhoodNamesCheck } from './neighbourhoodNames.ts';
 import { openHolidaysCheck, regionalHolidaysCheck } from './openHolidays.ts';
 import { populationCheck } from './population.ts';
 import { postalCodesCheck } from './postalCodes.ts';
@@ -19,6 +20,7 @@ export const dataChecks: readonly DataCheck[] = [
   banksCheck,
   timeZonesCheck,
   postalCodesCheck,
+  neighbourhoodNamesCheck,
   holidaysCheck,
   openHolidaysCheck,
   regionalHolidaysCheck,

@@ -18,18 +18,25 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { loadTurkeyAddresses } from '../import/turkey.ts';
-import { countrySchema, districtSchema, neighborhoodSchema, stateProvinceSchema } from '../schemas.ts';
-import type { CheckedData, CheckReport, DataCheck, Disagreement } from './check.ts';
+import type { CheckReport, DataCheck, Disagreement } from './check.ts';
+import { servedTurkishNeighbourhoods } from './turkishNeighbourhoods.ts';
 
 export const postalCodesReferenceFile = 'turkiye-api-villages-2026-05-21.json';
 
-const referenceSchema = z.object({
+const villagesSchema = z.object({
   title: z.string().min(1),
   repository: z.string().url(),
   commit: z.string().regex(/^[0-9a-f]{40}$/),
   datasetLastUpdated: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
   villages: z.array(z.tuple([z.string().min(1), z.string().min(1), z.string().min(1), z.string().regex(/^\d{5}$/), z.enum(['official', 'estimated'])])).min(1),
 });
+
+export type VillagesReference = z.infer<typeof villagesSchema>;
+
+/** TurkiyeAPI's villages: [province, district, village, postal code, whether the code is PTT's or estimated]. */
+export async function readVillagesReference(dataDir: string): Promise<VillagesReference> {
+  return villagesSchema.parse(JSON.parse(await readFile(path.join(dataDir, 'checks', 'references', postalCodesReferenceFile), 'utf8')));
+}
 
 interface Row {
   readonly province: string;
@@ -40,39 +47,6 @@ interface Row {
 
 const ratio = (part: number, whole: number) => (whole === 0 ? 0 : part / whole);
 const place = (row: { readonly province: string; readonly district: string }, name: string) => `${row.province}/${row.district}/${name}`;
-
-/** Türkiye's served neighbourhoods with their province and district names. */
-function servedRows(data: CheckedData): Row[] {
-  const turkey = z
-    .array(countrySchema)
-    .parse(data.get('country') ?? [])
-    .find((country) => country.alpha2Code === 'TR');
-  const provinceById = new Map(
-    z
-      .array(stateProvinceSchema)
-      .parse(data.get('stateProvince') ?? [])
-      .filter((province) => province.countryId === turkey?.id)
-      .map((province) => [province.id, province.name]),
-  );
-  const districtById = new Map(
-    z
-      .array(districtSchema)
-      .parse(data.get('district') ?? [])
-      .map((district) => [district.id, district]),
-  );
-  return z
-    .array(neighborhoodSchema)
-    .parse(data.get('neighborhood') ?? [])
-    .map((record) => {
-      const district = districtById.get(record.districtId);
-      return {
-        province: (district && provinceById.get(district.stateProvinceId)) ?? 'unknown province',
-        district: district?.name ?? 'unknown district',
-        name: String(record.pttName ?? record.name),
-        zipCode: record.zipCode,
-      };
-    });
-}
 
 /** Postal codes by `<province>/<district>/<name>` (a name may repeat in a district with other codes). */
 function codesByPlace(rows: readonly Row[]): Map<string, string> {
@@ -119,7 +93,7 @@ function villageOf(name: string): string | undefined {
   return /\(([^()]+) Köyü\)$/u.exec(name)?.[1];
 }
 
-function compareWithVillages(ours: readonly Row[], villages: z.infer<typeof referenceSchema>['villages']) {
+function compareWithVillages(ours: readonly Row[], villages: VillagesReference['villages']) {
   const rowsByVillage = new Map<string, Row[]>();
   for (const row of ours) {
     const village = villageOf(row.name);
@@ -169,7 +143,7 @@ function compareWithVillages(ours: readonly Row[], villages: z.infer<typeof refe
 export const postalCodesCheck: DataCheck = {
   name: 'postalCodes',
   async run(data, dataDir): Promise<CheckReport> {
-    const reference = referenceSchema.parse(JSON.parse(await readFile(path.join(dataDir, 'checks', 'references', postalCodesReferenceFile), 'utf8')));
+    const reference = await readVillagesReference(dataDir);
     const addresses = await loadTurkeyAddresses(dataDir);
     const provinceName = new Map(addresses.provinces.map((province) => [province.plateCode, province.name]));
     const ptt = addresses.districts.flatMap((district) =>
@@ -179,7 +153,7 @@ export const postalCodesCheck: DataCheck = {
         ...neighbourhood,
       })),
     );
-    const ours = servedRows(data);
+    const ours: Row[] = servedTurkishNeighbourhoods(data).map((row) => ({ ...row, name: row.pttName }));
     const againstPtt = compareWithPtt(ours, ptt);
     const againstVillages = compareWithVillages(ours, reference.villages);
 
