@@ -4,8 +4,10 @@
  * loudly, except under CI (process.env.CI), where it fails: .ci/run installs it.
  */
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningService } from '../../proxy/service.ts';
@@ -25,10 +27,15 @@ if (!chromiumBinary) {
 
 const region = '/addressmanagement/api/region/getall';
 
-/** A page on another origin than the service's, as a web application using the API would be. */
+/** test/fixtures/pages/address-form.html: an address form that types ahead with the search operations. */
+const addressFormFile = path.resolve(import.meta.dirname, '../fixtures/pages/address-form.html');
+
+/** Pages on another origin than the service's, as a web application using the API would be: an empty one, and the address form at /address-form. */
 async function startOtherOrigin(): Promise<{ url: string; close: () => Promise<void> }> {
-  const server = http.createServer((_request, response) => {
-    response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end('<!doctype html><title>An address form</title>');
+  const addressForm = await readFile(addressFormFile, 'utf8');
+  const server = http.createServer((request, response) => {
+    const page = request.url === '/address-form' ? addressForm : '<!doctype html><title>An address form</title>';
+    response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(page);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -103,6 +110,41 @@ describe.skipIf(!chromiumBinary)('in Chromium', () => {
       const answer = await fetchInPage(page, `${service.running.url}/financemanagement/api/currency/getbycode?code=TRY`, sent);
       expect(answer.status).toBe(200);
       expect(answer.requestId).toBe('form-7');
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('an address form types ahead from another origin: Türkiye, İstanbul, Kadıköy, then Caferağa fills 34710', async () => {
+    const page = await browser.newPage();
+    const options = (field: string) => page.locator(`#${field}-options li`);
+    try {
+      await page.goto(`${other.url}address-form#api=${encodeURIComponent(service.running.url)}&key=${testKey}`);
+      await page.locator('#country').pressSequentially('tü');
+      await expect.poll(() => options('country').allTextContents()).toEqual(['Türkiye']);
+      await options('country').first().click();
+
+      // Typed in capitals, as a Turkish keyboard gives them.
+      await page.locator('#stateProvince').pressSequentially('İS');
+      await expect.poll(() => options('stateProvince').allTextContents()).toEqual(['İstanbul']);
+      await options('stateProvince').first().click();
+
+      await page.locator('#district').pressSequentially('kadı');
+      await expect.poll(() => options('district').allTextContents()).toEqual(['Kadıköy']);
+      await options('district').first().click();
+
+      // PTT's spelling finds the place too; the form shows the name an address form shows.
+      await page.locator('#neighborhood').pressSequentially('caferağa mah');
+      await expect.poll(() => options('neighborhood').allTextContents()).toEqual(['Caferağa Mahallesi (34710)']);
+      await page.locator('#neighborhood').fill('');
+      await page.locator('#neighborhood').pressSequentially('zz');
+      await expect.poll(() => options('neighborhood').allTextContents()).toEqual(['Eşleşme yok']);
+      await page.locator('#neighborhood').fill('');
+      await page.locator('#neighborhood').pressSequentially('cafer');
+      await expect.poll(() => options('neighborhood').allTextContents()).toEqual(['Caferağa Mahallesi (34710)']);
+      await options('neighborhood').first().click();
+      expect(await page.locator('#zipCode').textContent()).toBe('34710');
+      expect(await page.locator('#neighborhood').inputValue()).toBe('Caferağa Mahallesi');
     } finally {
       await page.close();
     }
