@@ -1,9 +1,10 @@
 /**
- * The one place a failure becomes an answer: its code's status, the envelope, and headers that
- * say why. Every failure on the request path arrives here, as a ServiceError (contract/errors.ts)
+ * The one place a failure becomes an answer: its code's status, the envelope, the code itself
+ * (X-Error-Code) and headers that say why. Every failure on the request path arrives here, as a ServiceError (contract/errors.ts)
  * or as anything else thrown, which is not a client's doing and is answered 503.
  */
 import http from 'node:http';
+import { errorCodeHeader, errorOutcomes, shownCode } from '../../contract/errorCodes.ts';
 import { ServiceError, type ErrorCode } from '../../contract/errors.ts';
 import { newGlobalId, wrapFailure } from '../../contract/envelope.ts';
 import { jsonType, noStore } from '../../contract/http.ts';
@@ -11,53 +12,6 @@ import type { Logger } from '../observe/log.ts';
 import type { Metrics } from '../observe/metrics.ts';
 import { send } from './respond.ts';
 import type { RequestIds } from './tracing.ts';
-
-/**
- * Each code's status, and whether its message may be shown to the client. A message not shown
- * names files or settings of the server; the client is told only that the data is unavailable.
- */
-const outcomes: Readonly<Record<ErrorCode, { readonly status: number; readonly shown: boolean }>> = {
-  ERR_REQUEST_MALFORMED: { status: 400, shown: true },
-  ERR_REQUEST_TIMEOUT: { status: 408, shown: true },
-  ERR_REQUEST_TOO_LARGE: { status: 431, shown: true },
-  ERR_HTTP_VERSION: { status: 505, shown: true },
-  ERR_EXPECTATION: { status: 417, shown: true },
-  ERR_METHOD_NOT_ALLOWED: { status: 405, shown: true },
-  ERR_AUTH_REQUIRED: { status: 401, shown: true },
-  ERR_AUTH_MALFORMED: { status: 400, shown: true },
-  ERR_TOKEN_INVALID: { status: 401, shown: true },
-  ERR_TOKEN_UNVERIFIABLE: { status: 503, shown: true },
-  ERR_SCOPE_MISSING: { status: 403, shown: true },
-  ERR_RATE_LIMITED: { status: 429, shown: true },
-  ERR_NO_OPERATION: { status: 404, shown: true },
-  ERR_NO_FILE: { status: 404, shown: true },
-  ERR_PARAM_MISSING: { status: 400, shown: true },
-  ERR_PARAM_REPEATED: { status: 400, shown: true },
-  ERR_PARAMS_TOO_MANY: { status: 400, shown: true },
-  ERR_PARAM_INVALID: { status: 400, shown: true },
-  ERR_LANGUAGE_UNAVAILABLE: { status: 400, shown: true },
-  ERR_YEAR_OUT_OF_RANGE: { status: 404, shown: true },
-  ERR_NOT_FOUND: { status: 404, shown: true },
-  ERR_RANGE_NOT_SATISFIABLE: { status: 416, shown: true },
-  ERR_DIST_MISSING: { status: 503, shown: false },
-  ERR_MANIFEST_INVALID: { status: 503, shown: false },
-  ERR_BODY_UNREADABLE: { status: 503, shown: false },
-  ERR_ORIGIN_TIMEOUT: { status: 504, shown: true },
-  ERR_ORIGIN_UNREACHABLE: { status: 502, shown: true },
-  ERR_ORIGIN_ANSWER: { status: 502, shown: true },
-  ERR_ORIGIN_NO_BODY: { status: 503, shown: true },
-  ERR_ORIGIN_INCOMPLETE: { status: 503, shown: true },
-  ERR_ORIGIN_SWITCHING: { status: 503, shown: true },
-  ERR_NOT_READY: { status: 503, shown: true },
-  ERR_STOPPING: { status: 503, shown: true },
-  ERR_CONFIG: { status: 503, shown: false },
-  ERR_LISTEN: { status: 503, shown: false },
-  ERR_IMPORT: { status: 503, shown: false },
-  ERR_BUILD: { status: 503, shown: false },
-  ERR_RENDER: { status: 503, shown: false },
-  ERR_USAGE: { status: 503, shown: false },
-  ERR_UNAVAILABLE: { status: 503, shown: false },
-};
 
 const unavailable = 'The data is temporarily unavailable: retry shortly.';
 
@@ -73,14 +27,17 @@ const authFailureCodes: ReadonlySet<ErrorCode> = new Set([
 interface Answer {
   readonly status: number;
   readonly message: string;
+  /** The failure's own headers and its code's (contract/errorCodes.ts). */
   readonly headers: Readonly<Record<string, string>>;
 }
 
-/** What a client is told about `error`: a ServiceError as its code says, anything else 503. */
+const unforeseen: Answer = { status: 503, message: unavailable, headers: { [errorCodeHeader]: 'ERR_UNAVAILABLE' } };
+
+/** What a client is told about `error`: a ServiceError as its code says (contract/errorCodes.ts), anything else 503. */
 function answerFor(error: unknown): Answer {
-  if (!(error instanceof ServiceError)) return { status: 503, message: unavailable, headers: {} };
-  const { status, shown } = outcomes[error.code];
-  return { status, message: shown ? error.message : unavailable, headers: error.headers };
+  if (!(error instanceof ServiceError)) return unforeseen;
+  const { status, shown } = errorOutcomes[error.code];
+  return { status, message: shown ? error.message : unavailable, headers: { ...error.headers, [errorCodeHeader]: shownCode(error.code) } };
 }
 
 /** The request a failure answers: what sendFailure reads of it (an Exchange, exchange.ts). */

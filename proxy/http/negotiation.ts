@@ -85,12 +85,12 @@ export interface CorsPolicy {
 
 /**
  * Headers a script may read from a response, besides the CORS-safelisted ones (Content-Language is
- * one): the validator, the request id, the data version, the token challenge, when to retry, the
- * rate limit, how many records an ambiguous name names, and what a script resuming an export
- * download needs (its range and file name).
+ * one): the validator, the request id, the data version, a failure's code, the token challenge,
+ * when to retry, the rate limit, how many records an ambiguous name names, and what a script
+ * resuming an export download needs (its range and file name).
  */
 const exposedHeaders =
-  'ETag, X-Request-Id, X-Data-Version, WWW-Authenticate, Retry-After, RateLimit, RateLimit-Policy, X-Ambiguous-Matches, Accept-Ranges, Content-Range, Content-Disposition';
+  'ETag, X-Request-Id, X-Data-Version, X-Error-Code, WWW-Authenticate, Retry-After, RateLimit, RateLimit-Policy, X-Ambiguous-Matches, Accept-Ranges, Content-Range, Content-Disposition';
 
 /**
  * The request headers a preflight allows when it names none (Access-Control-Request-Headers absent

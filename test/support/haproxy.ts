@@ -37,6 +37,8 @@ export interface RunningHaproxy {
   reload(servers: readonly string[]): Promise<Processes>;
   /** Resolves once no old worker is left: every connection it had has finished. */
   waitForOldWorkers(): Promise<void>;
+  /** Sends one command to the runtime API (`disable server proxies/p1`) and returns its answer. */
+  command(text: string): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -154,6 +156,7 @@ export async function startHaproxy(servers: readonly string[]): Promise<RunningH
     processes,
     reload,
     waitForOldWorkers,
+    command: (text) => runtimeCommand(statsSocket, text),
     stop: daemon.stop,
   };
 }

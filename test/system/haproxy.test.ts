@@ -142,6 +142,26 @@ describe.skipIf(!haproxyBinary)('HAProxy in front of two proxies', () => {
     expect(execFileSync(haproxyBinary as string, ['-c', '-f', haproxy.configFile], { encoding: 'utf8' })).toMatch(/Configuration file is valid/);
   });
 
+  it('with no proxy up, answers 503 itself in the envelope, with ERR_UNAVAILABLE and Retry-After, never cached', async () => {
+    for (const server of ['p1', 'p2']) await haproxy.command(`disable server proxies/${server}`);
+    try {
+      const response = await fetch(`${haproxy.url}/addressmanagement/api/region/getall`, { headers: auth });
+      expect(response.status).toBe(503);
+      expect(response.headers.get('X-Error-Code')).toBe('ERR_UNAVAILABLE');
+      expect(response.headers.get('Retry-After')).toBe('5');
+      expect(response.headers.get('Cache-Control')).toBe('no-store');
+      expect(response.headers.get('Content-Type')).toBe('application/json; charset=utf-8');
+      const envelope = (await response.json()) as { header: { globalId: string; isSuccess: boolean; message: string }; body: unknown };
+      expect(envelope).toEqual({
+        header: { globalId: expect.stringMatching(/^[0-9a-f-]{36}$/), isSuccess: false, message: expect.stringContaining('retry') },
+        body: null,
+      });
+    } finally {
+      for (const server of ['p1', 'p2']) await haproxy.command(`enable server proxies/${server}`);
+    }
+    for (const server of ['p1', 'p2']) await haproxy.waitForServer(server, 'UP');
+  });
+
   it('answers every sampled lookup with the same status, bytes and ETag as one proxy directly', async () => {
     expect(expected.length).toBeGreaterThan(20);
     const agent = agentFrom('127.0.0.2');

@@ -137,7 +137,7 @@ describe('CORS', () => {
       'access-control-allow-methods': 'GET, HEAD, OPTIONS',
       'access-control-allow-headers': 'authorization, if-none-match, traceparent, baggage, sentry-trace, x-request-id',
       'access-control-expose-headers':
-        'ETag, X-Request-Id, X-Data-Version, WWW-Authenticate, Retry-After, RateLimit, RateLimit-Policy, X-Ambiguous-Matches, Accept-Ranges, Content-Range, Content-Disposition',
+        'ETag, X-Request-Id, X-Data-Version, X-Error-Code, WWW-Authenticate, Retry-After, RateLimit, RateLimit-Policy, X-Ambiguous-Matches, Accept-Ranges, Content-Range, Content-Disposition',
       'access-control-max-age': '86400',
     });
     expect(response.headers.get('vary')).toBe('Access-Control-Request-Headers');
