@@ -52,6 +52,12 @@ export const errorOutcomes: Readonly<Record<ErrorCode, ErrorOutcome>> = {
     meaning: "The identity provider's signing keys could not be fetched to check a JWT. Retry; an API key does not depend on them.",
   },
   ERR_SCOPE_MISSING: { status: 403, shown: true, meaning: 'The token is valid but lacks the scope of this area (finance or address).' },
+  ERR_KEY_ORIGIN: {
+    status: 403,
+    shown: true,
+    meaning:
+      'The key is bound to the web pages of other sites (or the request has no Origin): call from one of the sites its operator listed, or use a key for servers.',
+  },
   ERR_RATE_LIMITED: {
     status: 429,
     shown: true,

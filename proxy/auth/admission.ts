@@ -15,7 +15,7 @@
 import type http from 'node:http';
 import type { BlockList } from 'node:net';
 import { ServiceError } from '../../contract/errors.ts';
-import type { Config } from '../config/config.ts';
+import type { Budget, Config } from '../config/config.ts';
 import { clientAddressOf } from './clientAddress.ts';
 import { addressBlocked, isShareMessage, SharedLimiter, tokenBudgetSpent, type RateLimitFields, type Standing } from './rateLimits.ts';
 import type { Authenticate } from './authenticate.ts';
@@ -40,6 +40,12 @@ export interface Admission {
   receive(message: unknown): void;
   /** The client's address as the budgets see it: the peer's, or the one TRUSTED_PROXIES forwarded. */
   clientAddress(request: http.IncomingMessage): string;
+  /**
+   * Whether an answer to a token depends on the request's Origin: some key is bound to web origins.
+   * A browser may then not reuse one origin's answer for a page of another (Vary: Origin), since a
+   * browser's cache is shared by the origins of one site.
+   */
+  readonly variesByOrigin: boolean;
 }
 
 /** A refusal with the RateLimit fields of the address's standing added. */
@@ -54,6 +60,8 @@ export function createAdmission(
   now: () => number = Date.now,
 ): Admission {
   const perToken = limits.perToken && new SharedLimiter('token', limits.perToken, primary);
+  // A key with a budget of its own (`rate=`) counts against it instead, under the policy `key`.
+  const ownLimiters = new Map([...authenticate.ownBudgets].map(([budgetKey, budget]) => [budgetKey, new SharedLimiter('key', budget, primary)]));
   const trusted: BlockList | undefined = limits.trustedProxies;
   const failureBudget = limits.authFailures;
   const failures: FailureCounter | undefined =
@@ -61,6 +69,9 @@ export function createAdmission(
   const known = new KnownTokens(primary, now);
   const refuseToken = (standing: Standing): never => {
     throw tokenBudgetSpent(standing, (perToken as SharedLimiter).budget);
+  };
+  const refuseOwn = (standing: Standing, budget: Budget): never => {
+    throw tokenBudgetSpent(standing, budget);
   };
 
   /** The check of a token nothing cheaper decided, counted against the address unless the token is known. */
@@ -95,15 +106,20 @@ export function createAdmission(
       return authenticate.recognise(token) ?? gated(failures, token, request);
     },
     admit(principal) {
+      const own = principal.budget && ownLimiters.get(principal.budgetKey);
+      if (own) return own.admit(principal.budgetKey, (standing) => refuseOwn(standing, own.budget));
       if (perToken === undefined) return undefined;
       return perToken.admit(principal.budgetKey, refuseToken);
     },
     receive(message) {
       if (isShareMessage(message)) {
-        if (message.rateLimitShare.policy === 'token') perToken?.absorb(message.rateLimitShare.counts);
+        const { policy, counts } = message.rateLimitShare;
+        if (policy === 'token') perToken?.absorb(counts);
+        else if (policy === 'key') for (const count of counts) ownLimiters.get(count[0])?.absorb([count]);
       } else if (isKnownTokenMessage(message)) known.absorb(message);
       else if (failures instanceof ClusterFailureCounter) failures.receive(message);
     },
     clientAddress: (request) => clientAddressOf(request, trusted),
+    variesByOrigin: authenticate.originBound,
   };
 }

@@ -16,6 +16,7 @@
 import { LRUCache } from 'lru-cache';
 import { loadApiKeys, sha256, type ApiKeyTable } from './apiKeys.ts';
 import type { Config } from '../config/config.ts';
+import { cutEcho } from '../../contract/envelope.ts';
 import { ServiceError } from '../../contract/errors.ts';
 import { createJwtVerifier, type JwtVerifier } from './jwt.ts';
 import { challenge, type Principal } from './principal.ts';
@@ -33,6 +34,10 @@ export interface Authenticate {
   remembered(token: string): Principal | undefined;
   /** remembered() for a header written as nearly every client writes it (`Bearer <token>`): no pattern run. */
   rememberedHeader(authorization: string | undefined): Principal | undefined;
+  /** The API keys with a request budget of their own (`rate=`), by budgetKey. */
+  readonly ownBudgets: ApiKeyTable['ownBudgets'];
+  /** Whether any API key is bound to web origins. */
+  readonly originBound: boolean;
 }
 
 export interface AuthOptions {
@@ -123,7 +128,31 @@ export async function createAuthenticator({ auth, extraKeys = [], now = Date.now
     const token = tokenOf(authorization);
     return recognise(token) ?? verify(token);
   };
-  return Object.assign(authenticate, { tokenOf, recognise, verify, remembered, rememberedHeader });
+  return Object.assign(authenticate, {
+    tokenOf,
+    recognise,
+    verify,
+    remembered,
+    rememberedHeader,
+    ownBudgets: apiKeys.ownBudgets,
+    originBound: apiKeys.originBound,
+  });
+}
+
+/**
+ * Refuses (403) a key bound to web origins on a request from any other. A browser names the page's
+ * origin in Origin on every cross-origin request and a script cannot change it, so another site's
+ * page cannot use a key copied from this one; a client outside a browser can send any Origin, which
+ * is why such a key also has a budget of its own (docs/authentication.md).
+ */
+export function checkOrigin(principal: Principal, origin: string | undefined): void {
+  if (principal.origins === undefined || (origin !== undefined && principal.origins.has(origin))) return;
+  throw new ServiceError(
+    'ERR_KEY_ORIGIN',
+    origin === undefined
+      ? 'This key is for web pages of the sites its operator listed, and this request has no Origin header (a browser sends one on every cross-origin request): call from one of those pages, or use a key for servers.'
+      : `This key is for web pages of the sites its operator listed, and ${cutEcho(origin)} is not one of them: call from one of those sites, or ask the operator to list this one.`,
+  );
 }
 
 /** The scope the route's area requires, if any: a token without it gets 403 (RFC 6750 §3.1). */

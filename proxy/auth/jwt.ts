@@ -232,6 +232,8 @@ export async function createJwtVerifier(config: JwtConfig): Promise<JwtVerifier>
           budgetKey: budgetKeyOf(payload, token),
           scopes: scopesOf(payload),
           expiresAt: typeof payload.exp === 'number' ? payload.exp * 1000 : undefined,
+          origins: undefined,
+          budget: undefined,
         };
       } catch (error) {
         if (error instanceof ServiceError) throw error;

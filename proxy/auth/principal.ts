@@ -1,5 +1,6 @@
 /** Who a token speaks for, and how a refusal tells the client what to send (RFC 6750). */
 import { realm } from '../../contract/http.ts';
+import type { Budget } from '../config/config.ts';
 
 /** Who a token speaks for, and what it may read. */
 export interface Principal {
@@ -14,6 +15,10 @@ export interface Principal {
   readonly scopes: ReadonlySet<string> | 'any';
   /** Epoch milliseconds of the token's `exp`; undefined for API keys. */
   readonly expiresAt: number | undefined;
+  /** The web origins a key a browser carries is bound to (`origin=` in API_KEYS_FILE): accepted only with one of them in Origin. Undefined: any caller. */
+  readonly origins: ReadonlySet<string> | undefined;
+  /** The key's own request budget (`rate=` in API_KEYS_FILE), counted instead of RATE_LIMIT; undefined: RATE_LIMIT's. */
+  readonly budget: Budget | undefined;
 }
 
 /**

@@ -16,8 +16,8 @@ import { ServiceError } from '../../contract/errors.ts';
 import type { Budget } from '../config/config.ts';
 import { WindowCounter, type Window } from './windowCounter.ts';
 
-/** The policies, by the names the RateLimit fields give them. */
-export type PolicyName = 'token' | 'failedauth';
+/** The policies, by the names the RateLimit fields give them: RATE_LIMIT's, a key's own (`rate=`), AUTH_FAILURE_LIMIT's. */
+export type PolicyName = 'token' | 'key' | 'failedauth';
 
 /** What one worker counted, for the others: [key, points] pairs of one policy. */
 export interface ShareMessage {
@@ -26,7 +26,12 @@ export interface ShareMessage {
 
 export function isShareMessage(message: unknown): message is ShareMessage {
   const share = (message as Partial<ShareMessage> | null)?.rateLimitShare;
-  return typeof share === 'object' && share !== null && (share.policy === 'token' || share.policy === 'failedauth') && Array.isArray(share.counts);
+  return (
+    typeof share === 'object' &&
+    share !== null &&
+    (share.policy === 'token' || share.policy === 'key' || share.policy === 'failedauth') &&
+    Array.isArray(share.counts)
+  );
 }
 
 /** Where a worker's counts go: process.send in a cluster worker, nowhere in a lone process. */

@@ -5,6 +5,7 @@
  */
 import type http from 'node:http';
 import { varyOf } from '../../contract/http.ts';
+import { checkOrigin } from '../auth/authenticate.ts';
 import { requestLineWriter } from '../observe/log.ts';
 import { noMetrics } from '../observe/metrics.ts';
 import { answerCalendar, isCalendarRequest } from './calendars.ts';
@@ -29,6 +30,7 @@ function answer(exchange: Exchange): void | Promise<void> {
   if (publicFileOf(pathname) !== undefined) return answerPublicFile(exchange);
   if (isCalendarRequest(pathname, exchange.query)) return answerCalendar(exchange);
   return whenReady(exchange.context.admission.authenticate(exchange.request), (principal) => {
+    checkOrigin(principal, exchange.request.headers.origin);
     exchange.principal = principal;
     if (pathname === '/meta') return answerMeta(exchange);
     return isDownload(pathname) ? answerDownload(exchange) : answerLookup(exchange);
@@ -66,14 +68,16 @@ export function createRequestListener(deps: ServerDependencies, draining: () => 
     });
   }
   const corsVariesByOrigin = deps.cors.origins !== '*';
+  // An answer to a token varies by Origin too where a key is bound to origins.
+  const tokenVariesByOrigin = corsVariesByOrigin || deps.admission.variesByOrigin;
   const context: ListenerContext = {
     ...deps,
     targets: new TargetMemo(),
-    lookupVary: varyOf('lookup', corsVariesByOrigin),
-    languageVary: varyOf('language', corsVariesByOrigin),
+    lookupVary: varyOf('lookup', tokenVariesByOrigin),
+    languageVary: varyOf('language', tokenVariesByOrigin),
     publicVary: varyOf('public', corsVariesByOrigin),
     calendarVary: varyOf('calendar', corsVariesByOrigin),
-    downloadVary: varyOf('download', corsVariesByOrigin),
+    downloadVary: varyOf('download', tokenVariesByOrigin),
     draining,
   };
   return (request, response) => {

@@ -404,6 +404,69 @@ describe('scopes', () => {
   });
 });
 
+describe('keys a web page may carry: bound to origins, with a budget of their own', () => {
+  let proxy: RunningServer;
+  const page = 'https://forms.example.test';
+  const fromOrigin = (origin: string | undefined, token = 'browser-key-0123456789'): Promise<Response> =>
+    fetch(`${proxy.url}${region}`, { headers: { Authorization: `Bearer ${token}`, ...(origin === undefined ? {} : { Origin: origin }) } });
+  beforeAll(async () => {
+    const keys = await keyFile(
+      'browser-keys',
+      [
+        '# a key for the address form of two sites, 3 requests a minute',
+        `browser-key-0123456789 address.read origin=${page} origin=http://127.0.0.1:5173 rate=3/1m`,
+        'server-key-0123456789',
+        '',
+      ].join('\n'),
+    );
+    proxy = await proxyWith({ API_KEYS_FILE: keys, RATE_LIMIT: '100/1m' });
+  });
+
+  it('is accepted from a listed origin, counted against its own budget ("key"), not RATE_LIMIT', async () => {
+    const response = await fromOrigin(page);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('RateLimit-Policy')).toBe('"key";q=3;w=60');
+    // A browser shares its cache between the origins of a site: the answer must not serve another origin's page.
+    expect(response.headers.get('Vary')).toBe('Authorization, Accept-Encoding, Origin');
+    expect((await fromOrigin('http://127.0.0.1:5173')).status).toBe(200);
+    const server = await fetch(`${proxy.url}${region}`, { headers: { Authorization: 'Bearer server-key-0123456789' } });
+    expect(server.headers.get('RateLimit-Policy')).toBe('"token";q=100;w=60');
+  });
+
+  it('is refused (403, ERR_KEY_ORIGIN) from another origin and without one, saying why', async () => {
+    const other = await fromOrigin('https://evil.example.test');
+    expect([other.status, other.headers.get('X-Error-Code')]).toEqual([403, 'ERR_KEY_ORIGIN']);
+    expect(((await other.json()) as { header: { message: string } }).header.message).toMatch(/https:\/\/evil\.example\.test is not one of them/);
+    // An origin differs by scheme and port too.
+    expect((await fromOrigin('http://forms.example.test')).status).toBe(403);
+    const none = await fromOrigin(undefined);
+    expect(none.status).toBe(403);
+    expect(((await none.json()) as { header: { message: string } }).header.message).toMatch(/no Origin header/);
+  });
+
+  it('spends its own budget: the fourth request of the minute is 429', async () => {
+    let last = await fromOrigin(page);
+    while (last.status === 200) last = await fromOrigin(page);
+    expect([last.status, last.headers.get('X-Error-Code')]).toEqual([429, 'ERR_RATE_LIMITED']);
+    expect(((await last.json()) as { header: { message: string } }).header.message).toMatch(/its budget is 3 per 60 s/);
+  });
+
+  it('refuses at start an origin with a path or no scheme, and a budget not of its form', async () => {
+    const refused = async (line: string): Promise<string> => {
+      const error = await createAuthenticator({ auth: loadConfig({ API_KEYS_FILE: await keyFile('bad-browser-keys', `${line}\n`) }).auth }).catch(
+        (caught: unknown) => caught,
+      );
+      expect(error).toBeInstanceOf(ConfigError);
+      return (error as ConfigError).message;
+    };
+    expect(await refused('browser-key-0123456789 origin=https://forms.example.test/checkout')).toMatch(
+      /origin=https:\/\/forms\.example\.test\/checkout is not a web origin/,
+    );
+    expect(await refused('browser-key-0123456789 origin=forms.example.test')).toMatch(/is not a web origin: write origin=https:\/\/app\.example\.com/);
+    expect(await refused('browser-key-0123456789 rate=lots')).toMatch(/rate=lots is not a budget: write rate=<requests>\/<window>/);
+  });
+});
+
 describe('auth configuration, checked at start', () => {
   const refusal = async (environment: NodeJS.ProcessEnv): Promise<string> => {
     const error = await (async () => createAuthenticator({ auth: loadConfig(environment).auth }))().catch((caught: unknown) => caught);

@@ -4,14 +4,14 @@
  * loudly, except under CI (process.env.CI), where it fails: .ci/run installs it.
  */
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningService } from '../../proxy/service.ts';
-import { buildFixture, fixtureRecords, pick, startTestService, testKey } from '../support/service.ts';
+import { buildFixture, fixtureRecords, pick, startTestService, tempDir, testKey } from '../support/service.ts';
 import { reportMissing } from '../support/tools.ts';
 
 const chromiumBinary = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((candidate) => existsSync(candidate));
@@ -147,6 +147,37 @@ describe.skipIf(!chromiumBinary)('in Chromium', () => {
       expect(await page.locator('#neighborhood').inputValue()).toBe('Caferağa Mahallesi');
     } finally {
       await page.close();
+    }
+  });
+
+  it('a key bound to a web origin works from a page of that origin and is refused from another, which can read why', async () => {
+    const third = await startOtherOrigin();
+    const keys = path.join(await tempDir('refdata-browser-keys-'), 'keys');
+    const browserKey = 'browser-key-0123456789abcdef';
+    await writeFile(keys, `${browserKey} origin=${new URL(other.url).origin} rate=100/1m\n`);
+    const bound = await startTestService(await buildFixture(), { API_KEYS_FILE: keys });
+    const page = await browser.newPage();
+    try {
+      const url = `${bound.running.url}${region}`;
+      const callFrom = async (origin: string) => {
+        await page.goto(origin);
+        return page.evaluate(
+          async ([target, token]) => {
+            const response = await fetch(target, { headers: { Authorization: `Bearer ${token}` } });
+            const envelope = (await response.json()) as { header: { message: string } };
+            return { status: response.status, code: response.headers.get('X-Error-Code'), message: envelope.header.message };
+          },
+          [url, browserKey] as const,
+        );
+      };
+      expect(await callFrom(other.url)).toMatchObject({ status: 200, code: null });
+      const refused = await callFrom(third.url);
+      expect(refused).toMatchObject({ status: 403, code: 'ERR_KEY_ORIGIN' });
+      expect(refused.message).toContain(new URL(third.url).origin);
+    } finally {
+      await page.close();
+      await bound.close();
+      await third.close();
     }
   });
 
