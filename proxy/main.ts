@@ -107,7 +107,7 @@ async function main(): Promise<void> {
     if (config.port !== 0) await checkListenable(config.port, config.host);
     // Listening before any fork: a metrics port in use stops the start before a worker exists.
     let supervision: Supervision | undefined;
-    if (config.metrics) await startMetricsServer(config.metrics.port, config.metrics.host, () => supervision?.serving() ?? []);
+    if (config.metrics) await startMetricsServer(config.metrics.port, config.metrics.host, () => supervision?.servingSlots() ?? []);
     supervision = supervise({
       workers: config.workers,
       log,

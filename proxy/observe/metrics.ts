@@ -7,22 +7,27 @@
  * waited for, so a scrape while a worker is replaced still answers.
  *
  *   refdata_requests_total{area,route,status}        answers, by operation (or service path) and status
- *   refdata_request_duration_seconds                 time to the last byte
+ *   refdata_request_duration_seconds{route}          time to the last byte, by operation (or service path)
  *   refdata_auth_failures_total{reason}              refused tokens, by failure code
  *   refdata_body_cache_lookups_total{result}         hit (answered from memory) or miss
  *   refdata_body_cache_bytes                         bytes of bodies in memory
  *   refdata_origin_fetches_total{outcome}            origin mode: ok, or the failure code
  *   refdata_build_info{build_id,data_version,version} 1, for the build being served
+ *   refdata_build_age_seconds                        how old the build served is (the oldest a worker serves)
+ *   process_*, nodejs_*{worker}                      prom-client's defaults (resident memory, CPU, heap, event-loop
+ *                                                    delay, GC, handles), per process: worker="1".."N" in a
+ *                                                    cluster (a replaced worker keeps its number) and "primary";
+ *                                                    worker="1" for a lone process
  *
- * Labels are bounded: a route is one of the route table's paths, a service path, or `other`. The
- * request path only adds to plain numbers (a map lookup and an add, and one unlabelled histogram
- * observation); prom-client's counters read them when scraped (`collect`), so no label set is
+ * Labels are bounded: a route is one of the route table's paths, a service path, or `other`; a
+ * worker is a slot of WORKERS. The request path only adds to plain numbers (a map lookup and
+ * additions); prom-client's counters read them when scraped (`collect`), so no label set is
  * validated or hashed per request.
  */
 import cluster, { type Worker } from 'node:cluster';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AggregatorRegistry, Counter, Gauge, register } from 'prom-client';
+import { AggregatorRegistry, Counter, collectDefaultMetrics, Gauge, register } from 'prom-client';
 import { serviceVersion } from '../../contract/version.ts';
 import { findRoute, routeParts } from '../../contract/routes.ts';
 import type { BodyCache, BodyStore } from '../store/store.ts';
@@ -53,53 +58,80 @@ function labelsOf(pathname: string): { route: string; area: string } {
   return { route: 'other', area: 'other' };
 }
 
+/** One route's histogram: counts per bucket, their sum and their number. */
+interface RouteHistogram {
+  readonly counts: number[];
+  sum: number;
+  total: number;
+}
+
 /**
- * A histogram without labels whose observations are three additions, exported in the shape
+ * A histogram labelled by route whose observations are a few additions, exported in the shape
  * prom-client's own Histogram gives its registry (cumulative `_bucket{le}`, `_sum`, `_count`,
  * summed across workers): prom-client's observe() validates and hashes labels on every call.
+ * Returns the histogram of a route, made on its first request and kept with it by the caller.
  */
-function registerPlainHistogram(name: string, help: string, bounds: readonly number[]): (value: number) => void {
-  const counts = bounds.map(() => 0);
-  let sum = 0;
-  let total = 0;
+function registerRouteHistogram(name: string, help: string, bounds: readonly number[]): (route: string) => RouteHistogram {
+  const byRoute = new Map<string, RouteHistogram>();
   const metric = {
     name,
     help,
     type: 'histogram',
     aggregator: 'sum',
     async get() {
-      let cumulative = 0;
-      const values: { labels: Record<string, string | number>; value: number; metricName: string }[] = bounds.map((bound, index) => {
-        cumulative += counts[index] ?? 0;
-        return { labels: { le: bound }, value: cumulative, metricName: `${name}_bucket` };
-      });
-      values.push(
-        { labels: { le: '+Inf' }, value: total, metricName: `${name}_bucket` },
-        { labels: {}, value: sum, metricName: `${name}_sum` },
-        { labels: {}, value: total, metricName: `${name}_count` },
-      );
+      const values: { labels: Record<string, string | number>; value: number; metricName: string }[] = [];
+      for (const [route, histogram] of byRoute) {
+        let cumulative = 0;
+        bounds.forEach((bound, index) => {
+          cumulative += histogram.counts[index] ?? 0;
+          values.push({ labels: { route, le: bound }, value: cumulative, metricName: `${name}_bucket` });
+        });
+        values.push(
+          { labels: { route, le: '+Inf' }, value: histogram.total, metricName: `${name}_bucket` },
+          { labels: { route }, value: histogram.sum, metricName: `${name}_sum` },
+          { labels: { route }, value: histogram.total, metricName: `${name}_count` },
+        );
+      }
       return { name, help, type: 'histogram', values, aggregator: 'sum' };
     },
   };
   register.registerMetric(metric as unknown as Parameters<typeof register.registerMetric>[0]);
-  return (value) => {
-    total++;
-    sum += value;
-    for (let index = 0; index < bounds.length; index++) {
-      if (value <= (bounds[index] as number)) {
-        counts[index] = (counts[index] ?? 0) + 1;
-        return;
-      }
+  return (route) => {
+    let histogram = byRoute.get(route);
+    if (histogram === undefined) {
+      histogram = { counts: bounds.map(() => 0), sum: 0, total: 0 };
+      byRoute.set(route, histogram);
     }
+    return histogram;
   };
 }
+
+function observe(histogram: RouteHistogram, bounds: readonly number[], value: number): void {
+  histogram.total++;
+  histogram.sum += value;
+  for (let index = 0; index < bounds.length; index++) {
+    if (value <= (bounds[index] as number)) {
+      histogram.counts[index] = (histogram.counts[index] ?? 0) + 1;
+      return;
+    }
+  }
+}
+
+const durationBounds = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1] as const;
+
+/** The label of a process's default metrics: its worker slot in a cluster, `primary`, or 1 for a lone process. */
+const workerLabel = 'worker';
 
 /** The metrics of this process, registered once in prom-client's global registry. */
 export function createMetrics(sources: { store: () => BodyStore; cache: BodyCache }): Metrics {
   register.clear();
-  if (cluster.isWorker) answerScrapes();
-  /** By status and path as sent: the labels it counts under, and how many answers so far. */
-  const answered = new Map<string, { readonly labels: { area: string; route: string; status: string }; count: number }>();
+  // A cluster worker's defaults are labelled with its slot by the primary when it is scraped (scrapeWorkers).
+  if (cluster.isWorker) {
+    answerScrapes();
+    collectDefaultMetrics();
+  } else collectDefaultMetrics({ labels: { [workerLabel]: '1' } });
+  /** By status and path as sent: the labels it counts under, how many answers so far, and its route's histogram. */
+  const answered = new Map<string, { readonly labels: { area: string; route: string; status: string }; count: number; readonly duration: RouteHistogram }>();
   new Counter({
     name: 'refdata_requests_total',
     help: 'Requests answered, by area, operation (route) and status.',
@@ -109,10 +141,10 @@ export function createMetrics(sources: { store: () => BodyStore; cache: BodyCach
       for (const { labels, count } of answered.values()) this.inc(labels, count);
     },
   });
-  const observeDuration = registerPlainHistogram(
+  const durationOf = registerRouteHistogram(
     'refdata_request_duration_seconds',
-    "Time from a request's arrival to its last byte.",
-    [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+    "Time from a request's arrival to its last byte, by operation (route).",
+    durationBounds,
   );
   const authFailures = new Counter({ name: 'refdata_auth_failures_total', help: 'Tokens refused, by reason (the failure code).', labelNames: ['reason'] });
   const lookups = { hit: 0, miss: 0 };
@@ -150,20 +182,29 @@ export function createMetrics(sources: { store: () => BodyStore; cache: BodyCach
       this.set({ build_id: buildId, data_version: dataVersion, version: serviceVersion }, 1);
     },
   });
+  new Gauge({
+    name: 'refdata_build_age_seconds',
+    help: 'Seconds since the build being served was made (its builtAt); across workers, the oldest.',
+    aggregator: 'max',
+    collect() {
+      this.set(Math.max(0, (Date.now() - Date.parse(sources.store().manifest.builtAt)) / 1000));
+    },
+  });
 
   return {
     request(pathname, status, seconds) {
       const key = `${status} ${pathname}`;
-      const counted = answered.get(key);
+      let counted = answered.get(key);
       if (counted !== undefined) counted.count++;
       else {
         const { route, area } = labelsOf(pathname);
-        const fresh = { labels: { area, route, status: String(status) }, count: 1 };
+        const fresh = { labels: { area, route, status: String(status) }, count: 1, duration: durationOf(route) };
         // Paths outside the table are kept apart only up to a bound: a scanner cannot grow the map.
         if (route !== 'other' || answered.size < 10_000) answered.set(key, fresh);
         else answered.set(`${status} other`, { ...fresh, count: (answered.get(`${status} other`)?.count ?? 0) + 1 });
+        counted = fresh;
       }
-      observeDuration(seconds);
+      observe(counted.duration, durationBounds, seconds);
     },
     authFailure(code) {
       authFailures.labels(code).inc();
@@ -209,18 +250,35 @@ function answerScrapes(): void {
 const scrapeTimeoutMs = 5_000;
 let scrapes = 0;
 
-/** In the primary: the counts of every worker that serves, added up; a worker that exits meanwhile is left out. */
-function scrapeWorkers(workers: readonly Worker[]): Promise<string> {
+/** A serving worker and its slot (1 to WORKERS), which a replacement takes over. */
+export interface SlottedWorker {
+  readonly worker: Worker;
+  readonly slot: number;
+}
+
+type MetricsJson = ScrapeReply['metrics'];
+
+/** prom-client's default metrics (process_*, nodejs_*), labelled with the process they describe; the service's own are left to be added up. */
+function labelDefaults(metrics: MetricsJson, worker: string): MetricsJson {
+  return metrics.map((metric) =>
+    metric.name.startsWith('process_') || metric.name.startsWith('nodejs_')
+      ? { ...metric, values: metric.values.map((value) => ({ ...value, labels: { ...value.labels, [workerLabel]: worker } })) }
+      : metric,
+  );
+}
+
+/** In the primary: the counts of every worker that serves, added up, beside each process's own defaults; a worker that exits meanwhile is left out. */
+function scrapeWorkers(workers: readonly SlottedWorker[]): Promise<string> {
   const id = ++scrapes;
   const replies = workers.map(
-    (worker) =>
-      new Promise<ScrapeReply['metrics'] | undefined>((resolve, reject) => {
+    ({ worker, slot }) =>
+      new Promise<MetricsJson | undefined>((resolve, reject) => {
         const timer = setTimeout(
           () => finish(() => reject(new Error(`worker ${worker.process.pid} did not answer within ${scrapeTimeoutMs / 1000} s`))),
           scrapeTimeoutMs,
         );
         const onMessage = (message: unknown): void => {
-          if (isScrapeReply(message) && message.metricsScraped === id) finish(() => resolve(message.metrics));
+          if (isScrapeReply(message) && message.metricsScraped === id) finish(() => resolve(labelDefaults(message.metrics, String(slot))));
         };
         const onExit = (): void => finish(() => resolve(undefined));
         const finish = (settle: () => void): void => {
@@ -235,7 +293,9 @@ function scrapeWorkers(workers: readonly Worker[]): Promise<string> {
         else finish(() => resolve(undefined));
       }),
   );
-  return Promise.all(replies).then((all) => AggregatorRegistry.aggregate(all.filter((metrics) => metrics !== undefined)).metrics());
+  return Promise.all([...replies, register.getMetricsAsJSON()]).then((all) =>
+    AggregatorRegistry.aggregate(all.filter((metrics) => metrics !== undefined)).metrics(),
+  );
 }
 
 export interface RunningMetricsServer {
@@ -245,9 +305,12 @@ export interface RunningMetricsServer {
 
 /**
  * GET /metrics in Prometheus' text format on its own listener: this process's counts, or, in a
- * cluster's primary, those of the workers `serving` lists, added up. Anything else is 404.
+ * cluster's primary, those of the workers `serving` lists, added up, with each process's defaults.
+ * Anything else is 404.
  */
-export function startMetricsServer(port: number, host: string, serving?: () => readonly Worker[]): Promise<RunningMetricsServer> {
+export function startMetricsServer(port: number, host: string, serving?: () => readonly SlottedWorker[]): Promise<RunningMetricsServer> {
+  // The primary's own defaults; a lone process collects its own in createMetrics.
+  if (serving) collectDefaultMetrics({ labels: { [workerLabel]: 'primary' } });
   const server = http.createServer((request, response) => {
     if (request.url !== '/metrics' || (request.method !== 'GET' && request.method !== 'HEAD')) {
       response.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' }).end('GET /metrics\n');

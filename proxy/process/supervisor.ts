@@ -74,6 +74,8 @@ export interface SupervisorOptions {
 export interface Supervision {
   /** The workers that listen now: started, announced, not exited. */
   serving(): readonly Worker[];
+  /** The same, each with its slot: 1 to WORKERS, taken over by the worker that replaces one. */
+  servingSlots(): readonly { readonly worker: Worker; readonly slot: number }[];
 }
 
 /** What one worker tells the others through the primary: rate-limit counts and tokens it accepted. */
@@ -96,8 +98,10 @@ export function supervise({ workers, log, onFirstListening, policy = restartPoli
     if (living().length === 0) process.exit();
   };
 
-  const fork = (): void => {
+  const slots = new Map<Worker, number>();
+  const fork = (slot: number): void => {
     const worker = cluster.fork();
+    slots.set(worker, slot);
     log.info({ event: 'worker-started', pid: worker.process.pid });
     worker.on('message', (message: unknown) => {
       if (isRelayed(message)) {
@@ -120,6 +124,8 @@ export function supervise({ workers, log, onFirstListening, policy = restartPoli
 
   cluster.on('exit', (worker, code, signal) => {
     const wasServing = serving.delete(worker);
+    const slot = slots.get(worker) ?? slots.size + 1;
+    slots.delete(worker);
     if (stopping) {
       if (living().length === 0) process.exit();
       return;
@@ -155,12 +161,12 @@ export function supervise({ workers, log, onFirstListening, policy = restartPoli
     // Not unref'd: this timer is what keeps the primary alive when no worker is left.
     const timer = setTimeout(() => {
       pendingStarts.delete(timer);
-      fork();
+      fork(slot);
     }, decision.restartInMs);
     pendingStarts.add(timer);
   });
 
-  for (let index = 0; index < workers; index++) fork();
+  for (let slot = 1; slot <= workers; slot++) fork(slot);
   process.on('SIGHUP', () => {
     for (const worker of living()) worker.process.kill('SIGHUP');
   });
@@ -168,5 +174,5 @@ export function supervise({ workers, log, onFirstListening, policy = restartPoli
   // second one or on SIGINT (main.ts).
   process.on('SIGTERM', () => stopAll('SIGTERM'));
   process.on('SIGINT', () => stopAll('SIGINT'));
-  return { serving: () => [...serving] };
+  return { serving: () => [...serving], servingSlots: () => [...serving].map((worker) => ({ worker, slot: slots.get(worker) ?? 0 })) };
 }

@@ -4,7 +4,7 @@
  *
  *   npm run bench:ab -- <before> <after> [--rounds 6] [--duration 5] [--mix small] [--connections 16]
  *     [--workers 1] [--threads 1] [--samples 4000] [--seed 1] [--dist dist] [--log warn]
- *     [--accept-encoding 'gzip, deflate, br, zstd']
+ *     [--accept-encoding 'gzip, deflate, br, zstd'] [--metrics]
  *
  * Each commit's proxy/ and contract/ are taken with `git archive` and bundled as `npm start` bundles
  * them (build:proxy's esbuild flags); both serve `--dist` (the working tree's dist/ by default,
@@ -12,7 +12,8 @@
  * has a core of its own. The runs alternate, the first of each pair switching every round, and
  * the figures are the medians over rounds of requests per second, of the server's CPU time per
  * request (user + kernel) and of wrk's 99th-percentile latency, with the after/before ratio of each. `--accept-encoding` sends that
- * header with every request (wrk sends none by default, unlike browsers and undici).
+ * header with every request (wrk sends none by default, unlike browsers and undici). `--metrics` turns /metrics on in both
+ * (METRICS_PORT on a free port of each), so that what counting costs is measured too.
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -50,6 +51,7 @@ function readOptions() {
       dist: { type: 'string', default: path.join(repoRoot, 'dist') },
       log: { type: 'string', default: 'warn' },
       'accept-encoding': { type: 'string' },
+      metrics: { type: 'boolean', default: false },
     },
   });
   if (positionals.length !== 2) throw new UsageError('give two commits: npm run bench:ab -- <before> <after> [options]');
@@ -68,6 +70,7 @@ function readOptions() {
     dist: path.resolve(values.dist),
     log: values.log,
     acceptEncoding: values['accept-encoding'],
+    metrics: values.metrics,
   };
 }
 
@@ -153,7 +156,7 @@ async function main(): Promise<void> {
       headers,
       options.threads,
     );
-    const settings = { DIST_DIR: options.dist, API_KEYS: apiKey, LOG_LEVEL: options.log };
+    const settings = { DIST_DIR: options.dist, API_KEYS: apiKey, LOG_LEVEL: options.log, ...(options.metrics ? { METRICS_PORT: '0' } : {}) };
     for (const [index, commit] of commits.entries()) {
       const bundle = await bundleCommit(commit, workDir);
       bundles.push(bundle);
@@ -161,7 +164,7 @@ async function main(): Promise<void> {
     }
     const [before, after] = servers as [RunningServer, RunningServer];
     console.log(
-      `bench:ab: ${commits[0].slice(0, 12)} (before) vs ${commits[1].slice(0, 12)} (after), ${options.mix} mix, ${options.connections} connections, ${options.workers} worker(s), LOG_LEVEL=${options.log}${options.acceptEncoding === undefined ? '' : `, Accept-Encoding: ${options.acceptEncoding}`}; ${options.rounds} rounds of ${options.duration} s each`,
+      `bench:ab: ${commits[0].slice(0, 12)} (before) vs ${commits[1].slice(0, 12)} (after), ${options.mix} mix, ${options.connections} connections, ${options.workers} worker(s), LOG_LEVEL=${options.log}${options.metrics ? ', /metrics on' : ''}${options.acceptEncoding === undefined ? '' : `, Accept-Encoding: ${options.acceptEncoding}`}; ${options.rounds} rounds of ${options.duration} s each`,
     );
     // Warm-up: the JIT and the body cache, for both alike.
     for (const server of servers) await load(server, script, options, wrk, 3);

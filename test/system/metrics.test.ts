@@ -52,7 +52,9 @@ describe('one process', () => {
     expect(sample(text, 'refdata_requests_total{area="service",route="/healthz",status="200"}')).toBe(1);
     expect(sample(text, 'refdata_requests_total{area="other",route="other",status="404"}')).toBe(1);
     expect(sample(text, 'refdata_auth_failures_total{reason="ERR_AUTH_REQUIRED"}')).toBe(1);
-    expect(sample(text, 'refdata_request_duration_seconds_count')).toBe(6);
+    expect(sample(text, `refdata_request_duration_seconds_count{route="${region}"}`)).toBe(3);
+    expect(sample(text, 'refdata_request_duration_seconds_count{route="/healthz"}')).toBe(1);
+    expect(sample(text, `refdata_request_duration_seconds_bucket{route="${region}",le="+Inf"}`)).toBe(3);
     const hits = sample(text, 'refdata_body_cache_lookups_total{result="hit"}') ?? 0;
     const misses = sample(text, 'refdata_body_cache_lookups_total{result="miss"}') ?? 0;
     expect(hits + misses).toBe(2);
@@ -60,6 +62,20 @@ describe('one process', () => {
     expect(sample(text, 'refdata_body_cache_bytes')).toBeGreaterThan(0);
     const { buildId, dataVersion } = service.build.current().manifest;
     expect(sample(text, `refdata_build_info{build_id="${buildId}",data_version="${dataVersion}",version="${serviceVersion}"}`)).toBe(1);
+    const age = sample(text, 'refdata_build_age_seconds') ?? -1;
+    const builtAt = Date.parse(service.build.current().manifest.builtAt);
+    expect(age).toBeGreaterThanOrEqual(0);
+    expect(age).toBeLessThanOrEqual((Date.now() - builtAt) / 1000 + 1);
+  });
+
+  it("has the process's own: resident memory, CPU, heap, event-loop delay, GC and handles, labelled worker 1", async () => {
+    const text = await (await fetch(`${service.metrics?.url}/metrics`)).text();
+    expect(sample(text, 'process_resident_memory_bytes{worker="1"}')).toBeGreaterThan(10 * 1024 * 1024);
+    expect(sample(text, 'process_cpu_seconds_total{worker="1"}')).toBeGreaterThan(0);
+    expect(sample(text, 'nodejs_heap_size_used_bytes{worker="1"}')).toBeGreaterThan(0);
+    expect(sample(text, 'nodejs_eventloop_lag_p99_seconds{worker="1"}')).toBeGreaterThanOrEqual(0);
+    expect(text).toContain('# TYPE nodejs_gc_duration_seconds histogram');
+    expect(sample(text, 'nodejs_active_handles_total{worker="1"}')).toBeGreaterThan(0);
   });
 
   it("is not served on the API's listener, and its own listener answers nothing else", async () => {
@@ -85,10 +101,16 @@ describe('a cluster', () => {
     }
     const text = await (await scrape()).text();
     expect(sample(text, `refdata_requests_total{area="addressmanagement",route="${region}",status="200"}`)).toBe(20);
+    expect(sample(text, `refdata_request_duration_seconds_count{route="${region}"}`)).toBe(20);
     // One build served by two workers reads 1, not 2.
     const buildInfo = text.split('\n').filter((line) => line.startsWith('refdata_build_info{'));
     expect(buildInfo).toHaveLength(1);
     expect(buildInfo[0]).toMatch(new RegExp(`,version="${serviceVersion.replaceAll('.', '\\.')}"} 1$`));
+    expect(text.split('\n').filter((line) => line.startsWith('refdata_build_age_seconds '))).toHaveLength(1);
+    // Each process's memory apart: the workers by slot, and the primary.
+    for (const worker of ['1', '2', 'primary'])
+      expect(sample(text, `process_resident_memory_bytes{worker="${worker}"}`), worker).toBeGreaterThan(10 * 1024 * 1024);
+    expect(text.split('\n').filter((line) => line.startsWith('process_resident_memory_bytes{'))).toHaveLength(3);
   });
 
   it('answers while a worker is being replaced, from the workers that serve', { timeout: 60_000 }, async () => {
@@ -106,5 +128,9 @@ describe('a cluster', () => {
     const response = await scrape();
     expect(response.status).toBe(200);
     expect(await response.text()).toContain('refdata_build_info');
+    // Once the replacement serves, it is worker 1 or 2 again (the slot of the one it replaces): the labels stay bounded.
+    const slots = async () =>
+      [...(await (await scrape()).text()).matchAll(/^process_resident_memory_bytes\{worker="([^"]+)"\}/gm)].map((match) => match[1]).sort();
+    await expect.poll(slots, { timeout: 20_000 }).toEqual(['1', '2', 'primary']);
   });
 });
