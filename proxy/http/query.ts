@@ -5,7 +5,7 @@
 import { quoteEcho } from '../../contract/envelope.ts';
 import { ServiceError } from '../../contract/errors.ts';
 import { expectedForms, normaliseKey } from '../../contract/keys.ts';
-import { formatParam, recordLabels, type Format, type Route, type RouteParam } from '../../contract/routes.ts';
+import { formatParam, recordLabels, routeParts, routes, type Format, type Route, type RouteParam } from '../../contract/routes.ts';
 import type { BodyStore } from '../store/store.ts';
 
 /** A client-sent value as a message quotes it: JSON-quoted, cut to a bounded length. */
@@ -188,10 +188,43 @@ function ibanNotFound(key: string, given: string): ServiceError {
 /** Where a client finds the subdivisions that have holidays of their own. */
 const regionalListHint = '/docs names the countries whose subdivisions have them';
 
-/** The refusal of a path that names no operation, download, probe or file. */
+/** `a, b and c`. */
+const listed = (items: readonly string[]): string => (items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`);
+
+/** The operations of each resource (`country`), under its path (`/addressmanagement/api/country/`), from the route table. */
+const resources = new Map<string, { readonly base: string; readonly operations: string[] }>();
+/** The resources under each area's path (`/financemanagement/api/`). */
+const resourcesByArea = new Map<string, string[]>();
+for (const route of routes) {
+  const { area, resource, operation } = routeParts(route);
+  const known = resources.get(resource);
+  if (known) {
+    known.operations.push(operation);
+    continue;
+  }
+  resources.set(resource, { base: `/${area}/api/${resource}/`, operations: [operation] });
+  const areaPath = `/${area}/api/`;
+  resourcesByArea.set(areaPath, [...(resourcesByArea.get(areaPath) ?? []), resource]);
+}
+
+/** What a path naming no resource is told: every resource, by the path it is under. */
+const everyResource = [...resourcesByArea].map(([areaPath, names]) => `${listed(names)} under ${areaPath}`).join('; ');
+
+const documentation = 'Every operation, with its parameters and an example, is at /docs and in /openapi.json.';
+
+/**
+ * The refusal of a path that names no operation, download, probe or file: the operations of the
+ * resource it names (any segment, in any letter case, so that a wrong area or a missing one is
+ * caught too), else every resource.
+ */
 export function noOperation(pathname: string): ServiceError {
-  return new ServiceError(
-    'ERR_NO_OPERATION',
-    `No operation at ${echo(pathname)}: paths look like /addressmanagement/api/country/getall (every operation is listed at /docs).`,
-  );
+  const named = pathname
+    .toLowerCase()
+    .split('/')
+    .find((segment) => resources.has(segment));
+  const resource = named === undefined ? undefined : resources.get(named);
+  const known = resource
+    ? `${named} has ${listed(resource.operations)} (${resource.base}<operation>).`
+    : `paths look like /addressmanagement/api/country/getall; the resources are ${everyResource}.`;
+  return new ServiceError('ERR_NO_OPERATION', `No operation at ${echo(pathname)}: ${known} ${documentation}`);
 }

@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { maxQueryParams } from '../../proxy/http/query.ts';
-import { recordTypes, routes, type RecordType } from '../../contract/routes.ts';
+import { recordTypes, routeParts, routes, type RecordType } from '../../contract/routes.ts';
 import type { RunningServer } from '../../proxy/http/server.ts';
 import { buildFixture, fixtureRecords, itemAt, pick, startProxy, testKey, without, type FixtureRecord } from '../support/service.ts';
 
@@ -350,8 +350,30 @@ describe('errors', () => {
     );
   });
 
-  it('404 for an unknown path', async () => {
-    await expectFailure(call(`${address}/planet/getall`), 404, /^No operation at "\/addressmanagement\/api\/planet\/getall"/);
+  it("404 for an unknown operation of a resource, listing that resource's operations and naming /docs", async () => {
+    const operations = routes.filter((route) => routeParts(route).resource === 'country').map((route) => routeParts(route).operation);
+    const { envelope } = await expectFailure(
+      call(`${address}/country/getbyalpha3`),
+      404,
+      /^No operation at "\/addressmanagement\/api\/country\/getbyalpha3": country has getall, getbyid, getbyalpha2code, .* and getbyregionid \(\/addressmanagement\/api\/country\/<operation>\)\. .*\/docs and in \/openapi\.json\.$/,
+    );
+    const listed = /country has (.*) \(/.exec(envelope.header.message ?? '')?.[1] ?? '';
+    expect(listed.split(/, | and /)).toEqual(operations);
+    // A resource under the wrong area, in another letter case, is still named with its own path.
+    await expectFailure(call(`${finance}/Country/getall`), 404, /: country has getall, .*\(\/addressmanagement\/api\/country\/<operation>\)/);
+  });
+
+  it('404 for a path under no resource, naming /docs and every resource', async () => {
+    const { envelope } = await expectFailure(
+      call(`${address}/planet/getall`),
+      404,
+      /^No operation at "\/addressmanagement\/api\/planet\/getall": paths look like \/addressmanagement\/api\/country\/getall; the resources are bank and currency under \/financemanagement\/api\/; country, .* under \/addressmanagement\/api\/\. .*\/docs and in \/openapi\.json\.$/,
+    );
+    const named = (/the resources are (.*)\. Every/.exec(envelope.header.message ?? '')?.[1] ?? '')
+      .split(/ under \/[a-z]+\/api\/;? ?/)
+      .flatMap((group) => group.split(/, | and /))
+      .filter(Boolean);
+    expect(named.sort()).toEqual([...new Set(routes.map((route) => routeParts(route).resource))].sort());
   });
 
   it('404 naming what was looked for when nothing matches', async () => {
