@@ -8,7 +8,18 @@
 import { searchLimit } from '../contract/search.ts';
 import packageJson from '../package.json' with { type: 'json' };
 import { recordLabels, routes, type Route, routeParts } from '../contract/routes.ts';
-import { components, envelope, failure, formatParameter, foundResponseName, headerRefs, queryParameter, ref, type JsonObject } from './openapiComponents.ts';
+import {
+  components,
+  envelope,
+  failure,
+  formatParameter,
+  foundResponseName,
+  headerRefs,
+  queryParameter,
+  ref,
+  tokenSources,
+  type JsonObject,
+} from './openapiComponents.ts';
 import { languageParameter } from './openapiLanguages.ts';
 import { downloadPaths, mirroringTag } from './openapiDownloads.ts';
 import { pickExamples, type ParameterExamples } from './openapiExamples.ts';
@@ -58,6 +69,8 @@ const licenceExpression = 'MIT AND ODbL-1.0 AND CC-BY-4.0 AND CC-BY-3.0-IGO AND 
 const description = `Read-only lookups of finance reference data (banks, currencies) and address reference data
 (countries, regions, states and provinces, districts, neighbourhoods with postal codes, calling codes,
 languages, time zones, web domains, holidays and special days).
+
+${tokenSources} "Authorize" takes it for "Try it out".
 
 Every lookup is a \`GET\` (\`HEAD\` answers the same headers without a body) with
 \`Authorization: Bearer <token>\`, and every answer, failures included, is one JSON envelope:
@@ -158,7 +171,7 @@ function notFoundOf(route: Route, { holidayYears }: OperationContext): JsonObjec
 function queryParameters(route: Route, { holidayYears, examples }: OperationContext): JsonObject[] {
   return route.params.map((param, position) => {
     const example = examples(route, position);
-    return { ...queryParameter(param, holidayYears), ...(example === undefined ? {} : { example }) };
+    return { ...queryParameter(route, param, holidayYears), ...(example === undefined ? {} : { example }) };
   });
 }
 
@@ -196,6 +209,14 @@ function responsesFor(...pairs: [number, string][]): JsonObject {
 /** The request headers every operation reads, beside its own parameters. */
 const commonHeaderParameters = [ref('parameters', 'XRequestId'), ref('parameters', 'Traceparent')];
 
+/** What the service endpoints' bodies are, by their schema's name. */
+const serviceBodies: Readonly<Record<string, string>> = {
+  Index: 'The service, the build it serves, and where the documentation and the probes are.',
+  BuildInfo: 'The service version and the build being served.',
+  Liveness: 'That the process answers.',
+  Readiness: 'That a build is loaded, and which.',
+};
+
 /** /, /healthz, /readyz (no token) and /meta (a token, for the key set's 503 too): the envelope, never cached. */
 function serviceOperation(operationId: string, summary: string, description: string, body: string, secured: boolean): JsonObject {
   return {
@@ -213,7 +234,7 @@ function serviceOperation(operationId: string, summary: string, description: str
           'X-Request-Id': 'RequestId',
           ...(secured ? { 'RateLimit-Policy': 'RateLimitPolicy', RateLimit: 'RateLimit' } : {}),
         }),
-        content: { 'application/json': { schema: envelope(ref('schemas', body)) } },
+        content: { 'application/json': { schema: envelope(ref('schemas', body), serviceBodies[body] ?? summary) } },
       },
       400: ref('responses', secured ? 'BadAuthorization' : 'Unparsable'),
       ...(secured ? responsesFor([401, 'Unauthorized'], [429, 'TooManyRequests'], [503, 'Unavailable']) : {}),

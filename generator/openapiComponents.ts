@@ -6,7 +6,6 @@
  * proxy's own modules, so the document cannot drift from what it answers.
  */
 import { z } from 'zod';
-import { expectedForms } from '../contract/keys.ts';
 import { manifestEntrySchema, manifestSchema } from '../contract/manifest.ts';
 import { recordLabels, recordTypes, routes, type ParamKind, type RecordType, type Route, type RouteParam } from '../contract/routes.ts';
 import { allowedMethods, cacheControl, noStore, publicCacheControl, realm } from '../contract/http.ts';
@@ -17,9 +16,37 @@ export type JsonObject = Record<string, unknown>;
 
 export const ref = (section: string, name: string): JsonObject => ({ $ref: `#/components/${section}/${name}` });
 
-function jsonSchemaOf(schema: z.ZodType): JsonObject {
+export function jsonSchemaOf(schema: z.ZodType): JsonObject {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'output' }) as JsonObject;
   return rest;
+}
+
+/** The properties of an object schema, or of the objects it holds: in a list, as a map's values, or as one choice of several (nullable). */
+function propertiesOf(schema: JsonObject | undefined): Record<string, JsonObject> | undefined {
+  if (schema === undefined) return undefined;
+  if (typeof schema.properties === 'object') return schema.properties as Record<string, JsonObject>;
+  const inner = [schema.items, schema.additionalProperties, ...((schema.anyOf as unknown[] | undefined) ?? [])];
+  for (const candidate of inner) {
+    const found = typeof candidate === 'object' && candidate !== null ? propertiesOf(candidate as JsonObject) : undefined;
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/**
+ * A JSON schema with descriptions given to its properties, by path (\`holidayYears.first\`), for the
+ * schemas the contract states for both sides without them (the manifest's, the downloads'). A path
+ * that names no property stops the build, so a renamed field cannot lose its description unseen.
+ */
+export function withDescriptions(schema: JsonObject, descriptions: Readonly<Record<string, string>>): JsonObject {
+  const described = structuredClone(schema);
+  for (const [path, description] of Object.entries(descriptions)) {
+    let property: JsonObject | undefined = described;
+    for (const name of path.split('.')) property = propertiesOf(property)?.[name];
+    if (property === undefined) throw new Error(`openapi: no property ${path} to describe`);
+    property.description = description;
+  }
+  return described;
 }
 
 const pascal = (name: string): string => name.charAt(0).toUpperCase() + name.slice(1);
@@ -34,9 +61,15 @@ export function recordSchemaName(route: Route): string {
   );
 }
 
-/** Every identifier field has this one schema, so it is written once and referred to. */
-const idSchema = jsonSchemaOf(recordDefinitions.region.schema.pick({ id: true })) as { properties: { id: JsonObject } };
-const idJson = JSON.stringify(idSchema.properties.id);
+/** Every identifier field has this one schema, so it is written once and referred to, with what each one identifies. */
+const { description: _idDescription, ...idSchema } = (jsonSchemaOf(recordDefinitions.region.schema.pick({ id: true })) as { properties: { id: JsonObject } })
+  .properties.id;
+const idJson = JSON.stringify(idSchema);
+
+function withIdRef(property: JsonObject): JsonObject {
+  const { description, ...form } = property;
+  return JSON.stringify(form) === idJson ? { ...ref('schemas', 'Id'), description } : property;
+}
 
 /** A record as bodies show it (shownFields). */
 function recordSchema(type: RecordType, omit: readonly string[], reveal: readonly string[] = []): JsonObject {
@@ -45,7 +78,7 @@ function recordSchema(type: RecordType, omit: readonly string[], reveal: readonl
   const shown = (field: string): boolean => fields.has(field);
   const properties = Object.entries(json.properties)
     .filter(([field]) => shown(field))
-    .map(([field, property]) => [field, JSON.stringify(property) === idJson ? ref('schemas', 'Id') : property]);
+    .map(([field, property]) => [field, withIdRef(property)]);
   const without = omit.length > 0 ? ` (without ${omit.join(', ')})` : reveal.length > 0 ? ` (with ${reveal.join(', ')})` : '';
   return {
     ...json,
@@ -56,11 +89,37 @@ function recordSchema(type: RecordType, omit: readonly string[], reveal: readonl
 }
 
 const uuid = { type: 'string', format: 'uuid' };
+const globalId = {
+  ...uuid,
+  description: "This response's id (a UUID), new for every response; a UUID the client sends as X-Request-Id becomes it. Quote it when reporting a problem.",
+};
 const failureHeader = {
   type: 'object',
+  description: 'What went wrong.',
   required: ['globalId', 'isSuccess', 'message'],
   additionalProperties: false,
-  properties: { globalId: uuid, isSuccess: { const: false }, message: { type: 'string', minLength: 1, description: 'What was wrong and how to fix it.' } },
+  properties: {
+    globalId,
+    isSuccess: { const: false, description: 'false: the request failed, and the body is null.' },
+    message: {
+      type: 'string',
+      minLength: 1,
+      description: 'What was wrong and how to fix it, in English, for a developer to read; a client branches on the X-Error-Code header instead.',
+    },
+  },
+};
+
+/** /meta: the build's facts, from the manifest's schema, and the service's version. */
+const buildInfoDescriptions = {
+  buildId: 'The build being served: its UTC time to the second and six random hex digits (20261123T172132Z-56f99d). /meta/changes?since= takes it.',
+  builtAt: 'When the build was made (ISO 8601, UTC).',
+  dataVersion:
+    'A hash of the data the build read: the X-Data-Version of every answer. The same data gives the same version, so a client may keep what it fetched while this is unchanged.',
+  counts: 'How many records of each type the build holds, by record type (country: 249).',
+  holidayYears:
+    'The years the holiday, special-day and work-calendar lookups answer, both included: the bounds of their Year parameter. Another year answers 404.',
+  'holidayYears.first': 'The first year held.',
+  'holidayYears.last': 'The last year held.',
 };
 
 function schemas(): JsonObject {
@@ -72,50 +131,62 @@ function schemas(): JsonObject {
     description: 'A work calendar: a year of the days that are not ordinary working days, and the weekend.',
   };
   return {
-    Id: { ...idSchema.properties.id, description: 'A record identifier: a lower-case UUID, stable across data imports.' },
+    Id: { ...idSchema, description: 'A record identifier: a UUID this service gives the record (lower case), kept across data imports.' },
     SuccessHeader: {
       type: 'object',
+      description: 'About the response: its id, and that it succeeded.',
       required: ['globalId', 'isSuccess', 'message'],
       additionalProperties: false,
       properties: {
-        globalId: { ...uuid, description: 'Differs in every response; equals X-Request-Id.' },
-        isSuccess: { const: true },
-        message: { type: 'null' },
+        globalId,
+        isSuccess: { const: true, description: 'true: the body is the answer.' },
+        message: { type: 'null', description: 'null on a success; a failure carries its message here.' },
       },
     },
     FailureEnvelope: {
       type: 'object',
       required: ['header', 'body'],
       additionalProperties: false,
-      properties: { header: failureHeader, body: { type: 'null' } },
+      properties: { header: failureHeader, body: { type: 'null', description: 'null: a failure has no answer.' } },
     },
-    BuildInfo: jsonSchemaOf(
-      manifestSchema.pick({ buildId: true, builtAt: true, dataVersion: true, counts: true, holidayYears: true }).extend({
-        version: z
-          .string()
-          .regex(/^\d+\.\d+\.\d+$/)
-          .describe("The service's version (semver); CHANGELOG.md says what each changed."),
-      }),
+    BuildInfo: withDescriptions(
+      jsonSchemaOf(
+        manifestSchema.pick({ buildId: true, builtAt: true, dataVersion: true, counts: true, holidayYears: true }).extend({
+          version: z
+            .string()
+            .regex(/^\d+\.\d+\.\d+$/)
+            .describe("The service's version (semver); CHANGELOG.md says what each changed."),
+        }),
+      ),
+      buildInfoDescriptions,
     ),
-    Liveness: { type: 'object', required: ['status'], additionalProperties: false, properties: { status: { const: 'live' } } },
+    Liveness: {
+      type: 'object',
+      required: ['status'],
+      additionalProperties: false,
+      properties: { status: { const: 'live', description: 'live: the process answers.' } },
+    },
     Readiness: {
       type: 'object',
       required: ['status', 'buildId'],
       additionalProperties: false,
-      properties: { status: { const: 'ready' }, buildId: { type: 'string', minLength: 1 } },
+      properties: {
+        status: { const: 'ready', description: 'ready: a build is loaded and the process is not stopping.' },
+        buildId: { type: 'string', minLength: 1, description: 'The build this process serves (the buildId of /meta).' },
+      },
     },
     Index: {
       type: 'object',
       required: ['service', 'buildId', 'dataVersion', 'documentation', 'openapi', 'health', 'readiness'],
       additionalProperties: false,
       properties: {
-        service: { type: 'string', minLength: 1 },
-        buildId: { type: 'string', minLength: 1 },
-        dataVersion: { type: 'string', minLength: 1 },
-        documentation: { const: '/docs' },
-        openapi: { const: '/openapi.json' },
-        health: { const: '/healthz' },
-        readiness: { const: '/readyz' },
+        service: { type: 'string', minLength: 1, description: "The service's name." },
+        buildId: { type: 'string', minLength: 1, description: 'The build being served (the buildId of /meta).' },
+        dataVersion: { type: 'string', minLength: 1, description: 'A hash of the data the build read: the X-Data-Version of every answer.' },
+        documentation: { const: '/docs', description: 'This documentation as a page.' },
+        openapi: { const: '/openapi.json', description: 'This OpenAPI document.' },
+        health: { const: '/healthz', description: 'The liveness probe.' },
+        readiness: { const: '/readyz', description: 'The readiness probe.' },
       },
     },
     ...records,
@@ -195,9 +266,17 @@ function badRequest(causes: string): JsonObject {
   };
 }
 
-/** The success envelope around a body. */
-export function envelope(body: JsonObject): JsonObject {
-  return { type: 'object', required: ['header', 'body'], additionalProperties: false, properties: { header: ref('schemas', 'SuccessHeader'), body } };
+/** The success envelope around a body, which `answer` says what it is. */
+export function envelope(body: JsonObject, answer: string): JsonObject {
+  return {
+    type: 'object',
+    required: ['header', 'body'],
+    additionalProperties: false,
+    properties: {
+      header: { ...ref('schemas', 'SuccessHeader'), description: 'About the response: its id, and that it succeeded.' },
+      body: { ...body, description: answer },
+    },
+  };
 }
 
 /** The name of a lookup's 200 response: `Bank`, `BankList`, `CountryWithoutFlagList`. */
@@ -242,7 +321,19 @@ function foundResponses(): JsonObject {
               ? { ...lookupHeaders, 'X-Ambiguous-Matches': 'AmbiguousMatches' }
               : lookupHeaders,
         ),
-        content: { 'application/json': { schema: envelope(route.shape === 'list' ? { type: 'array', items: record } : record) }, ...calendar },
+        content: {
+          'application/json': {
+            schema: envelope(
+              route.shape === 'list' ? { type: 'array', items: record } : record,
+              route.document
+                ? 'The work calendar.'
+                : route.shape === 'list'
+                  ? `The ${recordLabels[route.record]} records found, ${route.search ? 'best first' : 'in data order'}.`
+                  : `The ${recordLabels[route.record]} found.`,
+            ),
+          },
+          ...calendar,
+        },
       },
     ];
   });
@@ -289,21 +380,104 @@ function responses(): JsonObject {
   };
 }
 
-/** How each kind of value matches, beyond its form (docs/api.md: "Values are normalised by kind"). */
+/** How each kind of value matches (docs/api.md: "Values are normalised by kind"). */
 const kindNotes: Record<ParamKind, string> = {
-  uuid: 'Any letter case, with or without braces or hyphens.',
-  code: 'Any letter case.',
-  bankCode: 'Leading zeros are optional: `10`, `010`, `0010` and `00010` (the five-digit form inside a Turkish IBAN) find the same bank.',
-  iban: 'Checked as ISO 13616 says (the country, its length, its form, the mod-97 check digits), each failure a 400 that names it; the bank is read from the IBAN for a country whose banks the service holds (Türkiye: the five digits after the check digits); an IBAN of another country answers 404 naming it.',
-  name: 'Case- and accent-insensitive, Turkish dotted and dotless i folded, spaces and punctuation alike, apostrophes ignored.',
-  domain: 'Any letter case, leading dot optional, international names in Unicode or punycode.',
+  uuid: 'The value may be in any letter case, with or without braces or hyphens.',
+  code: 'The value may be in any letter case.',
+  bankCode:
+    'Leading zeros are optional: `10`, `010`, `0010` and `00010` (the five-digit form inside a Turkish IBAN) find the same bank; a code no bank has answers 404.',
+  iban: 'Spaces, hyphens and letter case are ignored. Checked as ISO 13616 says (the country, its length, its form, the mod-97 check digits), each failure a 400 that names it; the service holds the banks of Türkiye only, so a valid IBAN of another country answers 404 naming it.',
+  name: 'Matched case- and accent-insensitively, the Turkish dotted and dotless i alike (`İSTANBUL`, `istanbul` and `Istanbul` are one name), spaces and punctuation alike (`Guinea Bissau` finds Guinea-Bissau), apostrophes ignored; at most 200 characters.',
+  domain: 'Any letter case, the leading dot optional, an international name in Unicode or in punycode (`рф` or `xn--p1ai`).',
   integer: '`90`, `+90` and `090` are the same.',
-  boolean: 'Any letter case.',
+  boolean: 'The value may be in any letter case.',
   year: '',
-  postalCode: '`34710`, `34 710` and `34-710` are the same; letters in any case.',
+  postalCode: '`34710`, `34 710` and `34-710` are the same.',
 };
 
-function querySchemaOf(kind: ParamKind): JsonObject {
+/** The record an id parameter names, by the field it is compared with, and the lookup a client finds its id with. */
+const idTargets: Readonly<Record<string, { readonly type: RecordType; readonly from: string }>> = {
+  countryId: { type: 'country', from: 'country/getbyalpha2code' },
+  regionId: { type: 'region', from: 'region/getall' },
+  stateProvinceId: { type: 'stateProvince', from: 'stateprovince/getbycountryid' },
+  districtId: { type: 'district', from: 'district/getbystateprovinceid' },
+  languageId: { type: 'language', from: 'language/getall' },
+  timeZoneId: { type: 'timeZone', from: 'timezone/getall' },
+  webDomainId: { type: 'webDomain', from: 'webdomain/getbyname' },
+};
+
+/** What a name of each record type is, for the lookups by name. */
+const namesOf: Readonly<Partial<Record<RecordType, string>>> = {
+  country:
+    "A country's name: its common English name (Türkiye), an official or alternative name (Republic of Türkiye, Turkey), or its name in any language Unicode CLDR names every country in (Almanya, Allemagne, ドイツ).",
+  stateProvince: "A state or province's name as ISO 3166-2 gives it (Bayern, Hérault); Türkiye's provinces as PTT writes them (İstanbul).",
+  district: "A Turkish district's (ilçe's) name as PTT writes it (Kadıköy).",
+  webDomain: 'A domain without the leading dot: a top-level domain (tr, com) or a second-level public suffix (com.tr, co.uk).',
+};
+/** What the searches match what the user has typed against, by record type. */
+const searchedNamesOf: Readonly<Partial<Record<RecordType, string>>> = {
+  country:
+    "a country's names: its common English, native, official and alternative names, and its names in every language Unicode CLDR names countries in (alma, deu and ドイ find Germany)",
+  stateProvince: "a state or province's name as ISO 3166-2 gives it (bay finds Bayern); Türkiye's provinces as PTT writes them (ist finds İstanbul)",
+  district: "a district's name as PTT writes it (kadı finds Kadıköy)",
+  neighborhood: "a neighbourhood's name as an address form shows it (Caferağa Mahallesi) or as PTT writes it (Caferağa Mah)",
+};
+
+/** What the codes named `code` are, by record type. */
+const codesOf: Readonly<Partial<Record<RecordType, string>>> = {
+  bank: "A bank's EFT code in Türkiye's payment systems (the Central Bank's list of participants): three digits, such as 010 for Ziraat.",
+  currency: "A currency's ISO 4217 alphabetic code: three letters, such as TRY or EUR.",
+  callingCode: 'An international calling code (the ITU-T E.164 country code dialled after + or 00): 90 for Türkiye, 1 for the NANP countries.',
+};
+
+/** What each parameter's value is, by meaning: the field it is compared with, and where it comes from. */
+const meanings: Readonly<Record<string, (route: Route) => string | undefined>> = {
+  id: (route) => `The ${recordLabels[route.record]}'s id: the UUID this service gives the record (its \`id\` in every answer), kept across data imports.`,
+  alpha2code: () => "The country's ISO 3166-1 alpha-2 code: two letters, such as TR or DE.",
+  countrycode: () => "The country's ISO 3166-1 alpha-2 code (its alpha2Code): two letters, such as TR or DE.",
+  alpha3code: () => "The country's ISO 3166-1 alpha-3 code: three letters, such as TUR or DEU.",
+  abbreviation: () =>
+    "A state or province's ISO 3166-2 code without its country prefix (its abbreviation): 34 for İstanbul (TR-34; Türkiye's provinces by licence-plate number), BY for Bavaria. Where several countries use the code, the first in data order answers, Türkiye's provinces first: 34 is İstanbul, not France's Hérault (FR-34); X-Ambiguous-Matches says how many share it.",
+  stateprovincecode: () =>
+    "A subdivision's ISO 3166-2 code: its country's alpha-2 code, a hyphen and the subdivision's own code (its abbreviation), such as DE-BY for Bavaria or TR-34 for İstanbul.",
+  code: (route) => codesOf[route.record],
+  iban: () =>
+    "An IBAN (ISO 13616), such as TR42 0001 0000 0000 0000 0000 01: the answer is the bank it names. A Turkish IBAN is TR, two check digits, the bank's five-digit EFT code (00010 for Ziraat), a reserved 0 and the 16-character account.",
+  zipcode: () =>
+    "A Turkish postal code (PTT's posta kodu): five digits such as 34710, the first two the province's plate number. The answer is every neighbourhood it covers.",
+  currencycode: () => "A currency's ISO 4217 code, such as TRY: the answer is the countries where it is legal tender today.",
+  istoplevel: () => '`true` for the top-level domains (tr, com), `false` for the second-level public suffixes (com.tr, co.uk).',
+  year: (route) =>
+    route.document
+      ? 'The calendar year (Gregorian) whose days to answer, four digits.'
+      : 'The calendar year (Gregorian), four digits: the answer is the days that begin in it.',
+  name: (route) => {
+    if (!route.search) return namesOf[route.record];
+    const names = searchedNamesOf[route.record];
+    return names && `What the user has typed so far, the start of a word of one of ${names}.`;
+  },
+};
+
+/** What an id parameter names: the record itself (`id`), or another record the answer belongs to. */
+function idMeaning(route: Route, param: RouteParam): string | undefined {
+  const target = idTargets[param.field];
+  if (target === undefined) return undefined;
+  const [label, owner] = [recordLabels[route.record], recordLabels[target.type]];
+  const named = `The id of a ${owner} (a UUID this service gives it, as ${target.from} answers it)`;
+  if (route.parent?.field === 'id' && param === route.params[0]) return `${named}: the answer is its ${label} records.`;
+  return route.shape === 'single'
+    ? `${named}: the ${label} is looked for in that ${owner}.`
+    : `${named}: the answer is limited to that ${owner}'s ${label} records.`;
+}
+
+/** Where an optional parameter left out widens the answer to. */
+function withoutIt(param: RouteParam): string {
+  if (param.names === 'stateProvince') return "Optional: without it, the answer is the whole country's.";
+  const target = idTargets[param.field];
+  return `Optional: without it, every ${target === undefined ? 'record' : recordLabels[target.type]}'s.`;
+}
+
+function querySchemaOf(kind: ParamKind, holidayYears: { first: number; last: number }): JsonObject {
   switch (kind) {
     case 'uuid':
       return { type: 'string', format: 'uuid' };
@@ -312,7 +486,8 @@ function querySchemaOf(kind: ParamKind): JsonObject {
     case 'boolean':
       return { type: 'boolean' };
     case 'year':
-      return { type: 'integer', minimum: 1000, maximum: 9999 };
+      // The build's window: the proxy answers a well-formed year outside it 404, naming the window.
+      return { type: 'integer', minimum: holidayYears.first, maximum: holidayYears.last };
     case 'code':
     case 'bankCode':
       return { type: 'string', minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9._-]+$' };
@@ -329,16 +504,22 @@ function querySchemaOf(kind: ParamKind): JsonObject {
 
 /**
  * A lookup's query parameter, written in its operation rather than as a shared component: each
- * operation gives its own example (openapiExamples.ts), and a $ref cannot carry one.
+ * operation gives its own example (openapiExamples.ts), and a $ref cannot carry one. Its
+ * description says what the value is, then how it matches; a parameter without a meaning stops
+ * the build.
  */
-export function queryParameter(param: RouteParam, holidayYears: { first: number; last: number }): JsonObject {
-  const form = expectedForms[param.kind];
-  const window = param.kind === 'year' ? `This build holds ${holidayYears.first} to ${holidayYears.last}; another year answers 404.` : '';
-  const name = `The name matches in any letter case (\`${param.name.toLowerCase()}\`, \`${param.name.toUpperCase()}\` …); give it once.`;
+export function queryParameter(route: Route, param: RouteParam, holidayYears: { first: number; last: number }): JsonObject {
+  const meaning = (param.field === 'id' ? undefined : idMeaning(route, param)) ?? meanings[param.name.toLowerCase()]?.(route);
+  if (meaning === undefined) throw new Error(`openapi: ${route.path} ${param.name} has no description; add its meaning to openapiComponents.ts`);
+  const window =
+    param.kind === 'year'
+      ? `This build holds ${holidayYears.first} to ${holidayYears.last} (/meta's holidayYears): a year outside them answers 404 naming them; a value that is not four digits answers 400.`
+      : '';
+  const name = `The parameter's name, too, matches in any letter case (\`${param.name.toLowerCase()}\`, \`${param.name.toUpperCase()}\` …); give it once.`;
   const within = param.within === undefined ? '' : `It must be one of ${param.within}'s (a code that starts with it and a hyphen); another answers 400.`;
-  const optional = param.optional ? 'Optional: without it, the answer is for the whole country.' : '';
-  const description = [`${form.charAt(0).toUpperCase()}${form.slice(1)}.`, kindNotes[param.kind], window, within, optional, name].filter(Boolean).join(' ');
-  return { name: param.name, in: 'query', required: !param.optional, description, schema: querySchemaOf(param.kind) };
+  const optional = param.optional ? withoutIt(param) : '';
+  const description = [meaning, kindNotes[param.kind], window, within, optional, name].filter(Boolean).join(' ');
+  return { name: param.name, in: 'query', required: !param.optional, description, schema: querySchemaOf(param.kind, holidayYears) };
 }
 
 /** The request headers every operation reads (openapi.ts adds If-None-Match where answers carry an ETag). */
@@ -370,6 +551,16 @@ function headerParameters(): JsonObject {
   };
 }
 
+/**
+ * Where a token comes from, shown in the Authorize dialog of /docs (proxy/main.ts writes the
+ * development key; docs/authentication.md is the operators' side).
+ */
+export const tokenSources = `**Where a token comes from.** Running the service yourself: \`npm start\` with no auth setting (and \`NODE_ENV\` not \`production\`) makes a development key, keeps it in \`.dev-token\` in the repository's folder and prints it with a \`curl\` line to try; \`cat .dev-token\` shows it. Against a deployed service: its operators issue your team an API key, or the service accepts the JWTs your identity provider issues (a client-credentials grant from Keycloak, Auth0, IdentityServer …), perhaps with a scope per area (finance, address).`;
+
+const bearerDescription = `${tokenSources}
+
+Paste the token alone (Swagger UI adds \`Bearer \`); every request sends \`Authorization: Bearer <token>\`. Accepted: the service's API keys, and JWTs signed with \`HS*\`, \`RS*\`, \`PS*\`, \`ES*\` or \`EdDSA\`, verified against a shared secret, a public key or an identity provider's key set.`;
+
 export function components(): JsonObject {
   return {
     schemas: schemas(),
@@ -380,8 +571,7 @@ export function components(): JsonObject {
       bearer: {
         type: 'http',
         scheme: 'bearer',
-        description:
-          "API keys or JWTs (HS*, RS*, PS*, ES*, EdDSA; verified against a shared secret, a public key or an identity provider's key set), sent as `Authorization: Bearer <token>`.",
+        description: bearerDescription,
       },
     },
   };

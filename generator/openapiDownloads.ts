@@ -4,21 +4,58 @@
  * marked `x-extension`. Their bodies' schemas come from the zod schemas both sides share
  * (contract/downloads.ts); the shared responses and headers from openapiComponents.ts.
  */
-import { z } from 'zod';
 import { buildIdForm, buildIdPattern, changeListSchema, exportsIndexSchema, gzipType } from '../contract/downloads.ts';
 import { cacheControl } from '../contract/http.ts';
 import { recordTypes } from '../contract/routes.ts';
-import { envelope, failure, headerRefs, lookupHeaders, ref, type JsonObject } from './openapiComponents.ts';
+import { envelope, failure, headerRefs, jsonSchemaOf, lookupHeaders, ref, withDescriptions, type JsonObject } from './openapiComponents.ts';
 
 export const mirroringTag = {
   name: 'mirroring',
   description: 'Change lists and whole-dataset exports, for a client that keeps a copy of the data (an extension).',
 };
 
-function jsonSchemaOf(schema: z.ZodType): JsonObject {
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'output' }) as JsonObject;
-  return rest;
-}
+/** A build as a change list names it (its `from` and `to`). */
+const buildFields = (build: string): Record<string, string> => ({
+  [build]:
+    build === 'from'
+      ? 'The build compared with; null when there was none (a first build): mirror from the exports.'
+      : 'This build: the one the lookups answer from.',
+  [`${build}.buildId`]: 'Its id: the UTC time it was made, to the second, and six random hex digits (20261123T172132Z-56f99d).',
+  [`${build}.builtAt`]: 'When it was made (ISO 8601, UTC).',
+  [`${build}.dataVersion`]: 'A hash of the data it read: the X-Data-Version of its answers.',
+});
+
+/** What the fields of the change list and of the exports index hold (contract/downloads.ts states their shapes). */
+const changeListDescriptions = {
+  ...buildFields('from'),
+  ...buildFields('to'),
+  records: 'By record type (country, bank …), only the types with a change: the ids added and removed, and the records changed.',
+  'records.added': 'The ids of the records new in this build.',
+  'records.removed': 'The ids of the records this build no longer has.',
+  'records.changed': 'The records whose shown fields changed, each with those fields.',
+  'records.changed.id': 'The id of the changed record.',
+  'records.changed.fields': 'The names of its fields, as the API shows them, whose values differ; the new values are in the exports and the lookups.',
+  sources: 'The data sources whose versions moved between the two builds.',
+  'sources.name': 'The source, as data/sources.json names it (python-holidays, world-countries …).',
+  'sources.from': 'Its version in the earlier build; null where the earlier build did not list it.',
+  'sources.to': 'Its version in this build; null where this build does not list it.',
+};
+const exportsIndexDescriptions = {
+  buildId: 'This build: the UTC time it was made, to the second, and six random hex digits (20261123T172132Z-56f99d); /meta/changes?since= takes it.',
+  builtAt: 'When this build was made (ISO 8601, UTC).',
+  dataVersion: 'A hash of the data this build read: the X-Data-Version of its answers and of every export.',
+  sources: 'The version of each data source this build read, by source name (data/sources.json).',
+  exports: "One export per record type, by record type, in the route table's order.",
+  'exports.path': 'Where to download it: /exports/<recordType>.ndjson.gz.',
+  'exports.area': "The area whose scope the download needs, as the type's lookups do: financemanagement or addressmanagement.",
+  'exports.records': 'How many records it holds, one a line.',
+  'exports.bytes': 'The size of the gzip file in bytes.',
+  'exports.sha256': 'The SHA-256 of the gzip file, in hex, as sha256sum prints it.',
+  'exports.etag': 'The ETag the file is served with: send it in If-None-Match to get 304 while it is unchanged.',
+  'exports.ndjson': 'The NDJSON inside the gzip file: one record a line as the API shows it, each line ended by a newline.',
+  'exports.ndjson.bytes': 'Its size in bytes, unzipped.',
+  'exports.ndjson.sha256': 'Its SHA-256, in hex.',
+};
 
 const extension = (why: string): string => `**Extension**: not in the reference-data API specification; offered because ${why}.`;
 
@@ -43,7 +80,7 @@ function envelopeResponses(body: JsonObject, description: string, notFound: stri
     200: {
       description,
       headers: headerRefs(lookupHeaders),
-      content: { 'application/json': { schema: envelope(body) } },
+      content: { 'application/json': { schema: envelope(body, description) } },
     },
     304: ref('responses', 'NotModified'),
     401: ref('responses', 'Unauthorized'),
@@ -85,7 +122,7 @@ export function downloadPaths(): JsonObject {
     ],
     responses: {
       ...envelopeResponses(
-        jsonSchemaOf(changeListSchema),
+        withDescriptions(jsonSchemaOf(changeListSchema), changeListDescriptions),
         'The change list.',
         'The `since` build is no longer kept (the message names the builds that are: start again from the exports); or the build was made before change lists existed.',
       ),
@@ -104,7 +141,11 @@ export function downloadPaths(): JsonObject {
     'x-extension': true,
     parameters: commonParameters,
     responses: {
-      ...envelopeResponses(jsonSchemaOf(exportsIndexSchema), 'The index of the exports.', 'The build was made before exports existed.'),
+      ...envelopeResponses(
+        withDescriptions(jsonSchemaOf(exportsIndexSchema), exportsIndexDescriptions),
+        'The index of the exports.',
+        'The build was made before exports existed.',
+      ),
       400: ref('responses', 'BadAuthorization'),
     },
   };

@@ -15,7 +15,7 @@ export function languageParameter(languages: RouteLanguages): JsonObject {
     in: 'query',
     required: false,
     'x-extension': true,
-    description: `**Extension.** The language of the names: ${always} or the country's own (${languageForm}; only the primary subtag counts). English names are python-holidays' translations (Türkiye's are curated, each with its source); a country without names in ${always} answers its own names for it. Without this parameter, Accept-Language chooses between the two; without either, the country's own language, as before. Another language answers 400 naming those the country has. The answer's Content-Language names the language of its names.`,
+    description: `**Extension.** The language of the names: ${always} or the country's own (${languageForm}; only the primary subtag counts). English names are python-holidays' translations (Türkiye's are curated, each with its source); a country without names in ${always} answers its own names for it. Without this parameter, Accept-Language chooses between the two; without either, the country's own language. Another language answers 400 naming those the country has. The answer's Content-Language names the language of its names.`,
     schema: { type: 'string', minLength: 2, maxLength: 35, pattern: '^[A-Za-z]{2,3}([-_][A-Za-z0-9]{1,8})*$' },
     example: languages.alwaysAnswered,
   };

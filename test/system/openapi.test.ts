@@ -3,7 +3,7 @@
  * and true to the proxy: real responses of every operation, successful and failing, are checked
  * against the schema and headers the document gives for that operation and status.
  */
-import { exampleIbanOf } from '../../contract/keys.ts';
+import { exampleIbanOf, expectedForms } from '../../contract/keys.ts';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { validate } from '@readme/openapi-parser';
@@ -262,6 +262,73 @@ describe('the OpenAPI document', () => {
     expect(operations.filter((operation) => typeof operation.operationId !== 'string').length).toBe(0);
     expect(new Set(operations.map((operation) => operation.operationId)).size).toBe(operations.length);
     expect(document.servers).toEqual([{ url: '/', description: 'The service that serves this document.' }]);
+  });
+
+  it('describes every parameter and every schema property by what it is, not by its kind', () => {
+    // The wording a value's kind has in 400 messages ("a code of letters and digits …"), and bare kinds.
+    const kindOnly = (description: string): boolean =>
+      Object.values(expectedForms).some((form) => description.toLowerCase().startsWith(form.toLowerCase())) ||
+      /code of letters and digits/i.test(description) ||
+      /^(an? |the )?(uuid|string|text|integer|number|boolean|code|name|id|identifier|year|date|value)s?\.?$/i.test(description.trim());
+    const faults: string[] = [];
+    const checkDescription = (where: string, node: Json): void => {
+      const { description } = node;
+      if (typeof description !== 'string' || description.trim() === '') faults.push(`${where}: no description`);
+      else if (kindOnly(description)) faults.push(`${where}: only a kind: ${description}`);
+    };
+    /** Every schema's properties, and every parameter written in an operation (a $ref is checked at its component). */
+    const walk = (node: unknown, where: string): void => {
+      if (typeof node !== 'object' || node === null) return;
+      for (const [name, value] of Object.entries(node)) {
+        const pointer = `${where}/${pointerSegment(name)}`;
+        if (name === 'properties' && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+          for (const [field, property] of Object.entries(value as Json)) checkDescription(`${pointer}/${field}`, property as Json);
+        }
+        if (name === 'parameters' && Array.isArray(value)) {
+          for (const [index, parameter] of (value as Json[]).entries()) if (parameter.$ref === undefined) checkDescription(`${pointer}/${index}`, parameter);
+        }
+        walk(value, pointer);
+      }
+    };
+    walk(document, '');
+    for (const [name, parameter] of Object.entries(at('/components/parameters') ?? {})) checkDescription(`/components/parameters/${name}`, parameter as Json);
+    expect(faults).toEqual([]);
+
+    // A few meanings a client acts on, each naming its source standard.
+    const parameter = (path: string, name: string): Json | undefined =>
+      ((at(`/paths/${pointerSegment(path)}/get/parameters`) as unknown as Json[] | undefined) ?? []).find((candidate) => candidate.name === name);
+    expect(parameter('/addressmanagement/api/country/getbyalpha2code', 'alpha2code')?.description).toMatch(/^The country's ISO 3166-1 alpha-2 code/);
+    expect(parameter('/financemanagement/api/currency/getbycode', 'code')?.description).toMatch(/ISO 4217/);
+    expect(parameter('/addressmanagement/api/stateprovinceholiday/getbystateprovincecode', 'StateProvinceCode')?.description).toMatch(/ISO 3166-2/);
+    expect(parameter('/financemanagement/api/bank/getbycode', 'code')?.description).toMatch(/EFT code/);
+    const country = at('/components/schemas/Country/properties') as Record<string, Json>;
+    expect(country.numericIsoCode?.description).toMatch(/ISO 3166-1 numeric/);
+    expect(country.displayOrder?.description).toMatch(/Türkiye/);
+    expect(country.flag?.description).toMatch(/SVG/);
+    expect(country.id).toMatchObject({ $ref: '#/components/schemas/Id', description: expect.stringMatching(/^The country's id/) });
+  });
+
+  it("bounds every Year parameter by the build's holiday years, which the proxy holds", () => {
+    const years = routes.filter((route) => route.params.some((param) => param.kind === 'year'));
+    expect(years.length).toBeGreaterThan(0);
+    for (const route of years) {
+      const year = ((at(`/paths/${pointerSegment(route.path)}/get/parameters`) as unknown as Json[]) ?? []).find((parameter) => parameter.name === 'Year');
+      expect(year?.schema, route.path).toEqual({ type: 'integer', minimum: manifest.holidayYears.first, maximum: manifest.holidayYears.last });
+      expect(year?.description, route.path).toContain(`${manifest.holidayYears.first} to ${manifest.holidayYears.last}`);
+    }
+  });
+
+  it('says where a token comes from at the top of /docs and in its Authorize dialog', () => {
+    const info = at('/info') as { description: string };
+    const bearer = at('/components/securitySchemes/bearer') as { description: string };
+    for (const description of [info.description, bearer.description]) {
+      expect(description).toContain('`npm start`');
+      expect(description).toContain('`.dev-token`');
+      expect(description).toMatch(/operators issue your team an API key/);
+      expect(description).toMatch(/JWTs your identity provider issues/);
+    }
+    // The first paragraph says what the service is; the second, where a token comes from.
+    expect(info.description.split('\n\n')[1]).toMatch(/^\*\*Where a token comes from\.\*\*/);
   });
 
   it('shows records without hidden fields, and country getall without flag', () => {
