@@ -5,6 +5,7 @@
  * real key of this build (openapiExamples.ts), and every status the proxy really gives for it is a
  * documented response (test/openapi.test.ts holds the proxy to it).
  */
+import { clientErrorCodes } from '../contract/errorCodes.ts';
 import { searchLimit } from '../contract/search.ts';
 import packageJson from '../package.json' with { type: 'json' };
 import { recordLabels, routes, type Route, routeParts } from '../contract/routes.ts';
@@ -344,6 +345,8 @@ export function buildOpenApiDocument({ holidayYears, dataset, currentYear }: Ope
       description,
       contact: { name: 'The operators of this service' },
       license: { name: "The code MIT; the data under its sources' licences (see the description)", identifier: licenceExpression },
+      // Every code a failure can carry in X-Error-Code, with its status and meaning: a public contract (docs/api.md, "Error codes").
+      'x-error-codes': clientErrorCodes(),
     },
     servers: [{ url: '/', description: 'The service that serves this document.' }],
     tags: [

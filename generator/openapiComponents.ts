@@ -5,6 +5,7 @@
  * Values the proxy sends (Cache-Control, the challenge's realm, the ETag form) come from the
  * proxy's own modules, so the document cannot drift from what it answers.
  */
+import { clientErrorCodes } from '../contract/errorCodes.ts';
 import { z } from 'zod';
 import { manifestEntrySchema, manifestSchema } from '../contract/manifest.ts';
 import { recordLabels, recordTypes, routes, type ParamKind, type RecordType, type Route, type RouteParam } from '../contract/routes.ts';
@@ -219,18 +220,22 @@ function headers(): JsonObject {
       type: 'string',
       pattern: '^Bearer realm=',
     }),
+    ErrorCode: header(
+      'The failure\'s stable code, for a client to branch on instead of the message: `info.x-error-codes` and docs/api.md ("Error codes") list each with its status and meaning.',
+      { type: 'string', enum: clientErrorCodes().map(({ code }) => code) },
+    ),
     AllowOptional: header('On a 405: the methods the service answers.', { const: allowedMethods }, false),
     RetryAfter: header('Seconds to wait before retrying, when the cause is expected to pass.', { type: 'string', pattern: '^[0-9]+$' }, false),
     RetryAfterLimited: header('Seconds until the spent budget has room again.', { type: 'string', pattern: '^[1-9][0-9]*$' }),
     // draft-ietf-httpapi-ratelimit-headers-10 §3 and §4.
     RateLimitPolicy: header(
-      'When a budget applies (RATE_LIMIT per token; AUTH_FAILURE_LIMIT per address, on a 401 or 429): the policy ("token" or "failedauth"), its quota q and its window w in seconds (draft-ietf-httpapi-ratelimit-headers).',
-      { type: 'string', pattern: '^"(token|failedauth)";q=[0-9]+;w=[0-9]+$' },
+      'When a budget applies (RATE_LIMIT per token, "token"; an API key\'s own budget, "key"; AUTH_FAILURE_LIMIT per address on a 401 or 429, "failedauth"): the policy, its quota q and its window w in seconds (draft-ietf-httpapi-ratelimit-headers).',
+      { type: 'string', pattern: '^"(token|key|failedauth)";q=[0-9]+;w=[0-9]+$' },
       false,
     ),
     RateLimit: header(
       'When a budget applies: the policy, the requests remaining r and the seconds t until the window ends.',
-      { type: 'string', pattern: '^"(token|failedauth)";r=[0-9]+;t=[0-9]+$' },
+      { type: 'string', pattern: '^"(token|key|failedauth)";r=[0-9]+;t=[0-9]+$' },
       false,
     ),
     ...languageHeaders(header),
@@ -249,7 +254,7 @@ export const headerRefs = (names: Readonly<Record<string, string>>): JsonObject 
 
 /** A failure: the failure envelope, the usual headers of a failure, and any extra ones. */
 export function failure(description: string, extra: Readonly<Record<string, string>> = {}, fromListener = true): JsonObject {
-  const usual = fromListener ? headerRefs({ 'Cache-Control': 'CacheControlNoStore', 'X-Request-Id': 'RequestId' }) : {};
+  const usual = fromListener ? headerRefs({ 'Cache-Control': 'CacheControlNoStore', 'X-Request-Id': 'RequestId', 'X-Error-Code': 'ErrorCode' }) : {};
   return {
     description,
     ...(fromListener || Object.keys(extra).length > 0 ? { headers: { ...usual, ...headerRefs(extra) } } : {}),
@@ -261,7 +266,12 @@ export function failure(description: string, extra: Readonly<Record<string, stri
 function badRequest(causes: string): JsonObject {
   return {
     description: `${causes}; or a malformed request (no or two Host headers, no HTTP version, a bare LF, a GET with a body, a broken header), answered with Connection: close.`,
-    headers: headerRefs({ 'Cache-Control': 'CacheControlNoStore', 'X-Request-Id': 'RequestId', 'WWW-Authenticate': 'WWWAuthenticateOptional' }),
+    headers: headerRefs({
+      'Cache-Control': 'CacheControlNoStore',
+      'X-Request-Id': 'RequestId',
+      'X-Error-Code': 'ErrorCode',
+      'WWW-Authenticate': 'WWWAuthenticateOptional',
+    }),
     content: { 'application/json': { schema: ref('schemas', 'FailureEnvelope') } },
   };
 }

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { validate } from '@readme/openapi-parser';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clientErrorCodes } from '../../contract/errorCodes.ts';
 import { manifestSchema, type Manifest } from '../../contract/manifest.ts';
 import { bodyPath, recordTypes, routes, type Route, type RouteParam } from '../../contract/routes.ts';
 import type { RunningServer } from '../../proxy/http/server.ts';
@@ -469,5 +470,27 @@ describe('the documentation over HTTP, without a token', () => {
     expect(loaded.filter((url) => url !== '/openapi.json' && !(url.slice(1) in manifest.public))).toEqual([]);
     expect(script).toMatch(/url: '\/openapi\.json'/);
     expect(script).not.toMatch(/https?:/);
+  });
+});
+
+describe('error codes in the document', () => {
+  it('info lists every code a client can see, with its status and meaning, as the proxy answers them', () => {
+    expect((document.info as Json)['x-error-codes']).toEqual(clientErrorCodes());
+  });
+
+  it("every failure of an operation names the X-Error-Code header, whose values are the codes' list", () => {
+    const missing: string[] = [];
+    for (const [pathName, item] of Object.entries(document.paths as Json)) {
+      const get = (item as Json).get as Json | undefined;
+      for (const [status, response] of Object.entries((get?.responses ?? {}) as Json)) {
+        if (!/^[45]/.test(status)) continue;
+        const resolved = '$ref' in (response as Json) ? at(String((response as Json).$ref).slice(1)) : (response as Json);
+        const headers = (resolved?.headers ?? {}) as Json;
+        if (!('X-Error-Code' in headers) && (resolved?.content as Json | undefined)?.['application/json'] !== undefined) missing.push(`${pathName} ${status}`);
+      }
+    }
+    expect(missing).toEqual([]);
+    const header = at('/components/headers/ErrorCode') as Json;
+    expect((header.schema as Json).enum).toEqual(clientErrorCodes().map(({ code }) => code));
   });
 });
