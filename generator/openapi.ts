@@ -9,18 +9,8 @@ import { clientErrorCodes } from '../contract/errorCodes.ts';
 import { searchLimit } from '../contract/search.ts';
 import packageJson from '../package.json' with { type: 'json' };
 import { recordLabels, routes, type Route, routeParts } from '../contract/routes.ts';
-import {
-  components,
-  envelope,
-  failure,
-  formatParameter,
-  foundResponseName,
-  headerRefs,
-  queryParameter,
-  ref,
-  tokenSources,
-  type JsonObject,
-} from './openapiComponents.ts';
+import { components, envelope, failure, foundResponseName, headerRefs, ref, tokenSources, type JsonObject } from './openapiComponents.ts';
+import { formatParameter, queryParameter } from './openapiParameters.ts';
 import { languageParameter } from './openapiLanguages.ts';
 import { downloadPaths, mirroringTag } from './openapiDownloads.ts';
 import { pickExamples, type ParameterExamples } from './openapiExamples.ts';
