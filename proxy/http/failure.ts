@@ -22,6 +22,7 @@ const authFailureCodes: ReadonlySet<ErrorCode> = new Set([
   'ERR_TOKEN_INVALID',
   'ERR_TOKEN_UNVERIFIABLE',
   'ERR_SCOPE_MISSING',
+  'ERR_KEY_ORIGIN',
 ]);
 
 interface Answer {
