@@ -220,10 +220,10 @@ function headers(): JsonObject {
       type: 'string',
       pattern: '^Bearer realm=',
     }),
-    ErrorCode: header(
-      'The failure\'s stable code, for a client to branch on instead of the message: `info.x-error-codes` and docs/api.md ("Error codes") list each with its status and meaning.',
-      { type: 'string', enum: clientErrorCodes().map(({ code }) => code) },
-    ),
+    ErrorCode: header("The failure's stable code, to branch on (`info.x-error-codes` lists each).", {
+      type: 'string',
+      enum: clientErrorCodes().map(({ code }) => code),
+    }),
     AllowOptional: header('On a 405: the methods the service answers.', { const: allowedMethods }, false),
     RetryAfter: header('Seconds to wait before retrying, when the cause is expected to pass.', { type: 'string', pattern: '^[0-9]+$' }, false),
     RetryAfterLimited: header('Seconds until the spent budget has room again.', { type: 'string', pattern: '^[1-9][0-9]*$' }),
@@ -374,7 +374,7 @@ function responses(): JsonObject {
       'A budget is spent: the token\'s requests (RATE_LIMIT, policy "token"), or the invalid tokens from this address (AUTH_FAILURE_LIMIT, policy "failedauth"; then no token is checked, except one accepted before). Retry after Retry-After seconds.',
       { 'Retry-After': 'RetryAfterLimited', 'RateLimit-Policy': 'RateLimitPolicy', RateLimit: 'RateLimit' },
     ),
-    Forbidden: failure('The token lacks the scope this area requires (FINANCE_SCOPE, ADDRESS_SCOPE): error="insufficient_scope".', {
+    Forbidden: failure('The token lacks the scope this area requires (error="insufficient_scope"), or is a key bound to other web origins (ERR_KEY_ORIGIN).', {
       'WWW-Authenticate': 'WWWAuthenticate',
     }),
     OtherFailure: failure(

@@ -9,15 +9,15 @@ import type { JsonObject } from './openapiComponents.ts';
 
 /** How each kind of value matches (docs/api.md: "Values are normalised by kind"). */
 const kindNotes: Record<ParamKind, string> = {
-  uuid: 'The value may be in any letter case, with or without braces or hyphens.',
-  code: 'The value may be in any letter case.',
+  uuid: 'Any letter case, with or without braces or hyphens.',
+  code: 'Any letter case.',
   bankCode:
     'Leading zeros are optional: `10`, `010`, `0010` and `00010` (the five-digit form inside a Turkish IBAN) find the same bank; a code no bank has answers 404.',
   iban: 'Spaces, hyphens and letter case are ignored. Checked as ISO 13616 says (the country, its length, its form, the mod-97 check digits), each failure a 400 that names it; the service holds the banks of Türkiye only, so a valid IBAN of another country answers 404 naming it.',
   name: 'Matched case- and accent-insensitively, the Turkish dotted and dotless i alike (`İSTANBUL`, `istanbul` and `Istanbul` are one name), spaces and punctuation alike (`Guinea Bissau` finds Guinea-Bissau), apostrophes ignored; at most 200 characters.',
   domain: 'Any letter case, the leading dot optional, an international name in Unicode or in punycode (`рф` or `xn--p1ai`).',
   integer: '`90`, `+90` and `090` are the same.',
-  boolean: 'The value may be in any letter case.',
+  boolean: 'Any letter case.',
   year: '',
   postalCode: '`34710`, `34 710` and `34-710` are the same.',
 };
@@ -137,12 +137,12 @@ function querySchemaOf(kind: ParamKind, holidayYears: { first: number; last: num
  */
 export function queryParameter(route: Route, param: RouteParam, holidayYears: { first: number; last: number }): JsonObject {
   const meaning = (param.field === 'id' ? undefined : idMeaning(route, param)) ?? meanings[param.name.toLowerCase()]?.(route);
-  if (meaning === undefined) throw new Error(`openapi: ${route.path} ${param.name} has no description; add its meaning to openapiComponents.ts`);
+  if (meaning === undefined) throw new Error(`openapi: ${route.path} ${param.name} has no description; add its meaning to openapiParameters.ts`);
   const window =
     param.kind === 'year'
       ? `This build holds ${holidayYears.first} to ${holidayYears.last} (/meta's holidayYears): a year outside them answers 404 naming them; a value that is not four digits answers 400.`
       : '';
-  const name = `The parameter's name, too, matches in any letter case (\`${param.name.toLowerCase()}\`, \`${param.name.toUpperCase()}\` …); give it once.`;
+  const name = 'Its name, too, in any letter case; give it once.';
   const within = param.within === undefined ? '' : `It must be one of ${param.within}'s (a code that starts with it and a hyphen); another answers 400.`;
   const optional = param.optional ? withoutIt(param) : '';
   const description = [meaning, kindNotes[param.kind], window, within, optional, name].filter(Boolean).join(' ');

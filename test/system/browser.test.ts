@@ -210,10 +210,11 @@ describe.skipIf(!chromiumBinary)('in Chromium', () => {
       const codes = await operation.locator('.responses-table > tbody > tr.response').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-code')));
       expect(codes).toEqual(['200', '304', '400', '401', '403', '404', '429', '503', 'default']);
       // With each of 15 statuses written out and every model unfolded it was 7,750 px (nearly ten
-      // screens of 800). Folded it measures about 4,000 px, 4,539 in Chromium 156.0.8078.108 (its fonts
-      // and layout move it by a tenth): the bound is six screens, well clear of both.
+      // screens of 800). Folded, with each failure's headers (X-Error-Code among them), it measures
+      // about 4,760 px in Chromium 156 (its fonts and layout move it by a tenth): the bound is six and
+      // a half screens, clear of that and well under the unfolded page.
       const height = (await operation.boundingBox())?.height ?? Number.POSITIVE_INFINITY;
-      expect(height).toBeLessThan(6 * 800);
+      expect(height).toBeLessThan(6.5 * 800);
     } finally {
       await page.close();
     }

@@ -94,7 +94,13 @@ describe('a cluster', () => {
   afterAll(() => cluster.stop());
   const scrape = (): Promise<Response> => fetch(`http://127.0.0.1:${metricsPort}/metrics`);
 
+  /** The processes whose own metrics a scrape holds: the workers' slots and the primary. */
+  const processes = async (): Promise<(string | undefined)[]> =>
+    [...(await (await scrape()).text()).matchAll(/^process_resident_memory_bytes\{worker="([^"]+)"\}/gm)].map((match) => match[1]).sort();
+
   it('adds up the counts of every worker', async () => {
+    // The cluster answers once its first worker listens: wait for the second too.
+    await expect.poll(processes, { timeout: 20_000 }).toEqual(['1', '2', 'primary']);
     // A new connection each time, so the primary hands requests to both workers.
     for (let count = 0; count < 20; count++) {
       expect((await fetch(`${cluster.url}${region}`, { headers: { ...auth, Connection: 'close' } })).status).toBe(200);
@@ -129,8 +135,6 @@ describe('a cluster', () => {
     expect(response.status).toBe(200);
     expect(await response.text()).toContain('refdata_build_info');
     // Once the replacement serves, it is worker 1 or 2 again (the slot of the one it replaces): the labels stay bounded.
-    const slots = async () =>
-      [...(await (await scrape()).text()).matchAll(/^process_resident_memory_bytes\{worker="([^"]+)"\}/gm)].map((match) => match[1]).sort();
-    await expect.poll(slots, { timeout: 20_000 }).toEqual(['1', '2', 'primary']);
+    await expect.poll(processes, { timeout: 20_000 }).toEqual(['1', '2', 'primary']);
   });
 });
