@@ -100,7 +100,7 @@ export const errorOutcomes: Readonly<Record<ErrorCode, ErrorOutcome>> = {
   ERR_USAGE: { status: 503, shown: false, meaning: "A tool's command line is wrong." },
   ERR_UNAVAILABLE: {
     status: 503,
-    shown: true,
+    shown: false,
     meaning: 'The data is temporarily unavailable, for a reason on the server side that the client cannot act on. Retry shortly.',
   },
 };
@@ -110,9 +110,9 @@ export function shownCode(code: ErrorCode): ErrorCode {
   return errorOutcomes[code].shown ? code : 'ERR_UNAVAILABLE';
 }
 
-/** Every code a client can see, in the table's order, with its status and meaning. */
+/** Every code a client can see, in the table's order, with its status and meaning: those whose message is shown, and ERR_UNAVAILABLE. */
 export function clientErrorCodes(): { readonly code: ErrorCode; readonly status: number; readonly meaning: string }[] {
   return (Object.entries(errorOutcomes) as [ErrorCode, ErrorOutcome][])
-    .filter(([, outcome]) => outcome.shown)
+    .filter(([code]) => shownCode(code) === code)
     .map(([code, { status, meaning }]) => ({ code, status, meaning }));
 }

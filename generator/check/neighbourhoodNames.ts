@@ -108,7 +108,9 @@ export class UnitIndex {
     const loose = `${place}|${looseKey(unit.name)}`;
     if (!this.byStrict.has(strict)) this.byStrict.set(strict, unit);
     if (!this.byLoose.has(loose)) this.byLoose.set(loose, unit);
-    this.byDistrict.set(place, [...(this.byDistrict.get(place) ?? []), unit]);
+    const inDistrict = this.byDistrict.get(place);
+    if (inDistrict) inDistrict.push(unit);
+    else this.byDistrict.set(place, [unit]);
   }
 
   hasDistrict(province: string, district: string): boolean {

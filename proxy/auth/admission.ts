@@ -15,7 +15,7 @@
 import type http from 'node:http';
 import type { BlockList } from 'node:net';
 import { ServiceError } from '../../contract/errors.ts';
-import type { Budget, Config } from '../config/config.ts';
+import type { Config } from '../config/config.ts';
 import { clientAddressOf } from './clientAddress.ts';
 import { addressBlocked, isShareMessage, SharedLimiter, tokenBudgetSpent, type RateLimitFields, type Standing } from './rateLimits.ts';
 import type { Authenticate } from './authenticate.ts';
@@ -70,9 +70,6 @@ export function createAdmission(
   const refuseToken = (standing: Standing): never => {
     throw tokenBudgetSpent(standing, (perToken as SharedLimiter).budget);
   };
-  const refuseOwn = (standing: Standing, budget: Budget): never => {
-    throw tokenBudgetSpent(standing, budget);
-  };
 
   /** The check of a token nothing cheaper decided, counted against the address unless the token is known. */
   const gated = (counter: FailureCounter, token: string, request: http.IncomingMessage): Promise<Principal> => {
@@ -107,7 +104,10 @@ export function createAdmission(
     },
     admit(principal) {
       const own = principal.budget && ownLimiters.get(principal.budgetKey);
-      if (own) return own.admit(principal.budgetKey, (standing) => refuseOwn(standing, own.budget));
+      if (own)
+        return own.admit(principal.budgetKey, (standing) => {
+          throw tokenBudgetSpent(standing, own.budget);
+        });
       if (perToken === undefined) return undefined;
       return perToken.admit(principal.budgetKey, refuseToken);
     },

@@ -46,12 +46,14 @@ describe('what a client is shown', () => {
     expect(shownCode('ERR_NOT_FOUND')).toBe('ERR_NOT_FOUND');
     expect(shownCode('ERR_BODY_UNREADABLE')).toBe('ERR_UNAVAILABLE');
     expect(shownCode('ERR_CONFIG')).toBe('ERR_UNAVAILABLE');
-    expect(errorOutcomes.ERR_UNAVAILABLE.shown).toBe(true);
+    expect(shownCode('ERR_UNAVAILABLE')).toBe('ERR_UNAVAILABLE');
   });
 
-  it('never shows a code that names the server', () => {
+  it('never shows a code that names the server, nor the message of ERR_UNAVAILABLE, the code it shows instead', () => {
+    expect(errorOutcomes.ERR_UNAVAILABLE.shown).toBe(false);
+    expect(clientErrorCodes().map(({ code }) => code)).toContain('ERR_UNAVAILABLE');
     const hidden = Object.entries(errorOutcomes)
-      .filter(([, outcome]) => !outcome.shown)
+      .filter(([code, outcome]) => !outcome.shown && code !== 'ERR_UNAVAILABLE')
       .map(([code]) => code);
     expect(hidden.length).toBeGreaterThan(0);
     expect(clientErrorCodes().filter(({ code }) => hidden.includes(code))).toEqual([]);
