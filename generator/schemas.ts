@@ -130,38 +130,50 @@ export const stateProvinceSchema = z.strictObject({
 });
 export const districtSchema = z.strictObject({
   id: idOf('district'),
-  stateProvinceId: id.describe('The id of the province (il) the district belongs to.'),
-  name: text.describe(
-    'The district\'s (ilçe\'s) name as PTT\'s postal-code list writes it: "Kadıköy". A province\'s central district is "Merkez" where the province has no metropolitan municipality, so the name repeats across provinces.',
+  stateProvinceId: id.describe(
+    "The id of the subdivision (state or province record) the district belongs to: Türkiye's province (il); elsewhere the ISO 3166-2 subdivision its postal place lies in (Bayern for München, Rhône for Lyon).",
   ),
+  name: text.describe(
+    'The district\'s name as the country writes it: Türkiye\'s districts (ilçe) as PTT\'s postal-code list writes them ("Kadıköy"; a province\'s central district is "Merkez", so the name repeats across provinces); elsewhere the postal place or the county, municipality or district a country\'s postal codes are listed under (GeoNames, Geographic data of countrystatecity.in where GeoNames has no postal codes): "München", "Lyon", "Mumbai".',
+  ),
+  /**
+   * Other common names of the district that differ from `name`, English ones first ("Munich" for
+   * München, "Cologne" for Köln): GeoNames' cities matched to the postal place. They find the
+   * district by name too; not in responses.
+   */
+  aliases: z.array(text).optional(),
 });
 /** What kind of place a Turkish neighbourhood record is (generator/import/neighbourhoodNames.ts). */
 export const placeTypes = ['mahalle', 'köy', 'köy_mahallesi', 'osb', 'sb', 'yayla', 'mezra', 'mevkii', 'site', 'other'] as const;
 export const neighborhoodSchema = z.strictObject({
   id: idOf('neighbourhood'),
-  districtId: id.describe('The id of the district (ilçe) the neighbourhood or village is in.'),
-  /** The name as an address form shows it ("Caferağa Mahallesi"). */
+  districtId: id.describe("The id of the district the neighbourhood, village or postal place is in (Türkiye's ilçe)."),
+  /** The name as an address form shows it ("Caferağa Mahallesi", "Schwabing-West"). */
   name: text.describe(
-    'The name as an address form shows it: PTT\'s name with its type word written out and the village or belde it belongs to in brackets ("Caferağa Mahallesi", "Akpınar Köyü", "Akdere Mahallesi (Başlı Köyü)").',
+    'The name as an address form shows it. Türkiye: PTT\'s name with its type word written out and the village or belde it belongs to in brackets ("Caferağa Mahallesi", "Akpınar Köyü", "Akdere Mahallesi (Başlı Köyü)"). Elsewhere the place name GeoNames lists with the postal code ("München", "Lyon 01").',
   ),
   zipCode: z
     .string()
     .regex(/^[0-9A-Z -]{3,10}$/, 'must be a postal code such as 34710')
     .describe(
-      "The Turkish postal code (posta kodu) PTT gives the place: five digits, the first two the province's plate number (34710). One code may cover several neighbourhoods.",
+      "The postal code as the country writes it: Türkiye's posta kodu from PTT, five digits, the first two the province's plate number (34710); elsewhere GeoNames' code (80331, 69001, SW1A, 110001). One code may cover several places.",
     ),
-  /** The name as PTT's list writes it ("Caferağa Mah"), which finds the record too. */
-  pttName: text.describe('The name as PTT\'s postal-code list writes it, abbreviated ("Caferağa Mah"); neighborhood/searchbyname finds it too.'),
+  /** The name as PTT's list writes it ("Caferağa Mah"), which finds the record too; Türkiye's only. */
+  pttName: text
+    .optional()
+    .describe('Türkiye\'s places only: the name as PTT\'s postal-code list writes it, abbreviated ("Caferağa Mah"); neighborhood/searchbyname finds it too.'),
   placeType: z
     .enum(placeTypes)
+    .optional()
     .describe(
-      'What kind of place it is: mahalle (an urban quarter), köy (a village), köy_mahallesi (a quarter of a village), osb (an organised industrial zone), sb (a free zone), yayla (a highland summer settlement), mezra (a hamlet), mevkii (a locality), site (a housing estate) or other.',
+      "Türkiye's places only: what kind of place it is: mahalle (an urban quarter), köy (a village), köy_mahallesi (a quarter of a village), osb (an organised industrial zone), sb (a free zone), yayla (a highland summer settlement), mezra (a hamlet), mevkii (a locality), site (a housing estate) or other.",
     ),
-  /** The village or belde the place belongs to ("Başlı Köyü"), or null. */
+  /** The village or belde the place belongs to ("Başlı Köyü"), or null; absent outside Türkiye. */
   parentPlace: text
     .nullable()
+    .optional()
     .describe(
-      'The village (köy) or small town (belde) the place is part of, as its name shows it ("Başlı Köyü", "Deliilyas Beldesi"); null for a place that is part of none.',
+      'Türkiye\'s places only: the village (köy) or small town (belde) the place is part of, as its name shows it ("Başlı Köyü", "Deliilyas Beldesi"); null for a place that is part of none.',
     ),
 });
 export const callingCodeSchema = z.strictObject({
@@ -386,7 +398,7 @@ export const recordDefinitions: Record<RecordType, RecordDefinition> = {
   },
   region: { schema: regionSchema, hidden: [], references: [] },
   stateProvince: { schema: stateProvinceSchema, hidden: [], references: [countryRef] },
-  district: { schema: districtSchema, hidden: [], references: [stateProvinceRef] },
+  district: { schema: districtSchema, hidden: ['aliases'], references: [stateProvinceRef] },
   neighborhood: { schema: neighborhoodSchema, hidden: ['pttName', 'placeType', 'parentPlace'], references: [{ field: 'districtId', to: 'district' }] },
   callingCode: { schema: callingCodeSchema, hidden: [], references: [] },
   language: { schema: languageSchema, hidden: [], references: [] },

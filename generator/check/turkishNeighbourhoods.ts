@@ -41,7 +41,7 @@ export function servedTurkishNeighbourhoods(data: CheckedData): ServedNeighbourh
         province: (district && provinceById.get(district.stateProvinceId)) ?? 'unknown province',
         district: district?.name ?? 'unknown district',
         name: record.name,
-        pttName: record.pttName,
+        pttName: record.pttName ?? record.name,
         placeType: record.placeType,
         zipCode: record.zipCode,
       };
