@@ -26,15 +26,16 @@ export function servedTurkishNeighbourhoods(data: CheckedData): ServedNeighbourh
       .filter((province) => province.countryId === turkey?.id)
       .map((province) => [province.id, province.name]),
   );
+  // Only Türkiye's districts and their neighbourhoods: the other countries' are GeoNames' places.
   const districtById = new Map(
     z
       .array(districtSchema)
-      .parse(data.get('district') ?? [])
+      .parse((data.get('district') ?? []).filter((district) => provinceById.has(String(district.stateProvinceId))))
       .map((district) => [district.id, district]),
   );
   return z
     .array(neighborhoodSchema)
-    .parse(data.get('neighborhood') ?? [])
+    .parse((data.get('neighborhood') ?? []).filter((record) => districtById.has(String(record.districtId))))
     .map((record) => {
       const district = districtById.get(record.districtId);
       return {
