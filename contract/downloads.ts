@@ -33,6 +33,56 @@ export const recordAreas: Readonly<Record<RecordType, string>> = Object.fromEntr
   }),
 ) as Record<RecordType, string>;
 
+/**
+ * The terms a record type's data comes with where its sources ask for attribution or share-alike
+ * (docs/data.md, "Licences"; data/SOURCES.md): each export's index entry states them, and the docs
+ * page and the OpenAPI document say the same. Types not listed come under the general statement of
+ * those two (their sources' licences ask no notice with the data).
+ */
+export interface DataLicence {
+  /** An SPDX expression of the licences the type's data is offered under. */
+  readonly spdx: string;
+  /** The notices to show with the data, each as its source words it. */
+  readonly attribution: readonly string[];
+  /** What the terms mean for this type's export, in a sentence or two. */
+  readonly terms: string;
+}
+
+export const geonamesAttribution = 'GeoNames, geonames.org, CC BY 4.0';
+export const countriesStatesCitiesAttribution =
+  'Data by Countries States Cities Database, https://github.com/dr5hn/countries-states-cities-database | ODbL v1.0';
+export const worldCountriesAttribution =
+  'Contains information from world-countries (https://github.com/mledoze/countries), which is made available here under the Open Database License (ODbL) 1.0';
+
+export const recordLicences: Partial<Readonly<Record<RecordType, DataLicence>>> = {
+  country: {
+    spdx: 'ODbL-1.0 AND CC-BY-4.0 AND CC-BY-3.0-IGO',
+    attribution: [
+      worldCountriesAttribution,
+      'World Bank, World Development Indicators, total population (SP.POP.TOTL), CC BY 4.0',
+      'United Nations, DESA, Population Division, World Population Prospects 2024, CC BY 3.0 IGO',
+    ],
+    terms: 'A derivative database of world-countries, offered under the ODbL 1.0 (share-alike); the populations keep their CC BY terms.',
+  },
+  region: {
+    spdx: 'ODbL-1.0',
+    attribution: [worldCountriesAttribution],
+    terms: 'A derivative database of world-countries, offered under the ODbL 1.0 (share-alike).',
+  },
+  district: {
+    spdx: 'ODbL-1.0',
+    attribution: [countriesStatesCitiesAttribution, geonamesAttribution],
+    terms:
+      "Outside Türkiye, districts come from GeoNames' postal codes (CC BY 4.0) and, for the countries GeoNames has no postal codes for, from the Countries States Cities Database (ODbL 1.0); the export as a whole is a derivative database of the latter and is offered under the ODbL 1.0 (share-alike). Türkiye's come from PTT's postal-code list.",
+  },
+  neighborhood: {
+    spdx: 'CC-BY-4.0',
+    attribution: [geonamesAttribution],
+    terms:
+      "Outside Türkiye, neighbourhoods and their postal codes are GeoNames' postal codes, under CC BY 4.0: credit GeoNames when you share them. Türkiye's come from PTT's postal-code list.",
+  },
+};
+
 const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/);
 const buildId = z.string().regex(buildIdPattern);
 
@@ -58,6 +108,15 @@ export const exportsIndexSchema = z.strictObject({
       etag: z.string().regex(/^"[A-Za-z0-9_-]+"$/),
       /** The NDJSON inside: one record per line as the API shows it, `\n` after each. */
       ndjson: z.strictObject({ bytes: z.number().int().nonnegative(), sha256: sha256Hex }),
+      /** The terms the type's data comes with, where its sources ask for attribution or share-alike (recordLicences). */
+      licence: z
+        .strictObject({
+          spdx: z.string().min(1).describe('The licences the data is offered under, as an SPDX expression (ODbL-1.0, CC-BY-4.0).'),
+          attribution: z.array(z.string().min(1)).min(1).describe('The notices to show with the data, as their sources word them.'),
+          terms: z.string().min(1).describe('What the terms mean for this export.'),
+        })
+        .optional()
+        .describe("The terms this record type's data comes with, where its sources ask for attribution or share-alike; absent where they ask none."),
     }),
   ),
 });

@@ -7,7 +7,10 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { countriesStatesCitiesAttribution, geonamesAttribution } from '../contract/downloads.ts';
 import type { PublicFile } from './write.ts';
+
+const escapeHtml = (text: string): string => text.replace(/&/gu, '&amp;').replace(/</gu, '&lt;').replace(/>/gu, '&gt;');
 
 const json = 'application/json; charset=utf-8';
 const html = 'text/html; charset=utf-8';
@@ -55,7 +58,10 @@ The document itself: <a href="/openapi.json">/openapi.json</a>.<br>
 The service's code is MIT-licensed; the data keeps its sources' licences: countries and regions
 ODbL 1.0 (world-countries), populations CC BY 4.0 (World Bank) and CC BY 3.0 IGO (UN), states and
 provinces LGPL-2.1-or-later (iso-codes), web domains MPL-2.0 (Public Suffix List), languages and
-currencies Unicode License v3 (CLDR), holidays MIT (python-holidays).
+currencies Unicode License v3 (CLDR), holidays MIT (python-holidays).<br>
+Districts, neighbourhoods and postal codes outside Türkiye: ${geonamesAttribution}; districts also
+${escapeHtml(countriesStatesCitiesAttribution)}, so the district export is offered under the ODbL 1.0 (share-alike).
+Each export's terms are in its entry of the exports index, /exports/.
 </p>
 <script src="/docs/swagger-ui-bundle.js"></script>
 <script src="/docs/index.js"></script>

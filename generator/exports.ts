@@ -1,6 +1,7 @@
 /**
  * The exports: per record type, every record as the API shows it (shownFields), one JSON object a
- * line in data order, gzipped; and their index (contract/downloads.ts). The same data gives the same
+ * line in data order, gzipped; and their index (contract/downloads.ts), which states each type's
+ * licence and attribution where its sources ask for them. The same data gives the same
  * bytes: a fixed compression level and no time or name in the gzip header, so an unchanged type
  * keeps its SHA-256 and ETag from build to build, and a mirror downloads only what changed.
  *
@@ -12,7 +13,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
-import { exportFile, exportsIndexFile, exportsIndexSchema, gzipType, recordAreas, type ExportsIndex } from '../contract/downloads.ts';
+import { exportFile, exportsIndexFile, exportsIndexSchema, gzipType, recordAreas, recordLicences, type ExportsIndex } from '../contract/downloads.ts';
 import { jsonType } from '../contract/http.ts';
 import { computeEtag } from '../contract/manifest.ts';
 import { recordTypes, type RecordType } from '../contract/routes.ts';
@@ -68,6 +69,12 @@ async function reusable(previous: { dir: string; index: ExportsIndex } | undefin
   return bytes && sha256(bytes) === entry.sha256 ? { bytes, contentType: gzipType, linkFrom: file } : undefined;
 }
 
+/** The type's terms for its index entry (NDJSON has no place for them without changing the records' lines). */
+function licenceOf(type: RecordType): Pick<ExportsIndex['exports'][string], 'licence'> {
+  const licence = recordLicences[type];
+  return licence ? { licence: { spdx: licence.spdx, attribution: [...licence.attribution], terms: licence.terms } } : {};
+}
+
 /**
  * `shown` is the record as its bodies show it (bodies.ts): its shown fields in schema order, the id
  * first, which compareLines (changes.ts) relies on.
@@ -102,6 +109,7 @@ export async function buildExports(
       sha256: sha256(file.bytes),
       etag: computeEtag(file.bytes),
       ndjson: { bytes: ndjson.length, sha256: ndjsonSha256 },
+      ...licenceOf(type),
     };
   }
   const index: ExportsIndex = { ...build, exports };

@@ -5,6 +5,7 @@
  * real key of this build (openapiExamples.ts), and every status the proxy really gives for it is a
  * documented response (test/openapi.test.ts holds the proxy to it).
  */
+import { countriesStatesCitiesAttribution, geonamesAttribution } from '../contract/downloads.ts';
 import { clientErrorCodes } from '../contract/errorCodes.ts';
 import { searchLimit } from '../contract/search.ts';
 import packageJson from '../package.json' with { type: 'json' };
@@ -51,8 +52,10 @@ and region records (and the bodies built from them) are under the Open Database 
 (from world-countries); populations under CC BY 4.0 (World Bank) and CC BY 3.0 IGO (UN World
 Population Prospects); states and provinces under LGPL-2.1-or-later (Debian iso-codes); web domains
 under MPL-2.0 (the Public Suffix List); languages, currencies and some populations under the Unicode
-License v3 (CLDR); holidays under MIT (python-holidays). The project's data/SOURCES.md lists every
-source with its version and what was taken.`;
+License v3 (CLDR); holidays under MIT (python-holidays). Districts, neighbourhoods and postal codes
+outside Türkiye: ${geonamesAttribution}; districts also ${countriesStatesCitiesAttribution}, so the
+district export is offered under the ODbL 1.0 (share-alike); each export's entry of /exports/ states its
+terms. The project's data/SOURCES.md lists every source with its version and what was taken.`;
 
 /** The same, as an SPDX expression (OpenAPI info.license.identifier). */
 const licenceExpression = 'MIT AND ODbL-1.0 AND CC-BY-4.0 AND CC-BY-3.0-IGO AND LGPL-2.1-or-later AND MPL-2.0 AND Unicode-3.0';
