@@ -1,27 +1,49 @@
 /**
- * `lookups.idx`: the manifest as a proxy serves from it, in one buffer. The generator writes it
- * beside manifest.json; a proxy reads it instead, so that a build of 170,000 files costs a worker one
- * buffer of about 17 MB outside the JavaScript heap and a hash table over it, instead of a parsed
- * 24 MB JSON document (over 100 MB while it is parsed) and an object per file. Switching builds
- * then holds two such buffers for a moment, and leaves no garbage behind.
+ * A build's lookup index: which body files exist, with their size and ETag, found by path. The
+ * generator writes it beside manifest.json; a proxy serves from it instead, without ever holding
+ * all of it. It comes in two parts:
+ *
+ * - `lookups.idx`, the head: the manifest without its files, and a directory of shards (how many
+ *   entries each holds, its size and ETag). A proxy reads it at start and at every build switch.
+ * - `lookups/<ETag>.idx`, one file per shard: a hash table over the paths whose FNV-1a hash falls
+ *   in it (the hash's top bits choose the shard). A proxy reads a shard the first time a lookup
+ *   needs it and keeps it in a cache bounded in bytes. A shard is named by its content, so a
+ *   shard unchanged by a rebuild keeps its name: any cache of it (a proxy's, Varnish's) stays
+ *   valid, and the build hard-links it from the previous one.
+ *
+ * A worker's memory and start-up then depend on the cache's bound and the number of shards (a few
+ * thousand entries each), not on the number of bodies.
  *
  * Layout (integers little-endian):
  *
- *   "RDLI"  u32 version (1)  u32 headLength  head: the manifest without `files`, JSON (UTF-8)
- *   u32 count  u32 slots (a power of two, at least twice count)
- *   slots × u32: the hash table, open addressing with linear probing; 1 + an entry's number, 0 empty
- *   count × u32: each entry's offset
- *   count × entry: u16 pathLength, the path (latin1), u32 size, u8 tagLength, the ETag without its quotes
+ *   head:  "RDLI"  u32 version (2)  u32 headLength  head: the manifest without `files`, JSON (UTF-8)
+ *          u8 shardBits  u32 count (all entries)
+ *          2^shardBits × shard: u32 count, u32 size, u8 tagLength, the shard file's ETag without quotes
+ *   shard: "RDLS"  u32 version (2)  u8 shardBits  u32 shard number
+ *          u32 count  u32 slots (a power of two, at least twice count)
+ *          slots × u32: the hash table, open addressing with linear probing; 1 + an entry's number, 0 empty
+ *          count × u32: each entry's offset
+ *          count × entry: u16 pathLength, the path (latin1), u32 size, u8 tagLength, the ETag without its quotes
  *
- * An entry is found by the FNV-1a hash of its path. Paths are ASCII (contract/keys.ts writes keys
- * so); a path with a character above U+00FF is never found.
+ * Paths are ASCII (contract/keys.ts writes keys so); a path with a character above U+00FF is
+ * never found.
  */
-import type { Manifest, ManifestEntry } from './manifest.ts';
+import { computeEtag, type Manifest, type ManifestEntry } from './manifest.ts';
 
 export const lookupIndexFileName = 'lookups.idx';
+/** The folder of a build that holds its index shards. */
+export const lookupShardsDir = 'lookups';
 
-const magic = 'RDLI';
-const version = 1;
+const headMagic = 'RDLI';
+const shardMagic = 'RDLS';
+const version = 2;
+const shardHeaderLength = 13;
+
+/**
+ * Entries a shard holds on average, at most: a shard is then 100 KB to 600 KB, read and checked
+ * in about a millisecond, and a cache of 64 MB holds a few hundred of them.
+ */
+export const entriesPerShard = 4_096;
 
 /** The manifest without its files: what the index's head holds. */
 export type ManifestHead = Omit<Manifest, 'files'>;
@@ -36,37 +58,60 @@ function hashOf(text: string): number {
   return hash >>> 0;
 }
 
+/** The shard a path's entry is in, of 2^shardBits. */
+export function shardOf(file: string, shardBits: number): number {
+  return shardBits === 0 ? 0 : hashOf(file) >>> (32 - shardBits);
+}
+
+/** The file of a shard with this ETag (quoted, as in the head), relative to the build. */
+export function shardFileOf(etag: string): string {
+  return `${lookupShardsDir}/${etag.slice(1, -1)}.idx`;
+}
+
 function slotsFor(count: number): number {
   let slots = 16;
   while (slots < count * 2) slots *= 2;
   return slots;
 }
 
-/** The index of a manifest's head and files (the generator's side). */
-export function encodeLookupIndex(head: ManifestHead, files: Manifest['files']): Buffer {
-  const headBytes = Buffer.from(JSON.stringify(head), 'utf8');
-  const paths = Object.keys(files).sort();
+function bitsFor(count: number, perShard: number): number {
+  let bits = 0;
+  while (bits < 16 && count > perShard << bits) bits++;
+  return bits;
+}
+
+/** A shard as the head lists it. */
+export interface ShardEntry extends ManifestEntry {
+  /** Its entries. */
+  readonly count: number;
+}
+
+/** An index as the generator writes it: the head's bytes and each shard file's bytes by its path. */
+export interface EncodedIndex {
+  readonly head: Buffer;
+  readonly shards: ReadonlyMap<string, Buffer>;
+}
+
+function encodeShard(paths: readonly string[], files: Manifest['files'], shardBits: number, number: number): Buffer {
   const slots = slotsFor(paths.length);
   const recordBytes = paths.reduce((sum, file) => sum + 2 + file.length + 4 + 1 + ((files[file] as ManifestEntry).etag.length - 2), 0);
-  const tableStart = 12 + headBytes.length + 8;
+  const tableStart = shardHeaderLength + 8;
   const offsetsStart = tableStart + slots * 4;
   const recordsStart = offsetsStart + paths.length * 4;
   const buffer = Buffer.alloc(recordsStart + recordBytes);
-  buffer.write(magic, 0, 'latin1');
+  buffer.write(shardMagic, 0, 'latin1');
   buffer.writeUInt32LE(version, 4);
-  buffer.writeUInt32LE(headBytes.length, 8);
-  headBytes.copy(buffer, 12);
+  buffer.writeUInt8(shardBits, 8);
+  buffer.writeUInt32LE(number, 9);
   buffer.writeUInt32LE(paths.length, tableStart - 8);
   buffer.writeUInt32LE(slots, tableStart - 4);
   let at = recordsStart;
-  paths.forEach((file, number) => {
+  paths.forEach((file, entryNumber) => {
     const entry = files[file] as ManifestEntry;
-    if (file.length > 0xffff || /[^\x20-\x7e]/.test(file)) throw new Error(`${file.slice(0, 200)}: a body file's path must be printable ASCII`);
-    if (!/^"[A-Za-z0-9_-]{1,255}"$/.test(entry.etag)) throw new Error(`${file}: the ETag ${entry.etag} is not a strong one of at most 255 characters`);
     let slot = hashOf(file) & (slots - 1);
     while (buffer.readUInt32LE(tableStart + slot * 4) !== 0) slot = (slot + 1) & (slots - 1);
-    buffer.writeUInt32LE(number + 1, tableStart + slot * 4);
-    buffer.writeUInt32LE(at, offsetsStart + number * 4);
+    buffer.writeUInt32LE(entryNumber + 1, tableStart + slot * 4);
+    buffer.writeUInt32LE(at, offsetsStart + entryNumber * 4);
     buffer.writeUInt16LE(file.length, at);
     buffer.write(file, at + 2, 'latin1');
     buffer.writeUInt32LE(entry.size, at + 2 + file.length);
@@ -78,42 +123,123 @@ export function encodeLookupIndex(head: ManifestHead, files: Manifest['files']):
   return buffer;
 }
 
-/** Whether `bytes` start as a lookup index does (rather than as manifest.json). */
-export function isLookupIndex(bytes: Uint8Array): boolean {
-  return bytes.length >= 12 && Buffer.from(bytes.buffer, bytes.byteOffset, 4).toString('latin1') === magic;
+/** The index of a manifest's head and files (the generator's side); `perShard` is for tests. */
+export function encodeLookupIndex(head: ManifestHead, files: Manifest['files'], perShard = entriesPerShard): EncodedIndex {
+  const paths = Object.keys(files).sort();
+  const shardBits = bitsFor(paths.length, perShard);
+  const byShard: string[][] = Array.from({ length: 2 ** shardBits }, () => []);
+  for (const file of paths) {
+    const entry = files[file] as ManifestEntry;
+    if (file.length > 0xffff || /[^\x20-\x7e]/.test(file)) throw new Error(`${file.slice(0, 200)}: a body file's path must be printable ASCII`);
+    if (!/^"[A-Za-z0-9_-]{1,255}"$/.test(entry.etag)) throw new Error(`${file}: the ETag ${entry.etag} is not a strong one of at most 255 characters`);
+    (byShard[shardOf(file, shardBits)] as string[]).push(file);
+  }
+  const shards = new Map<string, Buffer>();
+  const directory = byShard.map((shardPaths, number) => {
+    const bytes = encodeShard(shardPaths, files, shardBits, number);
+    const etag = computeEtag(bytes);
+    shards.set(shardFileOf(etag), bytes);
+    return { count: shardPaths.length, size: bytes.length, tag: etag.slice(1, -1) };
+  });
+  const headBytes = Buffer.from(JSON.stringify(head), 'utf8');
+  const directoryBytes = directory.reduce((sum, shard) => sum + 9 + shard.tag.length, 0);
+  const buffer = Buffer.alloc(12 + headBytes.length + 5 + directoryBytes);
+  buffer.write(headMagic, 0, 'latin1');
+  buffer.writeUInt32LE(version, 4);
+  buffer.writeUInt32LE(headBytes.length, 8);
+  headBytes.copy(buffer, 12);
+  let at = 12 + headBytes.length;
+  buffer.writeUInt8(shardBits, at);
+  buffer.writeUInt32LE(paths.length, at + 1);
+  at += 5;
+  for (const { count, size, tag } of directory) {
+    buffer.writeUInt32LE(count, at);
+    buffer.writeUInt32LE(size, at + 4);
+    buffer.writeUInt8(tag.length, at + 8);
+    buffer.write(tag, at + 9, 'latin1');
+    at += 9 + tag.length;
+  }
+  return { head: buffer, shards };
 }
 
-/** A lookup index opened over its bytes: found by path, listed in path order. Never throws on a lookup. */
-export class LookupTable {
-  readonly count: number;
-  readonly #bytes: Buffer;
-  readonly #slots: number;
-  readonly #tableStart: number;
-  readonly #offsetsStart: number;
+/** Whether `bytes` start as a lookup index's head does (rather than as manifest.json). */
+export function isLookupIndex(bytes: Uint8Array): boolean {
+  return bytes.length >= 12 && Buffer.from(bytes.buffer, bytes.byteOffset, 4).toString('latin1') === headMagic;
+}
 
-  /** Reads the layout; throws an Error naming what is wrong when the bytes are no index of this version. */
+function failWith(problem: string): never {
+  throw new Error(problem);
+}
+
+/** An index's head opened over its bytes: the manifest's head and the directory of shards. */
+export class LookupHead {
+  /** Entries in all shards. */
+  readonly count: number;
+  readonly shardBits: number;
+  readonly shards: readonly ShardEntry[];
+  readonly #bytes: Buffer;
+
+  /** Reads the layout; throws an Error naming what is wrong when the bytes are no head of this version. */
   constructor(bytes: Buffer) {
-    const fail = (problem: string): never => {
-      throw new Error(problem);
-    };
-    if (!isLookupIndex(bytes)) fail('it does not start with RDLI');
-    if (bytes.readUInt32LE(4) !== version) fail(`it is version ${bytes.readUInt32LE(4)}, this service reads ${version}`);
-    const headLength = bytes.readUInt32LE(8);
-    const tableStart = 12 + headLength + 8;
-    if (tableStart > bytes.length) fail('its head runs past its end');
-    this.count = bytes.readUInt32LE(tableStart - 8);
-    this.#slots = bytes.readUInt32LE(tableStart - 4);
-    if (this.#slots === 0 || (this.#slots & (this.#slots - 1)) !== 0 || this.#slots < this.count)
-      fail('its hash table is not a power of two larger than its entries');
+    if (!isLookupIndex(bytes)) failWith(`it does not start with ${headMagic}`);
+    if (bytes.readUInt32LE(4) !== version) failWith(`it is version ${bytes.readUInt32LE(4)}, this service reads ${version}`);
+    const headEnd = 12 + bytes.readUInt32LE(8);
+    if (headEnd + 5 > bytes.length) failWith('its head runs past its end');
     this.#bytes = bytes;
-    this.#tableStart = tableStart;
-    this.#offsetsStart = tableStart + this.#slots * 4;
-    if (this.#offsetsStart + this.count * 4 > bytes.length) fail('its entries run past its end');
+    this.shardBits = bytes.readUInt8(headEnd);
+    if (this.shardBits > 16) failWith(`it has 2^${this.shardBits} shards, more than 2^16`);
+    this.count = bytes.readUInt32LE(headEnd + 1);
+    const shards: ShardEntry[] = [];
+    let at = headEnd + 5;
+    for (let number = 0; number < 2 ** this.shardBits; number++) {
+      if (at + 9 > bytes.length) failWith(`its shard ${number} runs past its end`);
+      const tagLength = bytes.readUInt8(at + 8);
+      if (at + 9 + tagLength > bytes.length) failWith(`its shard ${number} runs past its end`);
+      shards.push({ count: bytes.readUInt32LE(at), size: bytes.readUInt32LE(at + 4), etag: `"${bytes.toString('latin1', at + 9, at + 9 + tagLength)}"` });
+      at += 9 + tagLength;
+    }
+    if (at !== bytes.length) failWith('it has bytes after its last shard');
+    if (shards.reduce((sum, shard) => sum + shard.count, 0) !== this.count) failWith('its shards do not add up to its count');
+    this.shards = shards;
   }
 
   /** The head's bytes (the manifest without files, JSON). */
   headBytes(): Buffer {
     return this.#bytes.subarray(12, 12 + this.#bytes.readUInt32LE(8));
+  }
+
+  /** The number of the shard a path's entry is in. */
+  shardOf(file: string): number {
+    return shardOf(file, this.shardBits);
+  }
+}
+
+/** One shard opened over its bytes: found by path, listed in path order. Never throws on a lookup. */
+export class LookupShard {
+  readonly count: number;
+  /** Its bytes' length: what it costs a cache. */
+  readonly size: number;
+  readonly #bytes: Buffer;
+  readonly #slots: number;
+  readonly #tableStart: number;
+  readonly #offsetsStart: number;
+
+  /** Reads the layout; throws an Error naming what is wrong when the bytes are not shard `number` of 2^shardBits. */
+  constructor(bytes: Buffer, shardBits: number, number: number) {
+    if (bytes.length < shardHeaderLength + 8 || bytes.toString('latin1', 0, 4) !== shardMagic) failWith(`it does not start with ${shardMagic}`);
+    if (bytes.readUInt32LE(4) !== version) failWith(`it is version ${bytes.readUInt32LE(4)}, this service reads ${version}`);
+    if (bytes.readUInt8(8) !== shardBits || bytes.readUInt32LE(9) !== number)
+      failWith(`it is shard ${bytes.readUInt32LE(9)} of 2^${bytes.readUInt8(8)}, not shard ${number} of 2^${shardBits}`);
+    const tableStart = shardHeaderLength + 8;
+    this.count = bytes.readUInt32LE(tableStart - 8);
+    this.#slots = bytes.readUInt32LE(tableStart - 4);
+    if (this.#slots === 0 || (this.#slots & (this.#slots - 1)) !== 0 || this.#slots < this.count)
+      failWith('its hash table is not a power of two larger than its entries');
+    this.#bytes = bytes;
+    this.size = bytes.length;
+    this.#tableStart = tableStart;
+    this.#offsetsStart = tableStart + this.#slots * 4;
+    if (this.#offsetsStart + this.count * 4 > bytes.length) failWith('its entries run past its end');
   }
 
   /** The entry of body file `file`, or undefined. */

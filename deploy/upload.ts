@@ -13,7 +13,7 @@
 import { readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { buildIdPattern } from '../contract/downloads.ts';
-import { lookupIndexFileName } from '../contract/lookupIndex.ts';
+import { LookupHead, lookupIndexFileName, shardFileOf } from '../contract/lookupIndex.ts';
 import { buildScopedPath, buildsPath, currentBuildFile, manifestFileName, manifestSchema, type Manifest } from '../contract/manifest.ts';
 import { jsonType } from '../contract/http.ts';
 import { resolveS3Bucket, s3Settings, type S3Bucket } from '../proxy/store/s3.ts';
@@ -44,9 +44,12 @@ export interface UploadReport {
 }
 
 /** Every file of the build a proxy may ask for, with its Content-Type, the manifest last. */
-function filesOf(manifest: Manifest): [file: string, contentType: string][] {
+function filesOf(manifest: Manifest, indexBytes: Buffer | undefined): [file: string, contentType: string][] {
+  // The lookup index's shards, which its head (uploaded last, with the manifest) names.
+  const shards = indexBytes === undefined ? [] : new LookupHead(indexBytes).shards.map((shard) => shardFileOf(shard.etag));
   return [
     ...Object.keys(manifest.files).map((file): [string, string] => [file, jsonType]),
+    ...shards.map((file): [string, string] => [file, 'application/octet-stream']),
     ...Object.entries(manifest.public).map(([file, entry]): [string, string] => [file, entry.contentType]),
     ...Object.entries(manifest.downloads).map(([file, entry]): [string, string] => [file, entry.contentType]),
   ];
@@ -94,7 +97,9 @@ export async function uploadBuild(options: UploadOptions, progress: (line: strin
   const client = createBucketClient(options.bucket, options.concurrency);
   try {
     const { objects: present } = await client.list(buildScopedPath(buildId, ''));
-    const files = filesOf(manifest);
+    // The manifest and the lookup index proxies read it by (a build made before builds carried one has none).
+    const indexBytes = await readFile(path.join(buildDir, lookupIndexFileName)).catch(() => undefined);
+    const files = filesOf(manifest, indexBytes);
     const missing = files.filter(([file]) => !present.has(buildScopedPath(buildId, file)));
     progress(`build ${buildId}: ${files.length} files, ${files.length - missing.length} already in the bucket`);
     let uploadedBytes = 0;
@@ -105,8 +110,6 @@ export async function uploadBuild(options: UploadOptions, progress: (line: strin
       uploadedBytes += body.length;
       if (++uploaded % 10_000 === 0) progress(`${uploaded} of ${missing.length} files sent`);
     });
-    // The manifest and the lookup index proxies read it by (a build made before builds carried one has none).
-    const indexBytes = await readFile(path.join(buildDir, lookupIndexFileName)).catch(() => undefined);
     for (const [name, bytes, contentType] of [
       [manifestFileName, manifestBytes, jsonType],
       [lookupIndexFileName, indexBytes, 'application/octet-stream'],

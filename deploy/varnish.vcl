@@ -86,6 +86,11 @@ sub vcl_backend_response {
         # Build-scoped: a path names one build's file, whose bytes never change. Kept a year.
         set beresp.ttl = 365d;
         set beresp.grace = 1d;
+    } elsif (bereq.url ~ "^/lookups/[A-Za-z0-9_-]+\.idx$") {
+        # A shard of the root layout's lookup index: named by its content's hash, so its bytes
+        # never change either. Kept a year.
+        set beresp.ttl = 365d;
+        set beresp.grace = 1d;
     } elsif (bereq.url ~ "^/(builds/current|current|manifest)\.json$" || bereq.url == "/lookups.idx") {
         # Which build is current (and the root layout's index of it): rechecked every second (a
         # bodiless 304 from nginx when unchanged), so a new build reaches the proxies' next poll.

@@ -22,7 +22,7 @@ import { link, lstat, mkdir, readdir, readFile, readlink, realpath, rename, rm, 
 import path from 'node:path';
 import { buildIdFileName, buildsRootOf, readerLeaseSchema, readersDirOf } from '../contract/builds.ts';
 import { isProcessAlive } from './buildLock.ts';
-import { encodeLookupIndex, lookupIndexFileName } from '../contract/lookupIndex.ts';
+import { encodeLookupIndex, lookupIndexFileName, lookupShardsDir } from '../contract/lookupIndex.ts';
 import { computeEtag, currentBuildFile, manifestFileName, type CurrentBuild, type Manifest } from '../contract/manifest.ts';
 import { summaryFileName, type BuildSummaryFile } from './summary.ts';
 
@@ -129,6 +129,31 @@ async function writeDownloads(buildDir: string, downloads: ReadonlyMap<string, D
     entries[file] = { size: bytes.length, etag: computeEtag(bytes), contentType };
   }
   return entries;
+}
+
+/**
+ * What a proxy serves from (contract/lookupIndex.ts): the head, and the shards, each named by its
+ * content's hash, so that a shard the previous build already has is hard-linked from it.
+ */
+async function writeLookupIndex(buildDir: string, index: ReturnType<typeof encodeLookupIndex>, previousDir: string | undefined): Promise<void> {
+  await mkdir(path.join(buildDir, lookupShardsDir), { recursive: true });
+  const shards = [...index.shards];
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < shards.length) {
+      const [file, bytes] = shards[next++] as [string, Buffer];
+      const target = path.join(buildDir, file);
+      const linked =
+        previousDir !== undefined &&
+        (await link(path.join(previousDir, file), target).then(
+          () => true,
+          () => false,
+        ));
+      if (!linked) await writeFile(target, bytes);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(writeConcurrency, shards.length) }, worker));
+  await writeFile(path.join(buildDir, lookupIndexFileName), index.head);
 }
 
 async function currentTarget(distDir: string): Promise<string | undefined> {
@@ -244,8 +269,7 @@ export async function writeDist(
     const downloadEntries = await writeDownloads(partialDir, downloads);
     const head = { ...manifest, public: publicEntries, downloads: downloadEntries };
     await writeFile(path.join(partialDir, manifestFileName), `${JSON.stringify({ ...head, files })}\n`);
-    // What a proxy serves from: the same manifest as one buffer and its hash table (contract/lookupIndex.ts).
-    await writeFile(path.join(partialDir, lookupIndexFileName), encodeLookupIndex(head, files));
+    await writeLookupIndex(partialDir, encodeLookupIndex(head, files), previousDir);
     const summary: BuildSummaryFile = {
       inputsVersion: manifest.inputsVersion,
       buildId: manifest.buildId,

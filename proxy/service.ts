@@ -12,7 +12,7 @@ import { noOriginCopy, openOriginCopy } from './store/originCopy.ts';
 import { startServer, type RunningServer } from './http/server.ts';
 import cluster from 'node:cluster';
 import { createMetrics, noMetrics, startMetricsServer, type Metrics, type RunningMetricsServer } from './observe/metrics.ts';
-import { createBodyCache, type BodyCache, type BodyStore } from './store/store.ts';
+import { createStoreCaches, type BodyStore, type StoreCaches } from './store/store.ts';
 
 export interface ServiceOptions {
   /** Extra accepted keys (the development key). */
@@ -37,14 +37,14 @@ export async function openBuild(
   config: Config,
   log: Logger,
   timeouts: OriginTimeouts = originTimeouts,
-  cache: BodyCache = createBodyCache(config.bodyCacheBytes),
+  caches: StoreCaches = createStoreCaches(config.bodyCacheBytes, config.indexCacheBytes),
   metrics: Metrics = noMetrics,
 ): Promise<LiveStore> {
   if (config.origin) {
     const copy = config.origin.cacheDir === undefined ? noOriginCopy : await openOriginCopy(config.origin.cacheDir, log);
-    return openOriginLiveStore(createOriginClient(config.origin, timeouts, metrics), cache, copy, log);
+    return openOriginLiveStore(createOriginClient(config.origin, timeouts, metrics), caches, copy, log);
   }
-  return openLocalLiveStore(config.distDir, cache, log);
+  return openLocalLiveStore(config.distDir, caches, log);
 }
 
 /** A worker's messages to the primary: the counts and tokens it shares, its questions on the budget of invalid tokens. */
@@ -61,10 +61,10 @@ export async function startService(config: Config, { extraKeys = [], log, now, o
   const authenticate = await createAuthenticator({ auth: config.auth, extraKeys, ...(now ? { now } : {}) });
   const admission = createAdmission(authenticate, config.limits, cluster.isWorker ? sendToPrimary : undefined, now);
   if (cluster.isWorker) listenToPrimary(admission);
-  const cache = createBodyCache(config.bodyCacheBytes);
+  const caches = createStoreCaches(config.bodyCacheBytes, config.indexCacheBytes);
   let current: (() => BodyStore) | undefined;
-  const metrics = config.metrics ? createMetrics({ store: () => (current as () => BodyStore)(), cache }) : noMetrics;
-  const build = await openBuild(config, log, timeouts, cache, metrics);
+  const metrics = config.metrics ? createMetrics({ store: () => (current as () => BodyStore)(), cache: caches.bodies, shards: caches.shards }) : noMetrics;
+  const build = await openBuild(config, log, timeouts, caches, metrics);
   current = build.current;
   const running = await startServer(
     {

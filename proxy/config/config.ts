@@ -23,6 +23,12 @@ export const defaultJwtMaxLifetimeSeconds = 86_400;
 export const defaultBodyCacheMb = 64;
 
 /**
+ * Lookup index shards kept in memory per worker (INDEX_CACHE_MB): all of a build of Türkiye's
+ * addresses and the world's countries (about 45 MB), and the busiest shards of a larger one.
+ */
+export const defaultIndexCacheMb = 64;
+
+/**
  * How long a stopping process keeps serving while /readyz answers 503 (SHUTDOWN_DELAY_MS): long
  * enough for deploy/haproxy.cfg's checks (`inter 1s fall 2`) to fail twice and take it out, plus
  * one interval for a check already under way.
@@ -81,6 +87,12 @@ const environmentSchema = z.object({
     .transform(Number)
     .refine((value) => value >= 1, 'must be a whole number of megabytes from 1 to 99999')
     .default(defaultBodyCacheMb),
+  INDEX_CACHE_MB: z
+    .string()
+    .regex(/^\d{1,5}$/, 'must be a whole number of megabytes from 4 to 99999')
+    .transform(Number)
+    .refine((value) => value >= 4, 'must be a whole number of megabytes from 4 to 99999')
+    .default(defaultIndexCacheMb),
   SHUTDOWN_DELAY_MS: z
     .string()
     .regex(/^\d{1,6}$/, 'must be a whole number of milliseconds from 0 to 600000 (10 minutes), e.g. 3000')
@@ -146,6 +158,8 @@ export interface Config {
   /** Processes serving requests (node:cluster); 1 runs without a cluster. */
   readonly workers: number;
   readonly bodyCacheBytes: number;
+  /** Lookup index shards kept in memory (INDEX_CACHE_MB). */
+  readonly indexCacheBytes: number;
   /** On SIGTERM, how long /readyz answers 503 while everything else is still served, before the listener closes. */
   readonly shutdownDelayMs: number;
   readonly limits: {
@@ -240,6 +254,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     metrics: settings.METRICS_PORT === undefined ? undefined : { port: settings.METRICS_PORT, host: settings.METRICS_HOST },
     workers: settings.WORKERS ?? availableParallelism(),
     bodyCacheBytes: settings.BODY_CACHE_MB * 1024 * 1024,
+    indexCacheBytes: settings.INDEX_CACHE_MB * 1024 * 1024,
     shutdownDelayMs: settings.SHUTDOWN_DELAY_MS,
     limits: {
       perToken: settings.RATE_LIMIT,

@@ -7,8 +7,8 @@ import type http from 'node:http';
 import { newGlobalId, successHead, successTail } from '../../contract/envelope.ts';
 import { cacheControl, jsonType } from '../../contract/http.ts';
 import { findRoute, routeParts, routes, type Route } from '../../contract/routes.ts';
-import type { Lookup, ServedManifest } from '../store/manifestIndex.ts';
-import type { BodyStore } from '../store/store.ts';
+import { IndexPending, type Lookup, type ServedManifest } from '../store/manifestIndex.ts';
+import { StoreError, type BodyStore } from '../store/store.ts';
 import { codingOf, encodeResponse } from './compression.ts';
 import type { Exchange, Handler } from './exchange.ts';
 import { chooseByAcceptLanguage, resolveLanguage } from './languages.ts';
@@ -23,10 +23,40 @@ const areas = new Map(routes.map((route) => [route, routeParts(route).area]));
 const areaOf = (route: Route): string => areas.get(route) ?? routeParts(route).area;
 
 /**
- * A lookup: a target seen before skips parsing, normalising and finding its body; the scope is
- * checked either way, and before the keys, so that a token without it learns nothing about them.
+ * Index shards one lookup may wait for: more than any lookup reads (a search reads three, a
+ * holiday lookup one per language of its country), so only an index cache too small for the load,
+ * pushing shards out before they are used, runs out.
  */
-export const answerLookup: Handler = (exchange) => {
+const indexWaits = 32;
+
+/**
+ * A lookup. Its target is resolved against the build's index, synchronously while the shards it
+ * needs are in memory; when one is not, it is read, and the lookup resolves again (resolution is
+ * pure, and remembered only once it succeeds).
+ */
+export const answerLookup: Handler = (exchange) => answerIndexed(exchange, 0);
+
+function answerIndexed(exchange: Exchange, waits: number): void | Promise<void> {
+  try {
+    return answerResolved(exchange);
+  } catch (error) {
+    if (!(error instanceof IndexPending)) throw error;
+    if (waits >= indexWaits) {
+      throw new StoreError(
+        'ERR_BODY_UNREADABLE',
+        'The lookup index cache (INDEX_CACHE_MB) is too small for this load: the shards this lookup needs were pushed out before it could use them.',
+      );
+    }
+    return error.loaded.then(() => answerIndexed(exchange, waits + 1));
+  }
+}
+
+/**
+ * A lookup whose shards are in memory: a target seen before skips parsing, normalising and finding
+ * its body; the scope is checked either way, and before the keys, so that a token without it
+ * learns nothing about them.
+ */
+function answerResolved(exchange: Exchange): void | Promise<void> {
   const { context, request } = exchange;
   const store = context.store();
   const target = request.url ?? exchange.pathname;
@@ -39,7 +69,7 @@ export const answerLookup: Handler = (exchange) => {
   const language: Language | undefined = lookup.route.languages ? { tag: answered?.tag ?? lookup.language } : undefined;
   if (lookup.search !== undefined) return whenReady(makeAnswer(store, lookup), (answer) => sendBody(exchange, store, answer.lookup, { made: answer.body }));
   return sendBody(exchange, store, answered?.found ?? lookup.found, { language, matches: lookup.matches });
-};
+}
 
 /** The route, scope, keys and body a request names, or the failure that says what is wrong with it. */
 function resolveTarget(exchange: Exchange, store: BodyStore): ResolvedTarget {

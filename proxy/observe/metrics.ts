@@ -11,6 +11,7 @@
  *   refdata_auth_failures_total{reason}              refused tokens, by failure code
  *   refdata_body_cache_lookups_total{result}         hit (answered from memory) or miss
  *   refdata_body_cache_bytes                         bytes of bodies in memory
+ *   refdata_index_cache_bytes                        bytes of lookup index shards in memory
  *   refdata_origin_fetches_total{outcome}            origin mode: ok, or the failure code
  *   refdata_build_info{build_id,data_version,version} 1, for the build being served
  *   refdata_build_age_seconds                        how old the build served is (the oldest a worker serves)
@@ -31,6 +32,7 @@ import { AggregatorRegistry, Counter, collectDefaultMetrics, Gauge, register } f
 import { serviceVersion } from '../../contract/version.ts';
 import { findRoute, routeParts } from '../../contract/routes.ts';
 import type { BodyCache, BodyStore } from '../store/store.ts';
+import type { ShardCache } from '../store/manifestIndex.ts';
 
 export interface Metrics {
   /** A request answered: its path, status and seconds from arrival to the last byte. */
@@ -123,7 +125,7 @@ const durationBounds = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.0
 const workerLabel = 'worker';
 
 /** The metrics of this process, registered once in prom-client's global registry. */
-export function createMetrics(sources: { store: () => BodyStore; cache: BodyCache }): Metrics {
+export function createMetrics(sources: { store: () => BodyStore; cache: BodyCache; shards?: ShardCache }): Metrics {
   register.clear();
   // A cluster worker's defaults are labelled with its slot by the primary when it is scraped (scrapeWorkers).
   if (cluster.isWorker) {
@@ -163,6 +165,13 @@ export function createMetrics(sources: { store: () => BodyStore; cache: BodyCach
     help: 'Bytes of bodies held in memory.',
     collect() {
       this.set(sources.cache.calculatedSize);
+    },
+  });
+  new Gauge({
+    name: 'refdata_index_cache_bytes',
+    help: 'Bytes of lookup index shards held in memory.',
+    collect() {
+      this.set(sources.shards?.calculatedSize ?? 0);
     },
   });
   const originFetches = new Counter({

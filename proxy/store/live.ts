@@ -17,7 +17,7 @@ import { lookupIndexFileName } from '../../contract/lookupIndex.ts';
 import type { Logger } from '../observe/log.ts';
 import { openOriginStore, openSavedOriginStore, type OriginClient, type OriginStore } from './origin.ts';
 import type { OriginCopy } from './originCopy.ts';
-import { openLocalStore, type BodyCache, type BodyStore } from './store.ts';
+import { openLocalStore, type BodyStore, type StoreCaches } from './store.ts';
 
 export const originPollMs = 10_000;
 
@@ -94,12 +94,12 @@ function leaseWriter(log: Logger): { write(buildDir: string): Promise<void>; rem
   };
 }
 
-export async function openLocalLiveStore(distDir: string, cache: BodyCache, log: Logger): Promise<LiveStore> {
+export async function openLocalLiveStore(distDir: string, caches: StoreCaches, log: Logger): Promise<LiveStore> {
   const reopen = async (current: BodyStore): Promise<BodyStore> =>
-    (await realpath(distDir).catch(() => undefined)) === current.source ? current : openLocalStore(distDir, cache);
+    (await realpath(distDir).catch(() => undefined)) === current.source ? current : openLocalStore(distDir, caches);
   let watcher: FSWatcher | undefined;
   const lease = leaseWriter(log);
-  const initial = await openLocalStore(distDir, cache);
+  const initial = await openLocalStore(distDir, caches);
   await lease.write(initial.source);
   // Whether the build served is still there, checked every few seconds, off the request path.
   let gone: string | undefined;
@@ -145,10 +145,10 @@ export async function openLocalLiveStore(distDir: string, cache: BodyCache, log:
  * bodies the copy holds; the poll then switches to the origin's build as soon as it answers. Only
  * with no saved build does the start fail.
  */
-export async function openOriginLiveStore(origin: OriginClient, cache: BodyCache, copy: OriginCopy, log: Logger): Promise<LiveStore> {
-  const reopen = (current: BodyStore): Promise<BodyStore> => openOriginStore(origin, cache, copy, current as OriginStore);
-  const initial = await openOriginStore(origin, cache, copy).catch(async (error: unknown) => {
-    const saved = await openSavedOriginStore(origin, cache, copy).catch(() => undefined);
+export async function openOriginLiveStore(origin: OriginClient, caches: StoreCaches, copy: OriginCopy, log: Logger): Promise<LiveStore> {
+  const reopen = (current: BodyStore): Promise<BodyStore> => openOriginStore(origin, caches, copy, current as OriginStore);
+  const initial = await openOriginStore(origin, caches, copy).catch(async (error: unknown) => {
+    const saved = await openSavedOriginStore(origin, caches, copy).catch(() => undefined);
     if (!saved) {
       await origin.close();
       throw error;

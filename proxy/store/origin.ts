@@ -12,9 +12,9 @@ import { Agent, errors } from 'undici';
 import { buildScopedPath, computeEtag, currentBuildFile, currentBuildSchema } from '../../contract/manifest.ts';
 import { lookupIndexFileName } from '../../contract/lookupIndex.ts';
 import { ServiceError } from '../../contract/errors.ts';
-import { findLookup, lookupsOf, readManifest, type Lookup } from './manifestIndex.ts';
+import { findLookup, LookupIndex, readManifest } from './manifestIndex.ts';
 import type { OriginCopy } from './originCopy.ts';
-import { StoreError, type BodyCache, type BodyStore } from './store.ts';
+import { StoreError, type BodyStore, type StoreCaches } from './store.ts';
 import { noMetrics, type Metrics } from '../observe/metrics.ts';
 import { s3ErrorCode, s3ErrorHint, signedHeaders, type S3Bucket } from './s3.ts';
 import { encodeKeyPath } from './sigv4.ts';
@@ -41,9 +41,6 @@ export interface OriginStore extends BodyStore {
   readonly manifestTag: string | undefined;
   /** Where the build's files are on the origin: `builds/<buildId>/`, or '' for an origin that is a copy of dist/. */
   readonly bodyBase: string;
-  /** How many body files the build lists, and the one at `position` in path order (for the spot check). */
-  readonly bodyCount: number;
-  lookupAt(position: number): Lookup | undefined;
 }
 
 interface OriginResponse {
@@ -142,7 +139,7 @@ export type OriginClient = ReturnType<typeof createOriginClient>;
  * (the pointer naming it, or a 304 for the root manifest) returns `previous` itself. A new manifest is kept in the local copy, so that a worker can start from it while the
  * origin is down (openSavedOriginStore).
  */
-export async function openOriginStore(origin: OriginClient, cache: BodyCache, copy: OriginCopy, previous?: OriginStore): Promise<OriginStore> {
+export async function openOriginStore(origin: OriginClient, caches: StoreCaches, copy: OriginCopy, previous?: OriginStore): Promise<OriginStore> {
   // The pointer is a few dozen bytes: asked for whole each time and compared by the build it names,
   // not by the origin's ETag: nginx's is the modification second and size (two builds written within
   // one second would look alike), a bucket's an MD5 of the object, not the manifest's SHA-256.
@@ -155,7 +152,7 @@ export async function openOriginStore(origin: OriginClient, cache: BodyCache, co
       throw new StoreError('ERR_ORIGIN_ANSWER', originAnswer(response, file, `is the build ${currentBuildFile} names there?`));
     }
     const fetched = { bytes: response.body, where: `the origin's ${file}`, manifestTag: undefined, scoped: true };
-    const store = await openFetchedManifest(fetched, { origin, cache, copy });
+    const store = await openFetchedManifest(fetched, { origin, caches, copy });
     if (store.manifest.buildId !== buildId) {
       throw new StoreError('ERR_MANIFEST_INVALID', `The data origin's ${file} is the manifest of build ${store.manifest.buildId}, not of ${buildId}.`);
     }
@@ -172,7 +169,7 @@ export async function openOriginStore(origin: OriginClient, cache: BodyCache, co
     throw new StoreError('ERR_ORIGIN_ANSWER', originAnswer(response, file, 'is it serving a build of npm run build?'));
   }
   const fetched = { bytes: response.body, where: `the origin's ${file}`, manifestTag: response.etag, scoped: false };
-  const store = await openFetchedManifest(fetched, { origin, cache, copy });
+  const store = await openFetchedManifest(fetched, { origin, caches, copy });
   if (previous) await spotCheck(store);
   return store;
 }
@@ -181,8 +178,8 @@ export async function openOriginStore(origin: OriginClient, cache: BodyCache, co
 export const spotCheckedBodies = 16;
 
 /**
- * Reads a few of a build's bodies from the origin (into the body cache, each checked against its
- * hash) before a proxy switches to it: a build whose pointer was written before its bodies (an
+ * Reads a few of a build's bodies, and the index shards that list them, from the origin (into the
+ * caches, each checked against its hash) before a proxy switches to it: a build whose pointer was written before its bodies (an
  * upload cut short, a copy tool that ignores order) is refused, and the proxy keeps the build it
  * serves. A proxy starting has no build to keep: it serves what the origin holds, and a body the
  * origin lacks is a 503 that says so.
@@ -191,19 +188,21 @@ async function spotCheck(store: OriginStore): Promise<void> {
   const count = store.bodyCount;
   if (count === 0) return;
   const picks = new Set(Array.from({ length: spotCheckedBodies }, (_, index) => Math.round((index * (count - 1)) / (spotCheckedBodies - 1))));
+  const incomplete = (what: string) => (error: unknown) => {
+    const reason = error instanceof ServiceError ? error.message : String(error);
+    throw new StoreError(
+      'ERR_ORIGIN_INCOMPLETE',
+      `The data origin's build ${store.manifest.buildId} is not whole: reading ${what} failed (${reason}). Not serving from it; the next poll tries again.`,
+      {},
+      { cause: error },
+    );
+  };
   for (const position of picks) {
-    const lookup = store.lookupAt(position);
+    // Reading the entry reads its shard of the index: a shard missing is the same fault.
+    const lookup = await store.lookupAt(position).catch(incomplete('its lookup index'));
     if (lookup === undefined) continue;
     const { file, entry } = lookup;
-    await store.read(file, entry).catch((error: unknown) => {
-      const reason = error instanceof ServiceError ? error.message : String(error);
-      throw new StoreError(
-        'ERR_ORIGIN_INCOMPLETE',
-        `The data origin's build ${store.manifest.buildId} is not whole: reading ${file} failed (${reason}). Not serving from it; the next poll tries again.`,
-        {},
-        { cause: error },
-      );
-    });
+    await store.read(file, entry).catch(incomplete(file));
   }
 }
 
@@ -235,10 +234,10 @@ function readPointer(bytes: Buffer): { buildId: string } {
   return pointer.data;
 }
 
-/** What a store of the origin's bodies is made of: the origin, the body cache and the local copy. */
+/** What a store of the origin's bodies is made of: the origin, the caches and the local copy. */
 interface OriginParts {
   readonly origin: OriginClient;
-  readonly cache: BodyCache;
+  readonly caches: StoreCaches;
   readonly copy: OriginCopy;
 }
 
@@ -254,32 +253,45 @@ interface ManifestBytes {
 async function openFetchedManifest(fetched: ManifestBytes, parts: OriginParts): Promise<OriginStore> {
   // readManifest takes the bytes over, so the copy keeps its own.
   const saved = { bytes: Buffer.from(fetched.bytes), originTag: fetched.manifestTag, scoped: fetched.scoped };
-  const store = await storeFromManifest(fetched, parts);
+  const { store, index } = storeFromManifest(fetched, parts);
   const { copy } = parts;
   void copy.saveManifest(saved);
-  void copy.prune(etagsOf(store));
+  void keptEtags(store, index, copy).then(
+    (keep) => copy.prune(keep),
+    () => undefined,
+  );
   return store;
 }
 
 /** The build the local copy last saved, or undefined when it holds none: for a start while the origin is down. */
-export async function openSavedOriginStore(origin: OriginClient, cache: BodyCache, copy: OriginCopy): Promise<OriginStore | undefined> {
+export async function openSavedOriginStore(origin: OriginClient, caches: StoreCaches, copy: OriginCopy): Promise<OriginStore | undefined> {
   const saved = await copy.readManifest();
   if (!saved) return undefined;
   const where = "the saved copy of the origin's index";
-  return storeFromManifest({ bytes: saved.bytes, where, manifestTag: saved.originTag, scoped: saved.scoped }, { origin, cache, copy });
+  return storeFromManifest({ bytes: saved.bytes, where, manifestTag: saved.originTag, scoped: saved.scoped }, { origin, caches, copy }).store;
 }
 
-/** The ETags of every file a store's build lists: what its saved copy keeps. */
-function etagsOf({ manifest, lookups }: Pick<BodyStore, 'manifest' | 'lookups'>): Set<string> {
+/**
+ * What the saved copy keeps of a build: its index shards, public files and downloads, and the
+ * bodies listed in the shards the copy holds. A body is only ever fetched through its shard, which
+ * is saved first, so this is every body of the build the copy can have; reading the shards from
+ * the copy alone, it costs the origin nothing however large the build.
+ */
+async function keptEtags({ manifest }: OriginStore, index: LookupIndex, copy: OriginCopy): Promise<Set<string>> {
   const etags = new Set<string>();
-  for (const { entry } of lookups()) etags.add(entry.etag);
+  for (const shard of index.shards) etags.add(shard.etag);
   for (const entry of Object.values(manifest.public)) etags.add(entry.etag);
   for (const entry of Object.values(manifest.downloads)) etags.add(entry.etag);
+  for await (const { entry } of index.entries((shard) => copy.holds(shard.etag))) etags.add(entry.etag);
   return etags;
 }
 
-async function storeFromManifest({ bytes, where, manifestTag, scoped }: ManifestBytes, { origin, cache, copy }: OriginParts): Promise<OriginStore> {
-  const { manifest, index } = await readManifest(bytes, where);
+function storeFromManifest(
+  { bytes, where, manifestTag, scoped }: ManifestBytes,
+  { origin, caches, copy }: OriginParts,
+): { store: OriginStore; index: LookupIndex } {
+  const { bodies: cache, shards } = caches;
+  const { manifest, head } = readManifest(bytes, where);
   const bodyBase = scoped ? buildScopedPath(manifest.buildId, '') : '';
 
   // Nothing reaches the client before the whole file is in and its hash checked: an origin that
@@ -295,23 +307,21 @@ async function storeFromManifest({ bytes, where, manifestTag, scoped }: Manifest
     void copy.saveBody(etag, body);
     return body;
   };
+  const index = new LookupIndex(head, shards, (file, entry) => load(file, entry.etag), where);
 
-  return {
+  const store: OriginStore = {
     manifest,
     source: `${origin.base}${bodyBase}`,
     manifestTag,
     bodyBase,
-    find: (routePath, keys) => findLookup(index, routePath, keys),
-    lookups: () => lookupsOf(index),
     bodyCount: index.count,
-    lookupAt: (position) => {
-      const file = index.pathAt(position);
-      const entry = index.entryAt(position);
-      return file === undefined || entry === undefined ? undefined : { file, entry };
-    },
+    find: (routePath, keys) => findLookup(index, routePath, keys),
+    lookups: () => index.entries(),
+    lookupAt: (position) => index.lookupAt(position),
     cached: (entry) => cache.get(entry.etag),
     read: (file, entry) => cache.load(entry.etag, () => load(file, entry.etag)),
   };
+  return { store, index };
 }
 
 function checkBody(etag: string, response: OriginResponse): void {

@@ -1,6 +1,6 @@
 /**
- * Origin mode's copy on the local disk (ORIGIN_CACHE_DIR): the last manifest the origin served,
- * and every body fetched from it, named by its ETag. Shared by all workers of a host.
+ * Origin mode's copy on the local disk (ORIGIN_CACHE_DIR): the head of the last lookup index the
+ * origin served, and every index shard and body fetched from it, named by its ETag. Shared by all workers of a host.
  *
  * It is what lets a worker start while the origin is down: a worker replaced after a crash, or a
  * whole service restarted, opens the last good manifest and answers from the bodies its siblings
@@ -13,7 +13,7 @@
  * request: every error here is logged and treated as "not in the copy".
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { access, mkdir, readdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../observe/log.ts';
 import { computeEtag } from '../../contract/manifest.ts';
@@ -32,6 +32,8 @@ export interface OriginCopy {
   /** The body whose ETag is `etag`, if the copy holds it intact. */
   readBody(etag: string): Promise<Buffer | undefined>;
   saveBody(etag: string, body: Buffer): Promise<void>;
+  /** Whether the copy has a file for `etag` (not checked: readBody checks it when it is read). */
+  holds(etag: string): Promise<boolean>;
   /** Removes the bodies no longer listed in the current build (`keep`: its ETags). */
   prune(keep: ReadonlySet<string>): Promise<void>;
 }
@@ -42,6 +44,7 @@ export const noOriginCopy: OriginCopy = {
   saveManifest: async () => undefined,
   readBody: async () => undefined,
   saveBody: async () => undefined,
+  holds: async () => false,
   prune: async () => undefined,
 };
 
@@ -109,6 +112,16 @@ export async function openOriginCopy(dir: string, log: Logger): Promise<OriginCo
     saveBody: async (etag, body) => {
       const name = bodyName(etag);
       if (name) await writeAtomically(path.join(bodiesDir, name), body).catch(warn('save body'));
+    },
+    holds: async (etag) => {
+      const name = bodyName(etag);
+      return (
+        name !== undefined &&
+        (await access(path.join(bodiesDir, name)).then(
+          () => true,
+          () => false,
+        ))
+      );
     },
     prune: async (keep) => {
       const names = await readdir(bodiesDir).catch(warn('list bodies'));

@@ -1,5 +1,6 @@
 /**
- * Body files. The manifest says what exists (loaded once per build); bodies come from a bounded
+ * Body files. The lookup index says what exists (its head read once per build, its shards as
+ * lookups need them: manifestIndex.ts); bodies come from a bounded
  * in-memory cache keyed by their ETag, which is a hash of their content: an entry can never be
  * stale, identical bodies (a country by id, by code and by name) share one buffer, and a new build
  * keeps every body it did not change warm. Concurrent misses for one body share one read.
@@ -8,8 +9,8 @@ import { readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { ServiceError, type ErrorCode } from '../../contract/errors.ts';
 import { lookupIndexFileName } from '../../contract/lookupIndex.ts';
-import type { ManifestEntry } from '../../contract/manifest.ts';
-import { findLookup, lookupsOf, readManifest, type Lookup, type ServedManifest } from './manifestIndex.ts';
+import { computeEtag, type ManifestEntry } from '../../contract/manifest.ts';
+import { createShardCache, findLookup, LookupIndex, readManifest, type Lookup, type ServedManifest, type ShardCache } from './manifestIndex.ts';
 import { defaultBodyCacheMb } from '../config/config.ts';
 import { LoadingCache } from './loadingCache.ts';
 
@@ -28,10 +29,18 @@ export interface BodyStore {
   readonly manifest: ServedManifest;
   /** Where the bodies come from, for logs: a build directory or an origin URL. */
   readonly source: string;
-  /** The body of a route's lookup by its normalised keys (contract/keys.ts): undefined means no such key exists. */
+  /** Body files in the build. */
+  readonly bodyCount: number;
+  /**
+   * The body of a route's lookup by its normalised keys (contract/keys.ts): undefined means no
+   * such key exists. Throws IndexPending (manifestIndex.ts) while the part of the index that
+   * knows is being read: wait for it and ask again.
+   */
   find(routePath: string, keys: readonly string[]): Lookup | undefined;
-  /** Every body file with its entry (the manifest's `files`, from the index). */
-  lookups(): Iterable<Lookup>;
+  /** Every body file with its entry (the manifest's `files`), read from the index a shard at a time. */
+  lookups(): AsyncIterable<Lookup>;
+  /** Body file `position` (0 to bodyCount − 1) in the index's order: for sampling a build. */
+  lookupAt(position: number): Promise<Lookup | undefined>;
   /** The body's bytes if they are in memory now: the synchronous fast path. */
   cached(entry: ManifestEntry): Buffer | undefined;
   /** The body's bytes; only call for a file the manifest lists. Throws a StoreError when they cannot be had. */
@@ -50,8 +59,18 @@ export function createBodyCache(maxBytes = defaultCacheBytes): BodyCache {
   return new LoadingCache<Buffer>(maxBytes, (body) => body.length);
 }
 
+/** The caches of a process, shared by every build it serves: bodies and lookup index shards, each by ETag. */
+export interface StoreCaches {
+  readonly bodies: BodyCache;
+  readonly shards: ShardCache;
+}
+
+export function createStoreCaches(bodyBytes?: number, shardBytes?: number): StoreCaches {
+  return { bodies: createBodyCache(bodyBytes), shards: createShardCache(shardBytes) };
+}
+
 /** A store over a build on the local disk, `distDir` resolved once to the build it links to. */
-export async function openLocalStore(distDir: string, cache: BodyCache = createBodyCache()): Promise<BodyStore> {
+export async function openLocalStore(distDir: string, { bodies: cache, shards }: StoreCaches = createStoreCaches()): Promise<BodyStore> {
   // The build directory behind the dist link, so that a rebuild does not change files under us.
   const buildDir = await realpath(distDir).catch(() => {
     throw new StoreError('ERR_DIST_MISSING', `${distDir} does not exist: run "npm run build" first, or set DIST_DIR`);
@@ -60,12 +79,24 @@ export async function openLocalStore(distDir: string, cache: BodyCache = createB
   const bytes = await readFile(indexFile).catch(() => {
     throw new StoreError('ERR_DIST_MISSING', `${path.join(distDir, lookupIndexFileName)} is missing: run "npm run build" first`);
   });
-  const { manifest, index } = await readManifest(bytes, indexFile);
+  const readShard = async (file: string, entry: ManifestEntry): Promise<Buffer> => {
+    const shard = await readFile(path.join(buildDir, file)).catch((error: unknown) => {
+      throw new StoreError('ERR_BODY_UNREADABLE', `${path.join(buildDir, file)}, a shard of the lookup index, could not be read`, {}, { cause: error });
+    });
+    // The name is the content's hash: a shard replaced or damaged on the disk is refused, not served from.
+    if (shard.length !== entry.size || computeEtag(shard) !== entry.etag)
+      throw new StoreError('ERR_BODY_UNREADABLE', `${path.join(buildDir, file)}, a shard of the lookup index, is not the one its head lists`);
+    return shard;
+  };
+  const { manifest, head } = readManifest(bytes, indexFile);
+  const index = new LookupIndex(head, shards, readShard, indexFile);
   return {
     manifest,
     source: buildDir,
+    bodyCount: index.count,
     find: (routePath, keys) => findLookup(index, routePath, keys),
-    lookups: () => lookupsOf(index),
+    lookups: () => index.entries(),
+    lookupAt: (position) => index.lookupAt(position),
     cached: (entry) => cache.get(entry.etag),
     read: async (file, entry) => {
       const unreadable = (cause?: unknown) => new StoreError('ERR_BODY_UNREADABLE', `${file} is listed in the manifest but could not be read`, {}, { cause });

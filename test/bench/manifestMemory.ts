@@ -1,23 +1,32 @@
 /**
- * `npm run bench:memory`: what one process holds to serve a build's manifest. Opens the current
- * dist/ (`DIST_DIR`, default dist; run `npm run build` first) the way a worker does (the body store,
- * no body read) and prints the heap it added, after a full garbage collection on each side, with
- * the resident set before and after. Run with `node --expose-gc`; the npm script does.
+ * `npm run bench:memory`: what one process holds to serve a build's lookup index. Opens the
+ * current dist/ (`DIST_DIR`, default dist; run `npm run build` first) the way a worker does (the
+ * body store, no body read) and prints the heap and resident set it added: once the head is open
+ * (what a worker holds at start), and once every shard has been read through the index cache
+ * (INDEX_CACHE_MB, default 64: what a worker holds at most), after a full garbage collection each time.
+ * Run with `node --expose-gc`; the npm script does.
  */
-import { createBodyCache, openLocalStore } from '../../proxy/store/store.ts';
+import { createStoreCaches, openLocalStore } from '../../proxy/store/store.ts';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with node --expose-gc (npm run bench:memory does)');
 const distDir = process.env.DIST_DIR ?? 'dist';
+const indexCacheMb = Number(process.env.INDEX_CACHE_MB ?? 64);
 const megabytes = (bytes: number): string => (bytes / 1024 / 1024).toFixed(1);
 
 gc();
 const before = process.memoryUsage();
-const store = await openLocalStore(distDir, createBodyCache());
+const caches = createStoreCaches(undefined, indexCacheMb * 1024 * 1024);
+const store = await openLocalStore(distDir, caches);
 gc();
-const after = process.memoryUsage();
+const opened = process.memoryUsage();
 let files = 0;
-for (const _lookup of store.lookups()) files++;
+for await (const _lookup of store.lookups()) files++;
+gc();
+const read = process.memoryUsage();
+const added = (after: NodeJS.MemoryUsage): string =>
+  `heap ${megabytes(after.heapUsed - before.heapUsed)} MB, outside the heap ${megabytes(after.arrayBuffers - before.arrayBuffers)} MB, resident set ${megabytes(after.rss)} MB`;
 console.log(`${distDir} (build ${store.manifest.buildId}): ${files} body files`);
-console.log(`heap added: ${megabytes(after.heapUsed - before.heapUsed)} MB (${Math.round((after.heapUsed - before.heapUsed) / files)} bytes per file)`);
-console.log(`resident set: ${megabytes(before.rss)} MB before, ${megabytes(after.rss)} MB after`);
+console.log(`resident set before: ${megabytes(before.rss)} MB`);
+console.log(`head open: ${added(opened)}`);
+console.log(`every shard read once (index cache ${indexCacheMb} MB, ${megabytes(caches.shards.calculatedSize)} MB kept): ${added(read)}`);

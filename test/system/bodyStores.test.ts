@@ -12,8 +12,9 @@ import { bodyPath, findRoute } from '../../contract/routes.ts';
 import type { Manifest } from '../../contract/manifest.ts';
 import { createOriginClient, openOriginStore } from '../../proxy/store/origin.ts';
 import { noOriginCopy } from '../../proxy/store/originCopy.ts';
-import { createBodyCache, openLocalStore, StoreError, type BodyStore } from '../../proxy/store/store.ts';
+import { createStoreCaches, openLocalStore, StoreError, type BodyStore } from '../../proxy/store/store.ts';
 import { buildFixture } from '../support/service.ts';
+import { allLookups, findSettled } from '../support/store.ts';
 
 /** A plain static host over a build: every file as it is, 404 for anything else. */
 async function startStaticOrigin(distDir: string): Promise<{ url: URL; close: () => Promise<void> }> {
@@ -50,7 +51,7 @@ const stores: [string, () => Promise<OpenedStore>][] = [
     'local store (a build on disk)',
     async () => {
       const distDir = await buildFixture();
-      return { store: await openLocalStore(distDir, createBodyCache()), buildDir: await realpath(distDir), missingBodyCode: 'ERR_BODY_UNREADABLE' };
+      return { store: await openLocalStore(distDir, createStoreCaches()), buildDir: await realpath(distDir), missingBodyCode: 'ERR_BODY_UNREADABLE' };
     },
   ],
   [
@@ -64,7 +65,7 @@ const stores: [string, () => Promise<OpenedStore>][] = [
         await origin.close();
       });
       return {
-        store: await openOriginStore(client, createBodyCache(), noOriginCopy),
+        store: await openOriginStore(client, createStoreCaches(), noOriginCopy),
         buildDir: await realpath(distDir),
         missingBodyCode: 'ERR_ORIGIN_NO_BODY',
       };
@@ -79,13 +80,13 @@ describe.each(stores)('%s', (_name, open) => {
     const { store, buildDir } = await opened;
     const onDisk = JSON.parse(await readFile(path.join(buildDir, 'manifest.json'), 'utf8')) as Manifest;
     expect(store.manifest.buildId).toBe(onDisk.buildId);
-    expect(Object.fromEntries([...store.lookups()].map(({ file, entry }) => [file, entry]))).toEqual(onDisk.files);
+    expect(Object.fromEntries((await allLookups(store)).map(({ file, entry }) => [file, entry]))).toEqual(onDisk.files);
     expect(store.manifest).not.toHaveProperty('files'); // the index holds them, once
   });
 
   it('finds every body by its route and keys, and reads its exact bytes, then holds them in memory', async () => {
     const { store, buildDir } = await opened;
-    const files = [...store.lookups()].map(({ file, entry }) => [file, entry] as const);
+    const files = (await allLookups(store)).map(({ file, entry }) => [file, entry] as const);
     expect(files.length).toBeGreaterThan(100);
     for (const [file, entry] of files) {
       const segments = file.replace(/\.json$/, '').split('/');
@@ -93,7 +94,7 @@ describe.each(stores)('%s', (_name, open) => {
       expect(route, file).toBeDefined();
       if (!route) continue;
       expect(bodyPath(route, segments.slice(4)), file).toBe(file);
-      expect(store.find(route.path, segments.slice(4)), file).toEqual({ file, entry });
+      expect(await findSettled(store, route.path, segments.slice(4)), file).toEqual({ file, entry });
       const body = await store.read(file, entry);
       expect(body.equals(await readFile(path.join(buildDir, file))), file).toBe(true);
       expect(store.cached(entry)?.equals(body), file).toBe(true);
@@ -102,8 +103,8 @@ describe.each(stores)('%s', (_name, open) => {
 
   it('finds nothing for a key or an operation the build does not have', async () => {
     const { store } = await opened;
-    expect(store.find('/addressmanagement/api/country/getbyalpha2code', ['zz'])).toBeUndefined();
-    expect(store.find('/addressmanagement/api/country/nosuchoperation', ['tr'])).toBeUndefined();
+    expect(await findSettled(store, '/addressmanagement/api/country/getbyalpha2code', ['zz'])).toBeUndefined();
+    expect(await findSettled(store, '/addressmanagement/api/country/nosuchoperation', ['tr'])).toBeUndefined();
   });
 
   it('reads the public files (the OpenAPI document, the docs page) as the build wrote them', async () => {
@@ -119,7 +120,7 @@ describe.each(stores)('%s', (_name, open) => {
   it('a body the manifest lists but the build has lost is a StoreError with its code, never a crash or other bytes', async () => {
     const { store, buildDir, missingBodyCode } = await open(); // its own build: this test damages it
     const file = 'addressmanagement/api/country/getbyalpha2code/tr.json';
-    const entry = store.find('/addressmanagement/api/country/getbyalpha2code', ['tr'])?.entry;
+    const entry = (await findSettled(store, '/addressmanagement/api/country/getbyalpha2code', ['tr']))?.entry;
     expect(entry).toBeDefined();
     if (!entry) return;
     await rm(path.join(buildDir, file));

@@ -4,7 +4,7 @@
  * the same against real nginx.)
  */
 import { createHash } from 'node:crypto';
-import { access, mkdir, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
+import { access, cp, mkdir, readdir, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -268,6 +268,7 @@ describe('origin mode, a build-scoped origin', () => {
     const nextId = path.basename(await realpath(next));
     // The next build as an upload cut short leaves it: its manifest and index there, its bodies not.
     const halfUploaded = await tempDir();
+    await cp(path.join(next, 'lookups'), path.join(halfUploaded, 'lookups'), { recursive: true });
     for (const file of ['manifest.json', 'lookups.idx', 'build.json']) await writeFile(path.join(halfUploaded, file), await readFile(path.join(next, file)));
     const root = await scopedOrigin(JSON.stringify({ buildId: currentId }), { [currentId]: await realpath(current), [nextId]: halfUploaded });
     const origin = await startStaticOrigin(root);
@@ -312,9 +313,15 @@ describe('origin mode, a build-scoped origin', () => {
         headers: { Authorization: `Bearer ${testKey}` },
       });
       expect(response.status).toBe(200);
-      expect([...origin.hits.keys()].sort()).toEqual(
+      // The pointer, the index's head, the one shard the lookup needed, the body.
+      const shards = await readdir(path.join(distDir, 'lookups'));
+      const hits = [...origin.hits.keys()].sort();
+      expect(hits.filter((hit) => !hit.includes('/lookups/'))).toEqual(
         ['/builds/current.json', `/builds/${buildId}/lookups.idx`, `/builds/${buildId}/financemanagement/api/currency/getbycode/try.json`].sort(),
       );
+      expect(hits.filter((hit) => hit.includes('/lookups/')).map((hit) => hit.replace(`/builds/${buildId}/lookups/`, ''))).toEqual([
+        expect.toSatisfy((name: string) => shards.includes(name)),
+      ]);
     } finally {
       await service.close();
       await origin.close();

@@ -6,7 +6,7 @@
  * Without Swift this file fails, saying what to install: .ci/run installs it.
  */
 import { execFile } from 'node:child_process';
-import { access, readFile } from 'node:fs/promises';
+import { access, readdir, readFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -81,6 +81,7 @@ describe('a private S3 bucket as the origin', () => {
     ...overrides,
   });
   /** The manifest of the build the dist link points at now. */
+  const puts0 = (lines: readonly string[]): string[] => lines.filter((line) => line.startsWith('PUT '));
   const diskManifest = async (): Promise<Manifest> => JSON.parse(await readFile(path.join(distDir, 'manifest.json'), 'utf8')) as Manifest;
   /** A signed GET of `key` under the prefix, as the proxy sends it. */
   const getObject = (key: string, signed = true): Promise<Response> => {
@@ -123,8 +124,13 @@ describe('a private S3 bucket as the origin', () => {
 
   it('the upload command puts every file of the build under builds/<id>/, the manifest after them and the pointer last', async () => {
     const manifest = await diskManifest();
-    const files = Object.keys(manifest.files).length + Object.keys(manifest.public).length + Object.keys(manifest.downloads).length;
-    // The files, the manifest and the lookup index.
+    const shards = await readdir(path.join(distDir, 'lookups'));
+    const files = Object.keys(manifest.files).length + Object.keys(manifest.public).length + Object.keys(manifest.downloads).length + shards.length;
+    // The files and the lookup index's shards, then the manifest and the index's head.
+    expect(shards.length).toBeGreaterThan(0);
+    expect(puts0(uploadRequests)).toEqual(
+      expect.arrayContaining(shards.map((shard) => `PUT /refdata-origin/refdata/builds/${manifest.buildId}/lookups/${shard}`)),
+    );
     expect(uploadOutput).toMatch(new RegExp(`uploaded ${files + 2} files \\([\\d.]+ MB\\) in [\\d.]+ s, 0 already there`));
     expect(uploadOutput).toContain(`s3://refdata-origin/refdata/builds/current.json now names ${manifest.buildId}`);
     const puts = uploadRequests.filter((line) => line.startsWith('PUT '));

@@ -30,7 +30,7 @@ interface HoldingOrigin {
   close(): Promise<void>;
 }
 
-/** Serves `root`; the first request for anything but the manifest or the build pointer waits for release(). */
+/** Serves `root`; the first request for anything but the manifest, the lookup index or the build pointer waits for release(). */
 async function startHoldingOrigin(root: string): Promise<HoldingOrigin> {
   let heldNow: (pathname: string) => void = () => {};
   const held = new Promise<string>((resolve) => (heldNow = resolve));
@@ -39,7 +39,7 @@ async function startHoldingOrigin(root: string): Promise<HoldingOrigin> {
   let holding = false;
   const server = http.createServer(async (request, response) => {
     const pathname = (request.url ?? '/').split('?')[0] ?? '/';
-    if (!holding && !['/manifest.json', '/lookups.idx', '/builds/current.json'].includes(pathname)) {
+    if (!holding && !['/manifest.json', '/lookups.idx', '/builds/current.json'].includes(pathname) && !pathname.startsWith('/lookups/')) {
       holding = true;
       heldNow(pathname);
       await released;

@@ -167,6 +167,7 @@ describe('configuration', () => {
       origin: undefined,
       workers: availableParallelism(),
       bodyCacheBytes: 64 * 1024 * 1024,
+      indexCacheBytes: 64 * 1024 * 1024,
       shutdownDelayMs: 3000,
       limits: { perToken: undefined, authFailures: { points: 100, seconds: 60 }, trustedProxies: undefined },
       logLevel: 'info',
@@ -195,6 +196,7 @@ describe('configuration', () => {
         ORIGIN_CACHE_DIR: '/var/cache/refdata',
         WORKERS: '4',
         BODY_CACHE_MB: '128',
+        INDEX_CACHE_MB: '32',
         SHUTDOWN_DELAY_MS: '10000',
         RATE_LIMIT: '600/1m',
         AUTH_FAILURE_LIMIT: '50/30',
@@ -224,6 +226,7 @@ describe('configuration', () => {
       origin: { url: new URL('http://10.0.0.5:8081/dist/'), header: ['X-Origin-Secret', 's3cr3t value'], cacheDir: '/var/cache/refdata' },
       workers: 4,
       bodyCacheBytes: 128 * 1024 * 1024,
+      indexCacheBytes: 32 * 1024 * 1024,
       shutdownDelayMs: 10_000,
       limits: { perToken: { points: 600, seconds: 60 }, authFailures: { points: 50, seconds: 30 }, trustedProxies: expect.any(BlockList) },
       logLevel: 'warn',
@@ -246,6 +249,7 @@ describe('configuration', () => {
           WORKERS: '0',
           ORIGIN_HEADER: 'no colon',
           BODY_CACHE_MB: '0',
+          INDEX_CACHE_MB: '2',
           SHUTDOWN_DELAY_MS: '3s',
         });
       } catch (caught) {
@@ -260,6 +264,7 @@ describe('configuration', () => {
       'ORIGIN_HEADER must look like "Name: value", e.g. "X-Origin-Secret: 4f1c…"',
       'WORKERS must be a whole number of processes from 1 to 999 (got "0")',
       'BODY_CACHE_MB must be a whole number of megabytes from 1 to 99999 (got "0")',
+      'INDEX_CACHE_MB must be a whole number of megabytes from 4 to 99999 (got "2")',
       'SHUTDOWN_DELAY_MS must be a whole number of milliseconds from 0 to 600000 (10 minutes), e.g. 3000 (got "3s")',
     ]);
   });

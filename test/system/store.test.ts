@@ -2,12 +2,12 @@
  * The body cache (proxy/store/store.ts, proxy/store/loadingCache.ts) under pressure, and reading a build's lookup index (proxy/store/manifestIndex.ts).
  * What every body store must do is test/system/bodyStores.test.ts.
  */
-import { readFile, realpath, rm } from 'node:fs/promises';
+import { readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { encodeLookupIndex } from '../../contract/lookupIndex.ts';
 import type { Manifest } from '../../contract/manifest.ts';
-import { findLookup, lookupsOf, ManifestError, readManifest } from '../../proxy/store/manifestIndex.ts';
+import { createShardCache, findLookup, IndexPending, LookupIndex, ManifestError, readManifest } from '../../proxy/store/manifestIndex.ts';
 import { createBodyCache, openLocalStore } from '../../proxy/store/store.ts';
 import { buildFixture } from '../support/service.ts';
 
@@ -84,58 +84,122 @@ describe('a build without its lookup index', () => {
   it('is refused when given manifest.json in its place, saying what the proxy reads', async () => {
     const distDir = await buildFixture();
     const manifest = await readFile(path.join(distDir, 'manifest.json'));
-    await expect(readManifest(manifest, 'the index')).rejects.toThrow(
+    expect(() => readManifest(manifest, 'the index')).toThrow(
       'the index is not a lookup index written by npm run build: it is JSON, as manifest.json is; a proxy serves a build from its lookups.idx',
     );
   });
 });
 
+/** Waits for the shard a find needs, as the lookup handler does, and finds again. */
+async function findWaiting(index: LookupIndex, file: string): Promise<ReturnType<LookupIndex['find']>> {
+  try {
+    return index.find(file);
+  } catch (error) {
+    if (!(error instanceof IndexPending)) throw error;
+    await error.loaded;
+    return index.find(file);
+  }
+}
+
 describe('reading a lookup index', () => {
-  /** The fixture build's index with `count` body files of one route: as large as the real one at 66,000. */
-  async function largeIndex(count: number): Promise<{ bytes: Buffer; manifest: Manifest }> {
+  /** The fixture build's head with `count` body files of one route, in shards of 1,000: the shards by file, and the reads counted. */
+  async function largeIndex(count: number, cacheBytes = 64 * 1024 * 1024) {
     const { manifest } = await openLocalStore(await buildFixture());
     const files: Manifest['files'] = {};
     for (let number = 0; number < count; number++) {
       files[`addressmanagement/api/neighborhood/getbyid/${number.toString(16).padStart(32, '0')}.json`] = { size: 100 + number, etag: `"etag${number}"` };
     }
-    return { bytes: encodeLookupIndex(manifest, files), manifest: { ...manifest, files } };
+    const encoded = encodeLookupIndex(manifest, files, 1_000);
+    const reads: string[] = [];
+    const read = async (file: string): Promise<Buffer> => {
+      reads.push(file);
+      return encoded.shards.get(file) as Buffer;
+    };
+    const { manifest: head, head: opened } = readManifest(encoded.head, 'the large index');
+    const cache = createShardCache(cacheBytes);
+    return { index: new LookupIndex(opened, cache, read, 'the large index'), reads, files, manifest, head, cache, encoded };
   }
 
-  it('lets other work run while it checks 60,000 body files', async () => {
-    const { bytes, manifest } = await largeIndex(60_000);
-    let turns = 0;
-    let reading = true;
-    const turn = (): void => {
-      turns++;
-      if (reading) setImmediate(turn);
-    };
-    setImmediate(turn);
-    const opened = await readManifest(bytes, 'the large index');
-    reading = false;
-    // Checked 2,000 files a turn: at least 29 turns.
-    expect(turns).toBeGreaterThanOrEqual(29);
-    const { files, ...head } = manifest;
-    expect(opened.manifest).toEqual(head);
-    expect(Object.fromEntries([...lookupsOf(opened.index)].map(({ file, entry }) => [file, entry]))).toEqual(files);
-    expect(opened.index.count).toBe(60_000);
-    expect(findLookup(opened.index, '/addressmanagement/api/neighborhood/getbyid', [`${'0'.repeat(31)}a`])?.entry).toEqual({ size: 110, etag: '"etag10"' });
+  it('reads a shard only when a lookup needs it, checks it once, and answers from memory after', async () => {
+    const { index, reads, files, manifest, head } = await largeIndex(60_000);
+    expect(head).toEqual(manifest);
+    expect(index.count).toBe(60_000);
+    expect(index.shards).toHaveLength(64);
+    expect(reads).toEqual([]);
+    const file = `addressmanagement/api/neighborhood/getbyid/${'0'.repeat(31)}a.json`;
+    expect(() => index.find(file)).toThrow(IndexPending);
+    expect(await findWaiting(index, file)).toEqual({ size: 110, etag: '"etag10"' });
+    expect(reads).toHaveLength(1);
+    expect(findLookup(index, '/addressmanagement/api/neighborhood/getbyid', [`${'0'.repeat(31)}a`])?.entry).toEqual({ size: 110, etag: '"etag10"' });
+    expect(reads).toHaveLength(1);
+    expect(await findWaiting(index, `addressmanagement/api/neighborhood/getbyid/${'f'.repeat(32)}.json`)).toBeUndefined();
+    const listed: Record<string, unknown> = {};
+    for await (const { file: listedFile, entry } of index.entries()) listed[listedFile] = entry;
+    expect(listed).toEqual(files);
+    expect(await index.lookupAt(59_999)).toBeDefined();
+    expect(await index.lookupAt(60_000)).toBeUndefined();
+  });
+
+  it('holds no more of the index than its cache allows, however many shards a build has', async () => {
+    const { index, cache, encoded } = await largeIndex(60_000, 200_000);
+    const largest = Math.max(...[...encoded.shards.values()].map((bytes) => bytes.length));
+    expect(largest * 64).toBeGreaterThan(200_000 * 10);
+    let listed = 0;
+    for await (const _lookup of index.entries()) listed++;
+    expect(listed).toBe(60_000);
+    expect(cache.calculatedSize).toBeLessThanOrEqual(200_000);
   });
 
   it.each([
     ['bytes that are no index', () => Buffer.from('RDLX and more bytes'), 'it does not start with RDLI'],
     ['an index cut short', (index: Buffer) => index.subarray(0, 40), 'its head runs past its end'],
     ['a head that is no manifest', (index: Buffer) => index.fill(0x20, 12, 20), 'its head is not JSON'],
-    [
-      'a path outside the build',
-      () => 'addressmanagement/api/country/getbyid/../../../../etc/passwd.json',
-      '"addressmanagement/api/country/getbyid/../../../../etc/passwd.json" is not a body file\'s path',
-    ],
-    ['a path that is no body file', () => 'openapi.json', '"openapi.json" is not a body file\'s path'],
   ])('refuses %s, saying what is wrong', async (_what, damage, message) => {
     const { manifest } = await openLocalStore(await buildFixture());
-    const changed = damage(encodeLookupIndex(manifest, { 'addressmanagement/api/country/getall.json': { size: 1, etag: '"x"' } }));
-    const bytes = typeof changed === 'string' ? encodeLookupIndex(manifest, { [changed]: { size: 1, etag: '"x"' } }) : changed;
-    await expect(readManifest(bytes, 'the index')).rejects.toThrow(`the index is not a lookup index written by npm run build: ${message}`);
-    await expect(readManifest(bytes, 'the index')).rejects.toBeInstanceOf(ManifestError);
+    const bytes = damage(encodeLookupIndex(manifest, { 'addressmanagement/api/country/getall.json': { size: 1, etag: '"x"' } }).head);
+    expect(() => readManifest(bytes, 'the index')).toThrow(`the index is not a lookup index written by npm run build: ${message}`);
+    expect(() => readManifest(bytes, 'the index')).toThrow(ManifestError);
+  });
+
+  it.each([
+    [
+      'a path outside the build',
+      'addressmanagement/api/country/getbyid/../../../../etc/passwd.json',
+      '"addressmanagement/api/country/getbyid/../../../../etc/passwd.json" is not a body file\'s path',
+    ],
+    ['a path that is no body file', 'openapi.json', '"openapi.json" is not a body file\'s path'],
+  ])('refuses a shard with %s before any lookup uses it, saying what is wrong', async (_what, file, message) => {
+    const { manifest } = await openLocalStore(await buildFixture());
+    const encoded = encodeLookupIndex(manifest, { [file]: { size: 1, etag: '"x"' } });
+    const { head } = readManifest(encoded.head, 'the index');
+    const index = new LookupIndex(head, createShardCache(), async (shardFile) => encoded.shards.get(shardFile) as Buffer, 'the index');
+    const refused = findWaiting(index, file);
+    await expect(refused).rejects.toThrow(ManifestError);
+    await expect(refused).rejects.toThrow(`is not a shard of a lookup index written by npm run build: ${message}`);
+  });
+
+  it('refuses a shard file whose bytes are not those its head lists: a lookup needing it fails, the build stays served', async () => {
+    const distDir = await buildFixture();
+    const buildDir = await realpath(distDir);
+    const [shard] = (await readdir(path.join(buildDir, 'lookups'))).sort();
+    const shardFile = path.join(buildDir, 'lookups', shard as string);
+    const bytes = await readFile(shardFile);
+    bytes.writeUInt32LE(bytes.readUInt32LE(bytes.length - 4) ^ 1, bytes.length - 4);
+    await rm(shardFile);
+    await writeFile(shardFile, bytes);
+    const store = await openLocalStore(distDir);
+    const pending = (() => {
+      try {
+        store.find('/addressmanagement/api/country/getall', []);
+      } catch (error) {
+        return error;
+      }
+      return undefined;
+    })();
+    expect(pending).toBeInstanceOf(IndexPending);
+    await expect((pending as IndexPending).loaded).rejects.toMatchObject({
+      code: 'ERR_BODY_UNREADABLE',
+      message: expect.stringContaining('is not the one its head lists'),
+    });
   });
 });
