@@ -22,7 +22,8 @@ export const expectedForms: Record<ParamKind, string> = {
   integer: 'a whole number such as 90',
   boolean: 'true or false',
   year: 'a four-digit year such as 2026',
-  postalCode: 'a postal code such as 34710: 3 to 10 letters and digits, spaces and hyphens ignored',
+  postalCode:
+    'a postal code such as 34710, 80331, SW1A 1AA or 00-001, as its country writes it: 3 to 10 letters and digits (a UK outward code such as W1 has 2), spaces, hyphens and letter case ignored',
 };
 
 const maxNameLength = 200;
@@ -169,12 +170,78 @@ export function normaliseKey(kind: ParamKind, raw: string): KeyResult {
     }
     case 'year':
       return /^[0-9]{4}$/.test(value) ? { ok: true, key: value } : rejected(kind);
-    case 'postalCode': {
-      if (value.length > 20) return rejected(kind);
-      const key = value.replace(/[ -]/g, '').toLowerCase();
-      return /^[a-z0-9]{3,10}$/.test(key) ? { ok: true, key } : rejected(kind);
-    }
+    case 'postalCode':
+      return postalCodeKey(value);
   }
+}
+
+/**
+ * The forms of a postal code that hold more than the part the service's data holds, by country:
+ * GeoNames lists only the United Kingdom's outward code (SW1A), Canada's forward sortation area
+ * (H0H) and the Netherlands' four digits (1012), and the United States' five-digit ZIP code. What
+ * users type is the whole code, so the whole code finds its part. Each form is recognised by its
+ * shape alone, without the country: no other country's codes have these shapes, so a lookup
+ * without a country reads them the same way. `typed` is matched against the code in lower case
+ * without spaces and hyphens, or as written where a form needs its separator (nine digits are a
+ * ZIP+4 code only with it); its first group is the key.
+ */
+export interface PostalCodeForm {
+  /** The ISO 3166-1 alpha-2 codes of the countries whose codes have this form. */
+  readonly countries: readonly string[];
+  readonly typed: RegExp;
+  readonly asWritten?: true;
+  /** For the documentation: a whole code and its key's form. */
+  readonly example: string;
+}
+export const postalCodeForms: readonly PostalCodeForm[] = [
+  // Also the postcodes of Jersey, Guernsey and the Isle of Man (JE2 4WF), GeoNames' JE, GG and IM.
+  { countries: ['GB', 'JE', 'GG', 'IM'], typed: /^([a-z]{1,2}[0-9][a-z0-9]?)[0-9][a-z]{2}$/, example: 'SW1A 1AA → SW1A' },
+  { countries: ['CA'], typed: /^([a-z][0-9][a-z])[0-9][a-z][0-9]$/, example: 'H0H 0H0 → H0H' },
+  { countries: ['NL'], typed: /^([0-9]{4})[a-z]{2}$/, example: '1012 AB → 1012' },
+  { countries: ['US'], typed: /^([0-9]{5})[ -][0-9]{4}$/, asWritten: true, example: '02134-1234 → 02134' },
+];
+
+/** A UK outward code of two characters (W1, E1): the only postal codes shorter than three. */
+const shortOutwardCode = /^[a-z][0-9]$/;
+/** Hyphens and dashes a keyboard or a word processor may put in a code (Japanese input writes －, ー or −). */
+const dashes = /[\u2010-\u2015\u2212\u30fc\uff0d]/gu;
+/** Digits of any script (Arabic-Indic ٠١٢, Devanagari ०१२ …): Unicode keeps each script's ten in a row, from 0. */
+const digitsOfAnyScript = /\p{Nd}/gu;
+const digitPattern = /^\p{Nd}$/u;
+
+/** A digit of any script as its ASCII digit: its place in its script's run of ten. */
+function asciiDigit(digit: string): string {
+  let codePoint = digit.codePointAt(0) ?? 48;
+  let place = 0;
+  while (digitPattern.test(String.fromCodePoint(codePoint - 1))) {
+    codePoint -= 1;
+    place += 1;
+  }
+  return String(place % 10);
+}
+
+/**
+ * A postal code's key: the code in lower case without spaces and hyphens (`SW1A 1AA` and `sw1a1aa`
+ * are one), the whole forms of postalCodeForms cut to the part the data holds, leading zeros kept
+ * (02134 is not 2134: a code is a string). Full-width letters and digits (what Japanese input
+ * writes) and digits of other scripts are read as ASCII; any other letter outside A–Z is refused,
+ * as no postal code has one, so a key is always ASCII.
+ */
+export function postalCodeKey(raw: string): KeyResult {
+  if (raw.length > 20) return rejected('postalCode');
+  const written = raw
+    .normalize('NFKC')
+    .replace(dashes, '-')
+    .replace(digitsOfAnyScript, (digit) => (digit <= '9' ? digit : asciiDigit(digit)))
+    .replace(/\s+/g, ' ')
+    .trim();
+  const compact = written.replace(/[ -]/g, '').toLowerCase();
+  let key = compact;
+  for (const { typed, asWritten } of postalCodeForms) {
+    const part = typed.exec(asWritten ? written : compact)?.[1];
+    if (part !== undefined) key = part.toLowerCase();
+  }
+  return /^[a-z0-9]{3,10}$/.test(key) || shortOutwardCode.test(key) ? { ok: true, key } : rejected('postalCode');
 }
 
 /** A numeric bank code as the files name it: at least three digits, the leading zeros beyond them dropped. */

@@ -77,6 +77,12 @@ export interface RouteParam {
   readonly within?: string;
   /** The record type the value names, where it is not the route's (a subdivision's code), for messages. */
   readonly names?: RecordType;
+  /**
+   * A parameter the spec does not give the operation: why the service takes it anyway (the OpenAPI
+   * document marks it `x-extension`). Only an optional parameter may be one, so that a client that
+   * sends the operation's own parameters only is answered as the spec says.
+   */
+  readonly extension?: string;
 }
 
 /**
@@ -225,6 +231,8 @@ const byStateProvinceAndYear = (path: string, record: RecordType, param: RoutePa
   extension: 'days that only part of a country has (Bavaria, Scotland, a canton), which a business-day calendar for that part needs',
 });
 const stateProvinceCode: RouteParam = { name: 'StateProvinceCode', kind: 'code', field: 'stateProvinceCode' };
+/** A district's name, or one of its other common names (an exonym: Munich for München). */
+const districtName: RouteParam = { name: 'name', kind: 'name', field: 'name', aliasFields: ['aliases'] };
 
 const finance = '/financemanagement/api';
 const address = '/addressmanagement/api';
@@ -306,13 +314,13 @@ export const routes: readonly Route[] = [
     path: `${address}/district/getbyname`,
     record: 'district',
     shape: 'single',
-    params: [uuid('countryId'), { name: 'name', kind: 'name', field: 'name' }],
+    params: [uuid('countryId'), districtName],
   },
   {
     path: `${address}/district/searchbyname`,
     record: 'district',
     shape: 'list',
-    params: [{ name: 'name', kind: 'name', field: 'name' }, uuid('countryid', 'countryId')],
+    params: [districtName, uuid('countryid', 'countryId')],
     search: { minLength: 2 },
     extension: "a type-ahead: a country's districts whose name, or a word of it, starts with what the user has typed",
   },
@@ -320,7 +328,7 @@ export const routes: readonly Route[] = [
     path: `${address}/district/getallbyname`,
     record: 'district',
     shape: 'list',
-    params: [uuid('countryId'), { name: 'name', kind: 'name', field: 'name' }],
+    params: [uuid('countryId'), districtName],
     extension: 'a name many districts share (Türkiye has a Merkez in most provinces) answers every one of them, not the one the ambiguity rule picks',
   },
 
@@ -348,7 +356,15 @@ export const routes: readonly Route[] = [
     path: `${address}/neighborhood/getbyzipcode`,
     record: 'neighborhood',
     shape: 'list',
-    params: [{ name: 'zipcode', kind: 'postalCode', field: 'zipCode' }],
+    params: [
+      { name: 'zipcode', kind: 'postalCode', field: 'zipCode' },
+      {
+        ...uuid('countryId'),
+        optional: true,
+        extension:
+          "one postal code may be several countries' (06420 is Kızılay's in Ankara and Könnern's in Germany): the country an address form has already chosen keeps the answer to its own places",
+      },
+    ],
     extension: 'the lookup an address form makes first: one postal code covers several neighbourhoods',
   },
 

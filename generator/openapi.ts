@@ -9,7 +9,7 @@ import { countriesStatesCitiesAttribution, geonamesAttribution } from '../contra
 import { clientErrorCodes } from '../contract/errorCodes.ts';
 import { searchLimit } from '../contract/search.ts';
 import packageJson from '../package.json' with { type: 'json' };
-import { recordLabels, routes, type Route, routeParts } from '../contract/routes.ts';
+import { type RecordType, recordLabels, routes, type Route, routeParts } from '../contract/routes.ts';
 import { components, envelope, failure, foundResponseName, headerRefs, ref, tokenSources, type JsonObject } from './openapiComponents.ts';
 import { formatParameter, queryParameter } from './openapiParameters.ts';
 import { languageParameter } from './openapiLanguages.ts';
@@ -96,6 +96,30 @@ function summaryOf(route: Route): string {
   return route.shape === 'single' ? `The ${label} with this ${names}` : `The ${label} records with this ${names}${without}`;
 }
 
+/**
+ * What a record type's other names (its route parameters' alias fields) are, for the lookups that
+ * find a record by them too: in a search, in a lookup by name, and in the ambiguity rule.
+ */
+const otherNamesOf: Partial<Record<RecordType, { readonly searched: string; readonly found: string; readonly rule: string }>> = {
+  country: {
+    searched: 'its own, native and alternative names, and its names in every language Unicode CLDR names countries in',
+    found:
+      '**Extension**: the name may also be an alternative name (Turkey, Czech Republic) or the name in any language Unicode CLDR names every country in (Almanya, Allemagne, Deutschland, ドイツ, Германия); the answer is the same record.',
+    rule: "a record's own name wins over another's alternative name, which wins over another's name in another language; then the first in data order",
+  },
+  district: {
+    searched: 'its own, or another common name of it such as its English name: muni finds München by Munich',
+    found:
+      '**Extension**: the name may also be another common name of the district, such as its English name (Munich finds München); the answer is the same record, which does not list those names.',
+    rule: "a district's own name wins over another's other common name; then the first in data order",
+  },
+  neighborhood: {
+    searched: 'as an address form shows it, or as PTT writes it',
+    found: 'The name may also be as PTT writes it; the answer is the same record.',
+    rule: "a record's own name wins over another's PTT spelling; then the first in data order",
+  },
+};
+
 function descriptionOf(route: Route, { holidayYears, regionalCountries }: OperationContext): string {
   const label = recordLabels[route.record];
   const lines = [
@@ -117,22 +141,16 @@ function descriptionOf(route: Route, { holidayYears, regionalCountries }: Operat
     lines.push(`Subdivisions with holidays of their own (python-holidays' subdivisions, by ISO 3166-2 code) are those of ${regionalCountries.join(', ')}.`);
   if (route.params.some((param) => param.kind === 'year'))
     lines.push(`Years ${holidayYears.first} to ${holidayYears.last} exist; another year answers 404 naming the window.`);
-  const aliased = route.params.some((param) => (param.aliasFields?.length ?? 0) > 0);
+  const aliased = route.params.some((param) => (param.aliasFields?.length ?? 0) > 0) ? otherNamesOf[route.record] : undefined;
   if (route.search) {
     lines.push(
-      `A prefix search, from the ${route.search.minLength === 1 ? 'first' : 'second'} character: the records one of whose names${aliased ? ' (its own, native and alternative names, and its names in every language Unicode CLDR names countries in)' : ''}, or a word of one, starts with \`${route.params[0]?.name}\`, folded as every name lookup folds it; at most ${searchLimit}, ranked: a whole name equal to it, then a name that starts with it, then a word that does; then ${route.search.prominence ? 'by population, largest first, then ' : ''}by name in Unicode's root collation. No match is \`[]\`, not a 404; a shorter query is a 400 saying how many characters more to type.`,
+      `A prefix search, from the ${route.search.minLength === 1 ? 'first' : 'second'} character: the records one of whose names${aliased ? ` (${aliased.searched})` : ''}, or a word of one, starts with \`${route.params[0]?.name}\`, folded as every name lookup folds it; at most ${searchLimit}, ranked: a whole name equal to it, then a name that starts with it, then a word that does; then ${route.search.prominence ? 'by population, largest first, then ' : ''}by name in Unicode's root collation. No match is \`[]\`, not a 404; a shorter query is a 400 saying how many characters more to type.`,
     );
   } else if (aliased) {
-    lines.push(
-      '**Extension**: the name may also be an alternative name (Turkey, Czech Republic) or the name in any language Unicode CLDR names every country in (Almanya, Allemagne, Deutschland, ドイツ, Германия); the answer is the same record.',
-    );
+    lines.push(aliased.found);
   }
   if (route.params.some((param) => param.kind === 'name') && route.shape === 'single') {
-    lines.push(
-      aliased
-        ? "When several records fold to one name, a record's own name wins over another's alternative name, which wins over another's name in another language; then the first in data order. manifest.json lists every such name."
-        : 'When several records fold to one name, the first in data order wins. manifest.json lists every such name.',
-    );
+    lines.push(`When several records fold to one name, ${aliased?.rule ?? 'the first in data order wins'}. manifest.json lists every such name.`);
   }
   if (route.omit?.length) lines.push(`Items carry no ${route.omit.join(', ')}: the single lookups do.`);
   if (route.extension) lines.push(`**Extension**: not in the reference-data API specification; offered because ${route.extension}.`);

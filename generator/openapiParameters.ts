@@ -19,7 +19,8 @@ const kindNotes: Record<ParamKind, string> = {
   integer: '`90`, `+90` and `090` are the same.',
   boolean: 'Any letter case.',
   year: '',
-  postalCode: '`34710`, `34 710` and `34-710` are the same.',
+  postalCode:
+    'Spaces, hyphens and letter case are ignored (`34710`, `34 710` and `34-710` are one code; `00-001` is `00001`), and leading zeros count (`01067` is not `1067`). A whole code finds the part of it the data holds: a UK postcode its outward code (`SW1A 1AA` finds SW1A), a Canadian one its first three characters (`H0H 0H0`), a Dutch one its four digits (`1012 AB`), a ZIP+4 code its ZIP code (`02134-1234`). docs/api.md lists the rules by country.',
 };
 
 /** The record an id parameter names, by the field it is compared with, and the lookup a client finds its id with. */
@@ -38,7 +39,8 @@ const namesOf: Readonly<Partial<Record<RecordType, string>>> = {
   country:
     "A country's name: its common English name (Türkiye), an official or alternative name (Republic of Türkiye, Turkey), or its name in any language Unicode CLDR names every country in (Almanya, Allemagne, ドイツ).",
   stateProvince: "A state or province's name as ISO 3166-2 gives it (Bayern, Hérault); Türkiye's provinces as PTT writes them (İstanbul).",
-  district: "A Turkish district's (ilçe's) name as PTT writes it (Kadıköy).",
+  district:
+    "A district's name as its country writes it: Türkiye's districts (ilçe) as PTT writes them (Kadıköy), elsewhere the postal place's (München); or another common name of it, such as its English name (Munich).",
   webDomain: 'A domain without the leading dot: a top-level domain (tr, com) or a second-level public suffix (com.tr, co.uk).',
 };
 /** What the searches match what the user has typed against, by record type. */
@@ -46,7 +48,7 @@ const searchedNamesOf: Readonly<Partial<Record<RecordType, string>>> = {
   country:
     "a country's names: its common English, native, official and alternative names, and its names in every language Unicode CLDR names countries in (alma, deu and ドイ find Germany)",
   stateProvince: "a state or province's name as ISO 3166-2 gives it (bay finds Bayern); Türkiye's provinces as PTT writes them (ist finds İstanbul)",
-  district: "a district's name as PTT writes it (kadı finds Kadıköy)",
+  district: "a district's name as its country writes it (kadı finds Kadıköy) or another common name of it (muni finds München by Munich)",
   neighborhood: "a neighbourhood's name as an address form shows it (Caferağa Mahallesi) or as PTT writes it (Caferağa Mah)",
 };
 
@@ -71,7 +73,7 @@ const meanings: Readonly<Record<string, (route: Route) => string | undefined>> =
   iban: () =>
     "An IBAN (ISO 13616), such as TR42 0001 0000 0000 0000 0000 01: the answer is the bank it names. A Turkish IBAN is TR, two check digits, the bank's five-digit EFT code (00010 for Ziraat), a reserved 0 and the 16-character account.",
   zipcode: () =>
-    "A Turkish postal code (PTT's posta kodu): five digits such as 34710, the first two the province's plate number. The answer is every neighbourhood it covers.",
+    "A postal code as its country writes it: Türkiye's (PTT's posta kodu) are five digits such as 34710, the first two the province's plate number. The answer is every neighbourhood it covers, in every country that has the code unless countryId names one.",
   currencycode: () => "A currency's ISO 4217 code, such as TRY: the answer is the countries where it is legal tender today.",
   istoplevel: () => '`true` for the top-level domains (tr, com), `false` for the second-level public suffixes (com.tr, co.uk).',
   year: (route) =>
@@ -125,7 +127,7 @@ function querySchemaOf(kind: ParamKind, holidayYears: { first: number; last: num
     case 'name':
       return { type: 'string', minLength: 1, maxLength: 200 };
     case 'postalCode':
-      return { type: 'string', minLength: 3, maxLength: 20, pattern: '^[A-Za-z0-9 -]+$' };
+      return { type: 'string', minLength: 2, maxLength: 20 };
   }
 }
 
@@ -145,8 +147,16 @@ export function queryParameter(route: Route, param: RouteParam, holidayYears: { 
   const name = 'Its name, too, in any letter case; give it once.';
   const within = param.within === undefined ? '' : `It must be one of ${param.within}'s (a code that starts with it and a hyphen); another answers 400.`;
   const optional = param.optional ? withoutIt(param) : '';
-  const description = [meaning, kindNotes[param.kind], window, within, optional, name].filter(Boolean).join(' ');
-  return { name: param.name, in: 'query', required: !param.optional, description, schema: querySchemaOf(param.kind, holidayYears) };
+  const extension = param.extension === undefined ? '' : `**Extension**: not in the reference-data API specification; offered because ${param.extension}.`;
+  const description = [meaning, kindNotes[param.kind], window, within, optional, extension, name].filter(Boolean).join(' ');
+  return {
+    name: param.name,
+    in: 'query',
+    required: !param.optional,
+    ...(param.extension === undefined ? {} : { 'x-extension': true }),
+    description,
+    schema: querySchemaOf(param.kind, holidayYears),
+  };
 }
 
 /** The `format` parameter of a route with representations besides JSON. */

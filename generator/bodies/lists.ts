@@ -6,6 +6,7 @@
 import { bodyPath, languageBodyKeys, type Route } from '../../contract/routes.ts';
 import { textIn } from '../languages.ts';
 import type { DataRecord } from '../schemas.ts';
+import { aliasesOf } from './ambiguity.ts';
 import type { Indexing } from './indexing.ts';
 
 /** Every key tuple a list route must answer, so that an existing parent with no children gets []. */
@@ -28,6 +29,30 @@ function requiredKeys(route: Route, { dataset, settings, keys }: Indexing): stri
   return domains.reduce<string[][]>((tuples, domain) => tuples.flatMap((tuple) => (domain ?? []).map((key) => [...tuple, key])), [[]]);
 }
 
+/**
+ * A record's keys for each parameter: its own field's, then those of its alias fields' names (a
+ * district's exonyms), each once; undefined when its own value has no key.
+ */
+function keysPerParam(route: Route, record: DataRecord, { keys }: Indexing): string[][] | undefined {
+  const perParam: string[][] = [];
+  for (const param of route.params) {
+    const own = keys.ownKey(route.record, record, param);
+    if (own === undefined) return undefined;
+    const aliases = (param.aliasFields ?? []).flatMap((field) =>
+      aliasesOf(record, field).flatMap(({ value }) => keys.keyOf(route.record, record, param, value, field) ?? []),
+    );
+    perParam.push([...new Set([own, ...aliases])]);
+  }
+  return perParam;
+}
+
+/** Every tuple of one key per parameter, joined as body paths join them. */
+function tuplesOf(perParam: readonly (readonly string[])[]): string[] {
+  return perParam
+    .reduce<string[][]>((tuples, options) => tuples.flatMap((tuple) => options.map((key) => [...tuple, key])), [[]])
+    .map((tuple) => tuple.join('/'));
+}
+
 /** The records of a list route grouped by key tuple; a record outside a required domain is a problem. */
 function groupRecords(route: Route, records: readonly DataRecord[], indexing: Indexing): Map<string, DataRecord[]> {
   const { keys, problems } = indexing;
@@ -38,16 +63,19 @@ function groupRecords(route: Route, records: readonly DataRecord[], indexing: In
   // each number of keys a query may give, from the required ones to all of them.
   const fewest = route.params.filter((param) => !param.optional).length;
   for (const record of records) {
-    const recordKeys = route.params.map((param) => keys.ownKey(route.record, record, param));
-    if (recordKeys.some((key) => key === undefined)) continue;
+    const perParam = keysPerParam(route, record, indexing);
+    if (perParam === undefined) continue;
     for (let count = route.params.length; count >= fewest; count--) {
-      const tuple = recordKeys.slice(0, count).join('/');
-      const group = groups.get(tuple);
-      if (group) group.push(record);
-      else if (required.length > 0) {
-        const fields = route.params.map((param) => param.field).join(' + ');
-        problems.push(`${keys.whereIs(route.record, record)}: ${fields} ${tuple} is outside what ${route.path} serves (check data/build.json)`);
-      } else groups.set(tuple, [record]);
+      for (const tuple of tuplesOf(perParam.slice(0, count))) {
+        const group = groups.get(tuple);
+        // A record whose name and alias fold alike is listed once.
+        if (group) {
+          if (group[group.length - 1] !== record) group.push(record);
+        } else if (required.length > 0) {
+          const fields = route.params.map((param) => param.field).join(' + ');
+          problems.push(`${keys.whereIs(route.record, record)}: ${fields} ${tuple} is outside what ${route.path} serves (check data/build.json)`);
+        } else groups.set(tuple, [record]);
+      }
     }
   }
   return groups;

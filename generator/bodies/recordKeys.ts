@@ -13,6 +13,8 @@ type DerivedField = (record: DataRecord) => unknown;
 /** Fields a lookup needs that the record does not carry itself. */
 function derivedFields(dataset: Dataset): Partial<Record<RecordType, Record<string, DerivedField>>> {
   const stateProvinces = new Map(dataset.records.get('stateProvince')?.map((state) => [state.id, state]));
+  const districts = new Map(dataset.records.get('district')?.map((district) => [district.id, district]));
+  const countryIdOfDistrict = (district: DataRecord | undefined) => stateProvinces.get(String(district?.stateProvinceId))?.countryId;
   const countries = new Map(dataset.records.get('country')?.map((country) => [country.id, country]));
   const yearOf: DerivedField = (day) => String(day.startDate).slice(0, 4);
   // Holidays and special days by country code: a day knows only its country's id.
@@ -30,7 +32,9 @@ function derivedFields(dataset: Dataset): Partial<Record<RecordType, Record<stri
   return {
     bank: { iban: ibanOfBank },
     // District getbyname is scoped by country; a district knows only its state or province.
-    district: { countryId: (district) => stateProvinces.get(String(district.stateProvinceId))?.countryId },
+    district: { countryId: countryIdOfDistrict },
+    // Postal codes by country: a neighbourhood knows only its district.
+    neighborhood: { countryId: (neighborhood) => countryIdOfDistrict(districts.get(String(neighborhood.districtId))) },
     stateProvince: { code: stateProvinceCode, regionalHolidays: (state) => withRegionalHolidays.has(state.id) },
     countryHoliday: { year: yearOf, countryCode: countryCodeOf },
     countrySpecialDay: { year: yearOf, countryCode: countryCodeOf },

@@ -5,7 +5,7 @@
 import { quoteEcho } from '../../contract/envelope.ts';
 import { ServiceError } from '../../contract/errors.ts';
 import { expectedForms, normaliseKey } from '../../contract/keys.ts';
-import { formatParam, recordLabels, routeParts, routes, type Format, type Route, type RouteParam } from '../../contract/routes.ts';
+import { formatParam, recordLabels, recordTypes, routeParts, routes, type Format, type Route, type RouteParam } from '../../contract/routes.ts';
 import type { BodyStore } from '../store/store.ts';
 
 /** A client-sent value as a message quotes it: JSON-quoted, cut to a bounded length. */
@@ -128,15 +128,36 @@ export function formatOf(route: Route, params: ReadonlyMap<string, readonly stri
   return format;
 }
 
+/** Each record type's getbyid path: where an id that limits a lookup is checked. */
+const byIdPaths = new Map(routes.filter((route) => route.path.endsWith('/getbyid')).map((route) => [route.record, route.path]));
+
 /**
  * The 404 of a lookup whose keys are well-formed but match nothing, naming what was asked: the
- * optional parameter where the lookup without it has a body, else the parent, else every value.
+ * record an optional id names where there is none, the optional parameter where the lookup without
+ * it has a body, else the parent, else every value given.
  */
 export function notFound(route: Route, { keys, given }: Pick<ResolvedKeys, 'keys' | 'given'>, store: BodyStore): ServiceError {
   const [first] = route.params;
   const required = route.params.filter((param) => !param.optional).length;
   const optional = route.params[keys.length - 1];
-  const criteria = route.params.map((param, position) => `${param.name} ${echo(given[position] ?? '')}`).join(' and ');
+  const criteria = route.params
+    .slice(0, keys.length)
+    .map((param, position) => `${param.name} ${echo(given[position] ?? '')}`)
+    .join(' and ');
+  const named = keys.length > required && optional?.kind === 'uuid' ? recordTypes.find((type) => `${type}Id` === optional.field) : undefined;
+  const byId = named && byIdPaths.get(named);
+  if (named && byId && !store.find(byId, [keys[keys.length - 1] ?? ''])) {
+    return new ServiceError('ERR_NOT_FOUND', `No ${recordLabels[named]} has ${optional?.name} ${echo(given[keys.length - 1] ?? '')}.`);
+  }
+  if (first?.kind === 'postalCode') {
+    const zeros = withLeadingZeros(route, keys, store);
+    if (zeros !== undefined) {
+      return new ServiceError(
+        'ERR_NOT_FOUND',
+        `No ${recordLabels[route.record]} has ${criteria}; ${first.name} ${zeros} has: a postal code keeps its leading zeros, which a spreadsheet may have dropped.`,
+      );
+    }
+  }
   if (keys.length > required && optional && optional.within === undefined && store.find(route.path, keys.slice(0, required))) {
     return new ServiceError(
       'ERR_NOT_FOUND',
@@ -168,6 +189,18 @@ export function notFound(route: Route, { keys, given }: Pick<ResolvedKeys, 'keys
     );
   }
   return new ServiceError('ERR_NOT_FOUND', `No ${recordLabels[route.record]} has ${criteria}.`);
+}
+
+/**
+ * The code with the leading zeros a spreadsheet drops (2134 for the US's 02134, 1067 for Germany's
+ * 01067), where the same lookup with it has neighbourhoods: the code as a client should write it.
+ */
+function withLeadingZeros(route: Route, [code = '', ...rest]: readonly string[], store: BodyStore): string | undefined {
+  if (!/^[0-9]+$/.test(code)) return undefined;
+  for (const padded of [`0${code}`, `00${code}`]) {
+    if (padded.length <= 10 && store.find(route.path, [padded, ...rest])) return echo(padded);
+  }
+  return undefined;
 }
 
 /** The 404 of a well-formed IBAN: of a country whose banks the service does not hold, or with a bank code no bank has. */

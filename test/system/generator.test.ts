@@ -77,25 +77,26 @@ describe('the generator on the fixture dataset', () => {
   });
 
   it('counts records per type and names the holiday window', async () => {
-    expect(manifest.counts).toMatchObject({ country: 2, region: 2, district: 5, neighborhood: 4, countryHoliday: 6 });
+    expect(manifest.counts).toMatchObject({ country: 3, region: 2, district: 9, neighborhood: 8, countryHoliday: 6 });
     expect(manifest.holidayYears).toEqual({ first: 2023, last: 2025 });
   });
 
   it('writes bodies only, with hidden fields left out and country getall without flags', async () => {
     const countryRecords = await fixtureRecords('country');
-    const germany = itemAt(countryRecords, 0);
-    const turkey = itemAt(countryRecords, 1);
+    const turkey = pick(countryRecords, 'alpha2Code', 'TR');
     expect(await readBody(distDir, `${api}/country/getbyalpha2code/tr.json`)).toEqual(without(turkey, 'altNames', 'localizedNames'));
     expect(await readBody(distDir, `${api}/country/getall.json`)).toEqual(
-      [germany, turkey].map((country) => without(country, 'altNames', 'localizedNames', 'flag')),
+      countryRecords.map((country) => without(country, 'altNames', 'localizedNames', 'flag')),
     );
     const banks = await fixtureRecords('bank');
     expect(await readBody(distDir, `financemanagement/api/bank/getbycode/010.json`)).toEqual(without(pick(banks, 'code', '010'), 'countryId'));
   });
 
   it('gives every existing parent a list file, empty where it has no children', async () => {
-    const berlin = pick(await fixtureRecords('stateProvince'), 'name', 'Berlin');
-    expect(await readBody(distDir, `${api}/district/getbystateprovinceid/${berlin.id}.json`)).toEqual([]);
+    // Diyarbakır's Yenişehir: a district without neighbourhoods in the fixture.
+    const diyarbakir = pick(await fixtureRecords('stateProvince'), 'name', 'Diyarbakır');
+    const yenisehir = pick(await fixtureRecords('district'), 'stateProvinceId', diyarbakir.id);
+    expect(await readBody(distDir, `${api}/neighborhood/getbydistrictid/${yenisehir.id}.json`)).toEqual([]);
     const turkey = pick(await fixtureRecords('country'), 'alpha2Code', 'TR');
     for (const year of [2023, 2024, 2025]) {
       expect(manifest.files[`${api}/countryholiday/getbycountryid/${turkey.id}/${year}.json`], String(year)).toBeDefined();

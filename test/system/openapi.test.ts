@@ -178,9 +178,11 @@ function validValue(route: Route, param: RouteParam, position: number): string {
   if (position === 0 && route.document) return String(records.country?.find((country) => country.id === regional.countryId)?.alpha2Code);
   if (position === 0 && route.parent) return String(first(route.parent.record)[route.parent.field]);
   const record = first(route.record);
-  // District getbyname is scoped by country, a field districts reach through their state or province.
-  if (route.record === 'district' && param.field === 'countryId') {
-    return String(records.stateProvince?.find((state) => state.id === record.stateProvinceId)?.countryId);
+  // District getbyname is scoped by country, a field districts reach through their state or province
+  // (and neighbourhoods by postal code, through their district).
+  if ((route.record === 'district' || route.record === 'neighborhood') && param.field === 'countryId') {
+    const district = route.record === 'district' ? record : records.district?.find((candidate) => candidate.id === record.districtId);
+    return String(records.stateProvince?.find((state) => state.id === district?.stateProvinceId)?.countryId);
   }
   return String(record[param.field]);
 }

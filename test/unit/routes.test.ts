@@ -60,9 +60,19 @@ describe('the route table', () => {
     for (const route of routes) if (route.extension !== undefined) expect(route.extension.length, route.path).toBeGreaterThan(20);
   });
 
+  it('marks the parameters the spec lacks as extensions, each optional and saying why', () => {
+    const extended = routes.flatMap((route) => route.params.filter((param) => param.extension !== undefined).map((param) => [route.path, param] as const));
+    expect(extended.map(([path, param]) => `${path} ${param.name}`)).toEqual(['/addressmanagement/api/neighborhood/getbyzipcode countryId']);
+    for (const [path, param] of extended) {
+      expect(param.optional, path).toBe(true);
+      expect(param.extension?.length, path).toBeGreaterThan(20);
+    }
+  });
+
   it('looks parameters up in fields the records have', () => {
     const derived = new Set([
       'district.countryId',
+      'neighborhood.countryId',
       'countryHoliday.year',
       'countrySpecialDay.year',
       'countryHoliday.countryCode',
