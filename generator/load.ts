@@ -8,6 +8,7 @@ import path from 'node:path';
 import fg from 'fast-glob';
 import { recordTypes, type RecordType } from '../contract/routes.ts';
 import { BuildError } from './errors.ts';
+import { gateAddressCountries } from './validate.ts';
 
 /** Records live in `records/<recordType>.json` or, when large, `records/<recordType>/**\/*.json`. */
 const recordGlob = 'records/**/*.json';
@@ -80,8 +81,16 @@ export async function readInputs(dataDir: string): Promise<Inputs> {
   return { records, settings, sources, dataVersion: hash.digest('hex').slice(0, 16) };
 }
 
-/** The inputs parsed: each record file's records by record type, and the settings. */
-export function parseInputs(inputs: Inputs): LoadedData {
+/** Which countries' districts and neighbourhoods to load: those build.json's `addressCountries` serves, or every one. */
+export interface LoadOptions {
+  readonly addressCountries?: 'served' | 'all';
+}
+
+/**
+ * The inputs parsed: each record file's records by record type, and the settings. For the build,
+ * the districts and neighbourhoods of the countries build.json does not serve are left out.
+ */
+export function parseInputs(inputs: Inputs, { addressCountries = 'served' }: LoadOptions = {}): LoadedData {
   const files: RecordFile[] = [];
   const problems: string[] = [];
   for (const { relativePath, displayPath, bytes } of inputs.records) {
@@ -98,14 +107,16 @@ export function parseInputs(inputs: Inputs): LoadedData {
     files.push({ displayPath, recordType: typeName, records });
   }
   if (problems.length > 0) throw new BuildError(problems);
+  const settings = parseJson(inputs.settings.displayPath, inputs.settings.bytes.toString('utf8'));
   return {
-    files,
-    settings: parseJson(inputs.settings.displayPath, inputs.settings.bytes.toString('utf8')),
+    files: addressCountries === 'all' ? files : gateAddressCountries(files, settings),
+    settings,
     sources: inputs.sources && parseJson(inputs.sources.displayPath, inputs.sources.bytes.toString('utf8')),
     dataVersion: inputs.dataVersion,
   };
 }
 
-export async function loadData(dataDir: string): Promise<LoadedData> {
-  return parseInputs(await readInputs(dataDir));
+/** Every record of data/ (the data checks and tests read them all), or with `addressCountries: 'served'` what a build serves. */
+export async function loadData(dataDir: string, { addressCountries = 'all' }: LoadOptions = {}): Promise<LoadedData> {
+  return parseInputs(await readInputs(dataDir), { addressCountries });
 }

@@ -443,12 +443,22 @@ export type CallingCode = z.infer<typeof callingCodeSchema>;
 /** Any validated record: its fields by name. */
 export type DataRecord = { readonly id: string } & Readonly<Record<string, unknown>>;
 
+/**
+ * Whose districts and neighbourhoods a build serves: "all", or ISO 3166-1 alpha-2 codes (["TR"]).
+ * The records of every country are in data/records; the others are left out of the build (load.ts).
+ * Absent means all, as for a dataset that predates the setting (the test fixtures).
+ */
+export const addressCountriesSchema = z.union([z.literal('all'), z.array(z.string().regex(/^[A-Z]{2}$/)).min(1)], {
+  error: 'must be "all" or a non-empty list of ISO 3166-1 alpha-2 codes in capitals, such as ["TR", "DE"]',
+});
+
 /** Build settings kept in data/build.json. */
 export const buildSettingsSchema = z.strictObject({
   /** The years that have holiday and special-day files; other years answer 404 naming this window. */
   holidayYears: z
     .strictObject({ first: z.number().int().min(1900).max(2200), last: z.number().int().min(1900).max(2200) })
     .refine((years) => years.first <= years.last, 'first must not be after last'),
+  addressCountries: addressCountriesSchema.optional(),
 });
 export type BuildSettings = z.infer<typeof buildSettingsSchema>;
 

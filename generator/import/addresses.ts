@@ -98,12 +98,13 @@ export const importAddresses: DatasetImporter = async (context) => {
 
   // The previous records' natural keys, read through the previous records they point at.
   const plateById = new Map(previousProvinces.filter((province) => province.countryId === turkeyId).map((province) => [province.id, province.abbreviation]));
-  const previousDistricts = await context.previous('district', districtSchema);
+  // Türkiye's only: the other countries' districts (worldAddresses.ts) share the record type.
+  const previousDistricts = (await context.previous('district', districtSchema)).filter((record) => plateById.has(record.stateProvinceId));
   const previousDistrictKey = (record: District) => districtKey(plateById.get(record.stateProvinceId) ?? record.stateProvinceId, record.name);
   const districtKeyById = new Map(previousDistricts.map((record) => [record.id, previousDistrictKey(record)]));
   const idForDistrict = reuseIds('district', previousDistricts, previousDistrictKey);
   // Records written before the names were read carry PTT's name as their name.
-  const previousNeighbourhoods = await context.previous('neighborhood', neighborhoodSchema.partial({ pttName: true, placeType: true, parentPlace: true }));
+  const previousNeighbourhoods = (await context.previous('neighborhood', neighborhoodSchema)).filter((record) => districtKeyById.has(record.districtId));
   const previousKeyParts = (record: (typeof previousNeighbourhoods)[number]) => ({
     district: districtKeyById.get(record.districtId) ?? record.districtId,
     name: record.pttName ?? record.name,

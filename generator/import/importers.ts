@@ -10,9 +10,11 @@ import { importHolidays } from './holidays.ts';
 import { importLanguages } from './languages.ts';
 import { importTimeZones } from './timeZones.ts';
 import { importWebDomains } from './webDomains.ts';
+import { importWorldAddresses } from './worldAddresses.ts';
 
 export const datasetImporters: readonly DatasetImporter[] = [
   importAddresses,
+  importWorldAddresses,
   importBanks,
   importCountryCurrencies,
   importLanguages,

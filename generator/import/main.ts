@@ -123,6 +123,12 @@ export async function importReferenceData(dataDir: string = defaultDataDir): Pro
 
   await mkdir(recordsDir, { recursive: true });
   const files: WrittenFile[] = [];
+  // Several importers may write parts of one record type (Türkiye's neighbourhoods and the world's): a part is stale when none wants it.
+  const wantedParts = new Map<RecordType, Set<string>>();
+  for (const output of outputs) {
+    if ('parts' in output)
+      for (const part of output.parts.keys()) wantedParts.set(output.recordType, (wantedParts.get(output.recordType) ?? new Set()).add(`${part}.json`));
+  }
   for (const output of outputs) {
     if ('records' in output) {
       const file = fileOf(output.recordType);
@@ -131,7 +137,7 @@ export async function importReferenceData(dataDir: string = defaultDataDir): Pro
     }
     const directory = partsDirOf(output.recordType);
     await mkdir(directory, { recursive: true });
-    const wanted = new Set([...output.parts.keys()].map((part) => `${part}.json`));
+    const wanted = wantedParts.get(output.recordType) ?? new Set<string>();
     // A part the sources no longer produce (a country dropped from a package) must not linger.
     for (const stale of (await readdir(directory)).filter((name) => name.endsWith('.json') && !wanted.has(name))) {
       await rm(path.join(directory, stale));
