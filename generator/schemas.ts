@@ -448,8 +448,9 @@ export type DataRecord = { readonly id: string } & Readonly<Record<string, unkno
  * The records of every country are in data/records; the others are left out of the build (load.ts).
  * Absent means all, as for a dataset that predates the setting (the test fixtures).
  */
-export const addressCountriesSchema = z.union([z.literal('all'), z.array(z.string().regex(/^[A-Z]{2}$/)).min(1)], {
-  error: 'must be "all" or a non-empty list of ISO 3166-1 alpha-2 codes in capitals, such as ["TR", "DE"]',
+const addressCountriesForm = 'must be "all" or a non-empty list of ISO 3166-1 alpha-2 codes in capitals, such as ["TR", "DE"]';
+export const addressCountriesSchema = z.union([z.literal('all'), z.array(z.string().regex(/^[A-Z]{2}$/, addressCountriesForm)).min(1, addressCountriesForm)], {
+  error: addressCountriesForm,
 });
 
 /** Build settings kept in data/build.json. */

@@ -9,11 +9,14 @@
  * (<CC>-1, <CC>-2 … past `partSize` records, to keep files reviewable). Which of them a build
  * serves is data/build.json `addressCountries`.
  */
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
 import type { z } from 'zod';
-import { districtSchema, neighborhoodSchema, type stateProvinceSchema, type Country } from '../schemas.ts';
+import { countrySchema, districtSchema, neighborhoodSchema, stateProvinceSchema, type Country } from '../schemas.ts';
 import { matchExonyms, type CityPlace, type DistrictPlace } from './exonyms.ts';
 import { reuseIds } from './ids.ts';
-import type { DatasetImporter } from './importer.ts';
+import type { DatasetImporter, ImportContext } from './importer.ts';
+import { readRecords } from './recordsFile.ts';
 import { compareCodePoints, englishCollator } from './ordering.ts';
 import {
   districtLevelOf,
@@ -38,8 +41,8 @@ export const pttCountry = 'TR';
 export const partSize = 100_000;
 
 /** Natural keys, one format for the records built now and those read back. */
-export const districtKey = (country: string, isoCode: string, name: string) => JSON.stringify([country, isoCode, name]);
-export const neighbourhoodKey = (country: string, zipCode: string, place: string, district: string) => JSON.stringify([country, zipCode, place, district]);
+export const districtKey = (isoCode: string, name: string) => JSON.stringify([isoCode, name]);
+export const neighbourhoodKey = (zipCode: string, place: string, district: string) => JSON.stringify([zipCode, place, district]);
 
 /** Why rows were not imported, counted per country for data/SOURCES.md and the tests. */
 export type LeftOutReason =
@@ -113,14 +116,14 @@ export function buildWorldAddresses(inputs: WorldInputs): WorldAddresses {
   const worldDistricts = inputs.previousDistricts.filter((record) => !isoById.get(record.stateProvinceId)?.startsWith(`${pttCountry}-`));
   const previousDistrictKey = (record: District) => {
     const isoCode = isoById.get(record.stateProvinceId) ?? record.stateProvinceId;
-    return districtKey(isoCode.slice(0, 2), isoCode, record.name);
+    return districtKey(isoCode, record.name);
   };
   const keyByDistrictId = new Map(worldDistricts.map((record) => [record.id, previousDistrictKey(record)]));
   const idForDistrict = reuseIds('district', worldDistricts, previousDistrictKey);
   const worldNeighbourhoods = inputs.previousNeighbourhoods.filter((record) => keyByDistrictId.has(record.districtId));
   const idForNeighbourhood = reuseIds('neighborhood', worldNeighbourhoods, (record) => {
     const district = keyByDistrictId.get(record.districtId) ?? record.districtId;
-    return neighbourhoodKey((JSON.parse(district) as string[])[0] ?? '', record.zipCode, record.name, district);
+    return neighbourhoodKey(record.zipCode, record.name, district);
   });
 
   const districtsByCountry = new Map<string, District[]>();
@@ -155,7 +158,7 @@ export function buildWorldAddresses(inputs: WorldInputs): WorldAddresses {
         continue;
       }
       usedNames.add(name);
-      const key = districtKey(country, subdivision.isoCode, name);
+      const key = districtKey(subdivision.isoCode, name);
       let draft = drafts.get(key);
       if (draft === undefined) {
         draft = { key, isoCode: subdivision.isoCode, name, admin1Codes: new Map(), latitudeSum: 0, longitudeSum: 0, located: 0, neighbourhoods: new Map() };
@@ -198,7 +201,7 @@ export function buildWorldAddresses(inputs: WorldInputs): WorldAddresses {
         (a, b) => englishCollator.compare(a.place, b.place) || compareCodePoints(a.place, b.place) || compareCodePoints(a.zipCode, b.zipCode),
       );
       for (const { zipCode, place } of ofDistrict) {
-        neighbourhoods.push({ id: idForNeighbourhood(neighbourhoodKey(country, zipCode, place, draft.key)), districtId: id, name: place, zipCode });
+        neighbourhoods.push({ id: idForNeighbourhood(neighbourhoodKey(zipCode, place, draft.key)), districtId: id, name: place, zipCode });
       }
     }
     districtsByCountry.set(country, districts);
@@ -215,7 +218,7 @@ export function buildWorldAddresses(inputs: WorldInputs): WorldAddresses {
         count(cscLeftOut, country);
         continue;
       }
-      keys.set(districtKey(country, city.stateIsoCode, name), { isoCode: city.stateIsoCode, name });
+      keys.set(districtKey(city.stateIsoCode, name), { isoCode: city.stateIsoCode, name });
     }
     const districts = [...keys]
       .sort(([, a], [, b]) => compareCodePoints(a.isoCode, b.isoCode) || englishCollator.compare(a.name, b.name) || compareCodePoints(a.name, b.name))
@@ -239,17 +242,40 @@ export function partsOf<Item>(byCountry: ReadonlyMap<string, readonly Item[]>): 
   return parts;
 }
 
-export async function loadWorldInputs(context: Parameters<DatasetImporter>[0]): Promise<WorldInputs> {
-  const stateProvinces = context.imported('stateProvince') as StateProvince[];
+/** The vendored sources and the curated table, the same for an import and a test. */
+async function loadSources(dataDir: string) {
+  return {
+    postalRows: await loadPostalRows(dataDir),
+    geonamesCities: await loadGeonamesCities(dataDir),
+    cscCities: await loadCscCities(dataDir),
+    admin1Table: await readAdmin1Table(dataDir),
+  };
+}
+
+export async function loadWorldInputs(context: ImportContext): Promise<WorldInputs> {
   return {
     countries: context.countries,
-    stateProvinces,
-    postalRows: await loadPostalRows(context.dataDir),
-    geonamesCities: await loadGeonamesCities(context.dataDir),
-    cscCities: await loadCscCities(context.dataDir),
-    admin1Table: await readAdmin1Table(context.dataDir),
+    stateProvinces: context.imported('stateProvince') as StateProvince[],
+    ...(await loadSources(context.dataDir)),
     previousDistricts: await context.previous('district', districtSchema),
     previousNeighbourhoods: await context.previous('neighborhood', neighborhoodSchema),
+  };
+}
+
+/** The inputs as an import of the data directory's committed records would see them. */
+export async function loadWorldInputsFrom(dataDir: string): Promise<WorldInputs> {
+  const recordsDir = path.join(dataDir, 'records');
+  const all = async <Schema extends z.ZodType>(recordType: string, schema: Schema): Promise<z.infer<Schema>[]> => {
+    const parts = (await readdir(path.join(recordsDir, recordType)).catch(() => [] as string[])).filter((name) => name.endsWith('.json')).sort();
+    const single = await readRecords(path.join(recordsDir, `${recordType}.json`), schema);
+    return [...single, ...(await Promise.all(parts.map((name) => readRecords(path.join(recordsDir, recordType, name), schema)))).flat()];
+  };
+  return {
+    countries: await all('country', countrySchema),
+    stateProvinces: await all('stateProvince', stateProvinceSchema),
+    ...(await loadSources(dataDir)),
+    previousDistricts: await all('district', districtSchema),
+    previousNeighbourhoods: await all('neighborhood', neighborhoodSchema),
   };
 }
 

@@ -45,7 +45,8 @@ beforeAll(async () => {
   countries = await readArray(path.join(recordsDir, 'country.json'), countrySchema);
   stateProvinces = await readArray(path.join(recordsDir, 'stateProvince.json'), stateProvinceSchema);
   districts = await readArray(path.join(recordsDir, 'district.json'), districtSchema);
-  const partFiles = (await readdir(path.join(recordsDir, 'neighborhood'))).filter((name) => name.endsWith('.json')).sort();
+  // Türkiye's parts are named by plate code; the other countries' (worldAddresses.test.ts) by alpha-2 code.
+  const partFiles = (await readdir(path.join(recordsDir, 'neighborhood'))).filter((name) => /^\d{2}\.json$/.test(name)).sort();
   neighbourhoodsByPart = new Map();
   for (const file of partFiles) {
     neighbourhoodsByPart.set(file.replace(/\.json$/, ''), await readArray(path.join(recordsDir, 'neighborhood', file), neighborhoodSchema));
