@@ -143,6 +143,8 @@ export const districtSchema = z.strictObject({
    */
   aliases: z.array(text).optional(),
 });
+/** A postal code as written: 3 to 10 capitals, digits, spaces and hyphens, or a UK outward code of two (W1), as contract/keys.ts reads them. */
+export const postalCodePattern = /^(?:[0-9A-Z -]{3,10}|[A-Z][0-9])$/;
 /** What kind of place a Turkish neighbourhood record is (generator/import/neighbourhoodNames.ts). */
 export const placeTypes = ['mahalle', 'köy', 'köy_mahallesi', 'osb', 'sb', 'yayla', 'mezra', 'mevkii', 'site', 'other'] as const;
 export const neighborhoodSchema = z.strictObject({
@@ -154,7 +156,7 @@ export const neighborhoodSchema = z.strictObject({
   ),
   zipCode: z
     .string()
-    .regex(/^[0-9A-Z -]{3,10}$/, 'must be a postal code such as 34710')
+    .regex(postalCodePattern, 'must be a postal code such as 34710')
     .describe(
       "The postal code as the country writes it: Türkiye's posta kodu from PTT, five digits, the first two the province's plate number (34710); elsewhere GeoNames' code (80331, 69001, SW1A, 110001). One code may cover several places.",
     ),

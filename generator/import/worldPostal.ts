@@ -5,6 +5,7 @@
  * subdivision a row belongs to (data/curated/geonames-admin1-iso.json).
  */
 import { z } from 'zod';
+import { postalCodePattern } from '../schemas.ts';
 import { readCuratedFile } from './curatedFile.ts';
 import { ImportError } from './importError.ts';
 import type { PostalRow } from './worldSources.ts';
@@ -143,7 +144,10 @@ export function isoCodeByGeonamesName(table: Admin1Table): Map<string, string> {
   return new Map([...codes].flatMap(([key, set]) => (set.size === 1 ? [[key, [...set][0] as string]] : [])));
 }
 
-/** What the postal-code key (contract/keys.ts) and the schema accept: 3 to 10 capitals, digits, spaces, hyphens. */
+/**
+ * What the schema and the postal-code key (contract/keys.ts) accept: France's "75303 SP 07" and
+ * "78078 CITYSSIMO" (business-mail codes like CEDEX) are longer and are left out.
+ */
 export function isServablePostalCode(code: string): boolean {
-  return /^[0-9A-Z -]{3,10}$/.test(code);
+  return postalCodePattern.test(code);
 }

@@ -164,6 +164,12 @@ describe('the places the questions are about', () => {
     expect(districtsNamed('ES', 'Madrid').map(isoCodeOf)).toContain('ES-M');
   });
 
+  it("the UK's two-character outward codes are there: E1's places (Aldgate East …) are in England", () => {
+    const e1 = neighbourhoodsWithCode('GB', 'E1');
+    expect(e1.map((record) => record.name)).toContain('Aldgate East');
+    expect(new Set(e1.map((record) => isoCodeOf(districtById.get(record.districtId))))).toEqual(new Set(['GB-ENG']));
+  });
+
   it('North Ostrobothnia (GeoNames FI 17) is FI-14, as reviewed: Oulu is there', () => {
     expect(districtsNamed('FI', 'Oulu').map(isoCodeOf)).toEqual(['FI-14']);
   });

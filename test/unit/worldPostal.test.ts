@@ -74,12 +74,15 @@ describe('rows that are not addresses', () => {
     expect(isAddressRow('PL', row({ admin1Code: '72' }))).toBe(true);
   });
 
-  it('a postal code the lookup key cannot hold (two characters, lower case) is not servable', () => {
+  it("a postal code the lookup key cannot hold is not servable: France's SP and CITYSSIMO codes, lower case", () => {
     expect(isServablePostalCode('80331')).toBe(true);
     expect(isServablePostalCode('1000-001')).toBe(true);
     expect(isServablePostalCode('VLT 1010')).toBe(true);
-    expect(isServablePostalCode('E1')).toBe(false);
+    expect(isServablePostalCode('E1')).toBe(true);
+    expect(isServablePostalCode('75303 SP 07')).toBe(false);
+    expect(isServablePostalCode('78078 CITYSSIMO')).toBe(false);
     expect(isServablePostalCode('ab10')).toBe(false);
+    expect(isServablePostalCode('1')).toBe(false);
   });
 });
 
