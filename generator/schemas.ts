@@ -134,12 +134,12 @@ export const districtSchema = z.strictObject({
     "The id of the subdivision (state or province record) the district belongs to: Türkiye's province (il); elsewhere the ISO 3166-2 subdivision its postal place lies in (Bayern for München, Rhône for Lyon).",
   ),
   name: text.describe(
-    'The district\'s name as the country writes it: Türkiye\'s districts (ilçe) as PTT\'s postal-code list writes them ("Kadıköy"; a province\'s central district is "Merkez", so the name repeats across provinces); elsewhere the postal place or the county, municipality or district a country\'s postal codes are listed under (GeoNames, Geographic data of countrystatecity.in where GeoNames has no postal codes): "München", "Lyon", "Mumbai".',
+    'The district\'s name as the country writes it: Türkiye\'s districts (ilçe) as PTT\'s postal-code list writes them ("Kadıköy"; a province\'s central district is "Merkez", so the name repeats across provinces); elsewhere the postal place or the county, municipality or district a country\'s postal codes are listed under (GeoNames; the Countries States Cities Database where GeoNames has no postal codes): "München", "Lyon", "Mumbai".',
   ),
   /**
-   * Other common names of the district that differ from `name`, English ones first ("Munich" for
-   * München, "Cologne" for Köln): GeoNames' cities matched to the postal place. They find the
-   * district by name too; not in responses.
+   * Other common names of the district that differ from `name`, such as its English name ("Munich"
+   * for München, "Rome" for Roma): GeoNames' city at the postal place (import/exonyms.ts). They
+   * find the district by name too; not in responses. Absent where there is none.
    */
   aliases: z.array(text).optional(),
 });
