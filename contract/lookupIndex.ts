@@ -1,29 +1,35 @@
 /**
- * A build's lookup index: which body files exist, with their size and ETag, found by path. The
- * generator writes it beside manifest.json; a proxy serves from it instead, without ever holding
- * all of it. It comes in two parts:
+ * A build's lookup index and its bodies: which body files exist, with their size and ETag, found
+ * by path, and where their bytes are. The generator writes it beside manifest.json; a proxy serves
+ * from it instead, without ever holding all of it. It comes in three parts:
  *
  * - `lookups.idx`, the head: the manifest without its files, and a directory of shards (how many
  *   entries each holds, its size and ETag). A proxy reads it at start and at every build switch.
  * - `lookups/<ETag>.idx`, one file per shard: a hash table over the paths whose FNV-1a hash falls
- *   in it (the hash's top bits choose the shard). A proxy reads a shard the first time a lookup
- *   needs it and keeps it in a cache bounded in bytes. A shard is named by its content, so a
- *   shard unchanged by a rebuild keeps its name: any cache of it (a proxy's, Varnish's) stays
- *   valid, and the build hard-links it from the previous one.
+ *   in it (the hash's top bits choose the shard), each entry with its body's size, ETag and offset
+ *   in the shard's pack. A proxy reads a shard the first time a lookup needs it and keeps it in a
+ *   cache bounded in bytes.
+ * - `lookups/<ETag>.pack`, one file per shard: the bodies of its entries, one after another, each
+ *   distinct body once. A body is one read of `size` bytes at its offset (a `Range` request from
+ *   an origin).
  *
- * A worker's memory and start-up then depend on the cache's bound and the number of shards (a few
- * thousand entries each), not on the number of bodies.
+ * Shards and packs are named by their content, so one unchanged by a rebuild keeps its name: any
+ * cache of it (a proxy's, Varnish's) stays valid, and the build hard-links it from the previous
+ * one. A worker's memory and start-up depend on the cache's bound and the number of shards (a few
+ * thousand entries each), not on the number of bodies; a build writes a few files per thousand
+ * bodies instead of one per body.
  *
  * Layout (integers little-endian):
  *
  *   head:  "RDLI"  u32 version (2)  u32 headLength  head: the manifest without `files`, JSON (UTF-8)
  *          u8 shardBits  u32 count (all entries)
  *          2^shardBits × shard: u32 count, u32 size, u8 tagLength, the shard file's ETag without quotes
- *   shard: "RDLS"  u32 version (2)  u8 shardBits  u32 shard number
+ *   shard: "RDLS"  u32 version (2)  u8 shardBits  u32 shard number  u8 packTagLength, its pack's ETag without quotes
  *          u32 count  u32 slots (a power of two, at least twice count)
  *          slots × u32: the hash table, open addressing with linear probing; 1 + an entry's number, 0 empty
  *          count × u32: each entry's offset
- *          count × entry: u16 pathLength, the path (latin1), u32 size, u8 tagLength, the ETag without its quotes
+ *          count × entry: u16 pathLength, the path (latin1), u32 size, u32 offset in the pack,
+ *                         u8 tagLength, the ETag without its quotes
  *
  * Paths are ASCII (contract/keys.ts writes keys so); a path with a character above U+00FF is
  * never found.
@@ -37,7 +43,8 @@ export const lookupShardsDir = 'lookups';
 const headMagic = 'RDLI';
 const shardMagic = 'RDLS';
 const version = 2;
-const shardHeaderLength = 13;
+/** The fixed part of a shard's header, before its pack's tag. */
+const shardHeaderLength = 14;
 
 /**
  * Entries a shard holds on average, at most: a shard is then 100 KB to 600 KB, read and checked
@@ -68,6 +75,19 @@ export function shardFileOf(etag: string): string {
   return `${lookupShardsDir}/${etag.slice(1, -1)}.idx`;
 }
 
+/** The file of a pack with this ETag (quoted), relative to the build. */
+export function packFileOf(etag: string): string {
+  return `${lookupShardsDir}/${etag.slice(1, -1)}.pack`;
+}
+
+/** A body as a shard lists it: its size and ETag, and where its bytes are. */
+export interface PackedEntry extends ManifestEntry {
+  /** The pack file holding it, relative to the build (`lookups/<ETag>.pack`). */
+  readonly pack: string;
+  /** Its first byte in the pack. */
+  readonly offset: number;
+}
+
 function slotsFor(count: number): number {
   let slots = 16;
   while (slots < count * 2) slots *= 2;
@@ -86,16 +106,68 @@ export interface ShardEntry extends ManifestEntry {
   readonly count: number;
 }
 
-/** An index as the generator writes it: the head's bytes and each shard file's bytes by its path. */
-export interface EncodedIndex {
-  readonly head: Buffer;
-  readonly shards: ReadonlyMap<string, Buffer>;
+/** Which paths go into which shard: 2^shardBits lists of paths, each in path order. */
+export interface ShardPlan {
+  readonly shardBits: number;
+  readonly shards: readonly (readonly string[])[];
 }
 
-function encodeShard(paths: readonly string[], files: Manifest['files'], shardBits: number, number: number): Buffer {
+/** Splits a build's body paths into shards of `perShard` entries or fewer on average. */
+export function planShards(paths: Iterable<string>, perShard = entriesPerShard): ShardPlan {
+  const sorted = [...paths].sort();
+  for (const file of sorted)
+    if (file.length > 0xffff || /[^\x20-\x7e]/.test(file)) throw new Error(`${file.slice(0, 200)}: a body file's path must be printable ASCII`);
+  const shardBits = bitsFor(sorted.length, perShard);
+  const shards: string[][] = Array.from({ length: 2 ** shardBits }, () => []);
+  for (const file of sorted) (shards[shardOf(file, shardBits)] as string[]).push(file);
+  return { shardBits, shards };
+}
+
+/** A shard's pack: its bodies one after another, each distinct body once, and where each path's body is. */
+export interface EncodedPack {
+  readonly bytes: Buffer;
+  /** The pack's ETag (quoted): its file is packFileOf(etag). */
+  readonly etag: string;
+  readonly entries: ReadonlyMap<string, ManifestEntry & { readonly offset: number }>;
+}
+
+/** Packs the bodies of a shard's paths (`bodyOf` gives each path's bytes). */
+export function encodePack(paths: readonly string[], bodyOf: (file: string) => Buffer): EncodedPack {
+  const chunks: Buffer[] = [];
+  const offsetByTag = new Map<string, number>();
+  const entries = new Map<string, ManifestEntry & { readonly offset: number }>();
+  let length = 0;
+  for (const file of paths) {
+    const body = bodyOf(file);
+    const etag = computeEtag(body);
+    if (body.length > 0xffffffff) throw new Error(`${file}: a body must be smaller than 4 GiB`);
+    let offset = offsetByTag.get(etag);
+    if (offset === undefined) {
+      offset = length;
+      offsetByTag.set(etag, offset);
+      chunks.push(body);
+      length += body.length;
+      if (length > 0xffffffff) throw new Error(`${file}: a shard's bodies must add up to less than 4 GiB`);
+    }
+    entries.set(file, { size: body.length, etag, offset });
+  }
+  const bytes = Buffer.concat(chunks, length);
+  return { bytes, etag: computeEtag(bytes), entries };
+}
+
+/** Shard `number` of 2^shardBits: its paths' entries in `pack`. */
+export function encodeShard(paths: readonly string[], pack: EncodedPack, shardBits: number, number: number): Buffer {
+  const entryOf = (file: string): ManifestEntry & { readonly offset: number } => {
+    const entry = pack.entries.get(file);
+    if (entry === undefined) throw new Error(`${file}: not in the shard's pack`);
+    if (!/^"[A-Za-z0-9_-]{1,255}"$/.test(entry.etag)) throw new Error(`${file}: the ETag ${entry.etag} is not a strong one of at most 255 characters`);
+    return entry;
+  };
+  const packTag = pack.etag.slice(1, -1);
+  const headerLength = shardHeaderLength + packTag.length;
   const slots = slotsFor(paths.length);
-  const recordBytes = paths.reduce((sum, file) => sum + 2 + file.length + 4 + 1 + ((files[file] as ManifestEntry).etag.length - 2), 0);
-  const tableStart = shardHeaderLength + 8;
+  const recordBytes = paths.reduce((sum, file) => sum + 2 + file.length + 8 + 1 + (entryOf(file).etag.length - 2), 0);
+  const tableStart = headerLength + 8;
   const offsetsStart = tableStart + slots * 4;
   const recordsStart = offsetsStart + paths.length * 4;
   const buffer = Buffer.alloc(recordsStart + recordBytes);
@@ -103,11 +175,13 @@ function encodeShard(paths: readonly string[], files: Manifest['files'], shardBi
   buffer.writeUInt32LE(version, 4);
   buffer.writeUInt8(shardBits, 8);
   buffer.writeUInt32LE(number, 9);
+  buffer.writeUInt8(packTag.length, 13);
+  buffer.write(packTag, 14, 'latin1');
   buffer.writeUInt32LE(paths.length, tableStart - 8);
   buffer.writeUInt32LE(slots, tableStart - 4);
   let at = recordsStart;
   paths.forEach((file, entryNumber) => {
-    const entry = files[file] as ManifestEntry;
+    const entry = entryOf(file);
     let slot = hashOf(file) & (slots - 1);
     while (buffer.readUInt32LE(tableStart + slot * 4) !== 0) slot = (slot + 1) & (slots - 1);
     buffer.writeUInt32LE(entryNumber + 1, tableStart + slot * 4);
@@ -115,34 +189,19 @@ function encodeShard(paths: readonly string[], files: Manifest['files'], shardBi
     buffer.writeUInt16LE(file.length, at);
     buffer.write(file, at + 2, 'latin1');
     buffer.writeUInt32LE(entry.size, at + 2 + file.length);
+    buffer.writeUInt32LE(entry.offset, at + 6 + file.length);
     const tag = entry.etag.slice(1, -1);
-    buffer.writeUInt8(tag.length, at + 6 + file.length);
-    buffer.write(tag, at + 7 + file.length, 'latin1');
-    at += 2 + file.length + 4 + 1 + tag.length;
+    buffer.writeUInt8(tag.length, at + 10 + file.length);
+    buffer.write(tag, at + 11 + file.length, 'latin1');
+    at += 2 + file.length + 8 + 1 + tag.length;
   });
   return buffer;
 }
 
-/** The index of a manifest's head and files (the generator's side); `perShard` is for tests. */
-export function encodeLookupIndex(head: ManifestHead, files: Manifest['files'], perShard = entriesPerShard): EncodedIndex {
-  const paths = Object.keys(files).sort();
-  const shardBits = bitsFor(paths.length, perShard);
-  const byShard: string[][] = Array.from({ length: 2 ** shardBits }, () => []);
-  for (const file of paths) {
-    const entry = files[file] as ManifestEntry;
-    if (file.length > 0xffff || /[^\x20-\x7e]/.test(file)) throw new Error(`${file.slice(0, 200)}: a body file's path must be printable ASCII`);
-    if (!/^"[A-Za-z0-9_-]{1,255}"$/.test(entry.etag)) throw new Error(`${file}: the ETag ${entry.etag} is not a strong one of at most 255 characters`);
-    (byShard[shardOf(file, shardBits)] as string[]).push(file);
-  }
-  const shards = new Map<string, Buffer>();
-  const directory = byShard.map((shardPaths, number) => {
-    const bytes = encodeShard(shardPaths, files, shardBits, number);
-    const etag = computeEtag(bytes);
-    shards.set(shardFileOf(etag), bytes);
-    return { count: shardPaths.length, size: bytes.length, tag: etag.slice(1, -1) };
-  });
+/** The head: the manifest without its files, and the directory of shards. */
+export function encodeHead(head: ManifestHead, shardBits: number, shards: readonly ShardEntry[]): Buffer {
   const headBytes = Buffer.from(JSON.stringify(head), 'utf8');
-  const directoryBytes = directory.reduce((sum, shard) => sum + 9 + shard.tag.length, 0);
+  const directoryBytes = shards.reduce((sum, shard) => sum + 9 + shard.etag.length - 2, 0);
   const buffer = Buffer.alloc(12 + headBytes.length + 5 + directoryBytes);
   buffer.write(headMagic, 0, 'latin1');
   buffer.writeUInt32LE(version, 4);
@@ -150,16 +209,44 @@ export function encodeLookupIndex(head: ManifestHead, files: Manifest['files'], 
   headBytes.copy(buffer, 12);
   let at = 12 + headBytes.length;
   buffer.writeUInt8(shardBits, at);
-  buffer.writeUInt32LE(paths.length, at + 1);
+  buffer.writeUInt32LE(
+    shards.reduce((sum, shard) => sum + shard.count, 0),
+    at + 1,
+  );
   at += 5;
-  for (const { count, size, tag } of directory) {
+  for (const { count, size, etag } of shards) {
+    const tag = etag.slice(1, -1);
     buffer.writeUInt32LE(count, at);
     buffer.writeUInt32LE(size, at + 4);
     buffer.writeUInt8(tag.length, at + 8);
     buffer.write(tag, at + 9, 'latin1');
     at += 9 + tag.length;
   }
-  return { head: buffer, shards };
+  return buffer;
+}
+
+/** An index encoded whole in memory: its head, its shard and pack files by path, and each body's entry. */
+export interface EncodedIndex {
+  readonly head: Buffer;
+  readonly files: ReadonlyMap<string, Buffer>;
+  readonly entries: Manifest['files'];
+}
+
+/** The index and packs of a build's bodies, in memory (tests and tools; the generator writes shard by shard). */
+export function encodeLookupIndex(head: ManifestHead, bodies: ReadonlyMap<string, Buffer>, perShard = entriesPerShard): EncodedIndex {
+  const plan = planShards(bodies.keys(), perShard);
+  const files = new Map<string, Buffer>();
+  const entries: Record<string, ManifestEntry> = {};
+  const directory = plan.shards.map((paths, number) => {
+    const pack = encodePack(paths, (file) => bodies.get(file) as Buffer);
+    const shard = encodeShard(paths, pack, plan.shardBits, number);
+    const etag = computeEtag(shard);
+    files.set(packFileOf(pack.etag), pack.bytes);
+    files.set(shardFileOf(etag), shard);
+    for (const [file, { size, etag: bodyTag }] of pack.entries) entries[file] = { size, etag: bodyTag };
+    return { count: paths.length, size: shard.length, etag };
+  });
+  return { head: encodeHead(head, plan.shardBits, directory), files, entries };
 }
 
 /** Whether `bytes` start as a lookup index's head does (rather than as manifest.json). */
@@ -224,13 +311,22 @@ export class LookupShard {
   readonly #tableStart: number;
   readonly #offsetsStart: number;
 
+  /** Its pack file, relative to the build (`lookups/<ETag>.pack`). */
+  readonly pack: string;
+  /** Its pack's ETag (quoted). */
+  readonly packEtag: string;
+
   /** Reads the layout; throws an Error naming what is wrong when the bytes are not shard `number` of 2^shardBits. */
   constructor(bytes: Buffer, shardBits: number, number: number) {
     if (bytes.length < shardHeaderLength + 8 || bytes.toString('latin1', 0, 4) !== shardMagic) failWith(`it does not start with ${shardMagic}`);
     if (bytes.readUInt32LE(4) !== version) failWith(`it is version ${bytes.readUInt32LE(4)}, this service reads ${version}`);
     if (bytes.readUInt8(8) !== shardBits || bytes.readUInt32LE(9) !== number)
       failWith(`it is shard ${bytes.readUInt32LE(9)} of 2^${bytes.readUInt8(8)}, not shard ${number} of 2^${shardBits}`);
-    const tableStart = shardHeaderLength + 8;
+    const headerLength = shardHeaderLength + bytes.readUInt8(13);
+    if (headerLength + 8 > bytes.length) failWith('its header runs past its end');
+    this.packEtag = `"${bytes.toString('latin1', 14, headerLength)}"`;
+    this.pack = packFileOf(this.packEtag);
+    const tableStart = headerLength + 8;
     this.count = bytes.readUInt32LE(tableStart - 8);
     this.#slots = bytes.readUInt32LE(tableStart - 4);
     if (this.#slots === 0 || (this.#slots & (this.#slots - 1)) !== 0 || this.#slots < this.count)
@@ -243,7 +339,7 @@ export class LookupShard {
   }
 
   /** The entry of body file `file`, or undefined. */
-  find(file: string): ManifestEntry | undefined {
+  find(file: string): PackedEntry | undefined {
     const bytes = this.#bytes;
     const mask = this.#slots - 1;
     for (let slot = hashOf(file) & mask, probes = 0; probes < this.#slots; slot = (slot + 1) & mask, probes++) {
@@ -262,13 +358,13 @@ export class LookupShard {
   }
 
   /** The entry of entry `number`, or undefined when its record lies outside the bytes. */
-  entryAt(number: number): ManifestEntry | undefined {
+  entryAt(number: number): PackedEntry | undefined {
     const at = this.#offsetOf(number);
     return at === undefined ? undefined : this.#entryAt(at);
   }
 
   /** Every body file and its entry, in path order. */
-  *entries(): Generator<readonly [string, ManifestEntry]> {
+  *entries(): Generator<readonly [string, PackedEntry]> {
     for (let number = 0; number < this.count; number++) {
       const at = this.#offsetOf(number);
       if (at === undefined) continue;
@@ -280,7 +376,7 @@ export class LookupShard {
     if (number < 0 || number >= this.count) return undefined;
     const at = this.#bytes.readUInt32LE(this.#offsetsStart + number * 4);
     if (at + 2 > this.#bytes.length) return undefined;
-    const tagAt = at + 2 + this.#bytes.readUInt16LE(at) + 4;
+    const tagAt = at + 2 + this.#bytes.readUInt16LE(at) + 8;
     if (tagAt + 1 > this.#bytes.length) return undefined;
     return tagAt + 1 + this.#bytes.readUInt8(tagAt) <= this.#bytes.length ? at : undefined;
   }
@@ -292,10 +388,15 @@ export class LookupShard {
     return true;
   }
 
-  #entryAt(at: number): ManifestEntry {
+  #entryAt(at: number): PackedEntry {
     const pathLength = this.#bytes.readUInt16LE(at);
     const sizeAt = at + 2 + pathLength;
-    const tagLength = this.#bytes.readUInt8(sizeAt + 4);
-    return { size: this.#bytes.readUInt32LE(sizeAt), etag: `"${this.#bytes.toString('latin1', sizeAt + 5, sizeAt + 5 + tagLength)}"` };
+    const tagLength = this.#bytes.readUInt8(sizeAt + 8);
+    return {
+      size: this.#bytes.readUInt32LE(sizeAt),
+      etag: `"${this.#bytes.toString('latin1', sizeAt + 9, sizeAt + 9 + tagLength)}"`,
+      pack: this.pack,
+      offset: this.#bytes.readUInt32LE(sizeAt + 4),
+    };
   }
 }

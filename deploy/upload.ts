@@ -13,8 +13,8 @@
 import { readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { buildIdPattern } from '../contract/downloads.ts';
-import { LookupHead, lookupIndexFileName, shardFileOf } from '../contract/lookupIndex.ts';
-import { buildScopedPath, buildsPath, currentBuildFile, manifestFileName, manifestSchema, type Manifest } from '../contract/manifest.ts';
+import { LookupHead, LookupShard, lookupIndexFileName, shardFileOf, type ManifestHead } from '../contract/lookupIndex.ts';
+import { buildScopedPath, buildsPath, currentBuildFile, manifestFileName, manifestSchema } from '../contract/manifest.ts';
 import { jsonType } from '../contract/http.ts';
 import { resolveS3Bucket, s3Settings, type S3Bucket } from '../proxy/store/s3.ts';
 import { createBucketClient, type BucketClient } from './bucket.ts';
@@ -43,16 +43,21 @@ export interface UploadReport {
   readonly pruned: readonly string[];
 }
 
-/** Every file of the build a proxy may ask for, with its Content-Type, the manifest last. */
-function filesOf(manifest: Manifest, indexBytes: Buffer | undefined): [file: string, contentType: string][] {
-  // The lookup index's shards, which its head (uploaded last, with the manifest) names.
-  const shards = indexBytes === undefined ? [] : new LookupHead(indexBytes).shards.map((shard) => shardFileOf(shard.etag));
-  return [
-    ...Object.keys(manifest.files).map((file): [string, string] => [file, jsonType]),
-    ...shards.map((file): [string, string] => [file, 'application/octet-stream']),
-    ...Object.entries(manifest.public).map(([file, entry]): [string, string] => [file, entry.contentType]),
-    ...Object.entries(manifest.downloads).map(([file, entry]): [string, string] => [file, entry.contentType]),
-  ];
+/**
+ * Every file of the build a proxy may ask for, with its Content-Type: the packs and index shards
+ * the lookup index's head names (the head and the manifest go last, separately), the public files
+ * and the downloads.
+ */
+async function filesOf(buildDir: string, head: LookupHead, manifest: ManifestHead): Promise<[file: string, contentType: string][]> {
+  const files = new Map<string, string>();
+  for (const [number, shard] of head.shards.entries()) {
+    const shardFile = shardFileOf(shard.etag);
+    const opened = new LookupShard(await readFile(path.join(buildDir, shardFile)), head.shardBits, number);
+    files.set(opened.pack, 'application/octet-stream');
+    files.set(shardFile, 'application/octet-stream');
+  }
+  for (const [file, entry] of [...Object.entries(manifest.public), ...Object.entries(manifest.downloads)]) files.set(file, entry.contentType);
+  return [...files];
 }
 
 /** Runs `work` on each item, `concurrency` at a time; the first failure stops the rest and is thrown. */
@@ -91,15 +96,18 @@ export async function uploadBuild(options: UploadOptions, progress: (line: strin
     throw new RenderError(`--dist ${options.dist}: no build there; run npm run build first`);
   });
   const manifestBytes = await readFile(path.join(buildDir, manifestFileName));
-  const manifest = manifestSchema.parse(JSON.parse(manifestBytes.toString('utf8')));
+  // What proxies read the build by: the head of its lookup index, and the shards and packs it names.
+  const indexBytes = await readFile(path.join(buildDir, lookupIndexFileName)).catch(() => {
+    throw new RenderError(`${buildDir} has no ${lookupIndexFileName}: build it again with this version (npm run build -- --force)`);
+  });
+  const head = new LookupHead(indexBytes);
+  const manifest = manifestSchema.omit({ files: true }).parse(JSON.parse(head.headBytes().toString('utf8')));
   const { buildId } = manifest;
   if (!buildIdPattern.test(buildId)) throw new RenderError(`${buildDir}: its build id ${buildId} is not one npm run build makes`);
   const client = createBucketClient(options.bucket, options.concurrency);
   try {
     const { objects: present } = await client.list(buildScopedPath(buildId, ''));
-    // The manifest and the lookup index proxies read it by (a build made before builds carried one has none).
-    const indexBytes = await readFile(path.join(buildDir, lookupIndexFileName)).catch(() => undefined);
-    const files = filesOf(manifest, indexBytes);
+    const files = await filesOf(buildDir, head, manifest);
     const missing = files.filter(([file]) => !present.has(buildScopedPath(buildId, file)));
     progress(`build ${buildId}: ${files.length} files, ${files.length - missing.length} already in the bucket`);
     let uploadedBytes = 0;
@@ -115,7 +123,7 @@ export async function uploadBuild(options: UploadOptions, progress: (line: strin
       [lookupIndexFileName, indexBytes, 'application/octet-stream'],
     ] as const) {
       const key = buildScopedPath(buildId, name);
-      if (bytes === undefined || present.has(key)) continue;
+      if (present.has(key)) continue;
       await client.put(key, bytes, { 'content-type': contentType, 'cache-control': immutable });
       uploaded++;
       uploadedBytes += bytes.length;
@@ -124,7 +132,7 @@ export async function uploadBuild(options: UploadOptions, progress: (line: strin
     const pointer = Buffer.from(`${JSON.stringify({ buildId })}\n`);
     await client.put(currentBuildFile, pointer, { 'content-type': jsonType, 'cache-control': 'no-cache' });
     const pruned = options.keepBuilds === undefined ? [] : await pruneBuilds(client, buildId, options.keepBuilds);
-    return { buildId, uploaded, uploadedBytes, skipped: files.length + (indexBytes === undefined ? 1 : 2) - uploaded, pruned };
+    return { buildId, uploaded, uploadedBytes, skipped: files.length + 2 - uploaded, pruned };
   } finally {
     await client.close();
   }

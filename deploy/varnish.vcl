@@ -86,9 +86,10 @@ sub vcl_backend_response {
         # Build-scoped: a path names one build's file, whose bytes never change. Kept a year.
         set beresp.ttl = 365d;
         set beresp.grace = 1d;
-    } elsif (bereq.url ~ "^/lookups/[A-Za-z0-9_-]+\.idx$") {
-        # A shard of the root layout's lookup index: named by its content's hash, so its bytes
-        # never change either. Kept a year.
+    } elsif (bereq.url ~ "^/lookups/[A-Za-z0-9_-]+\.(idx|pack)$") {
+        # A shard of the root layout's lookup index, or the pack of its bodies (which proxies read
+        # by range: Varnish fetches the whole pack once and answers ranges from it): named by its
+        # content's hash, so its bytes never change either. Kept a year.
         set beresp.ttl = 365d;
         set beresp.grace = 1d;
     } elsif (bereq.url ~ "^/(builds/current|current|manifest)\.json$" || bereq.url == "/lookups.idx") {

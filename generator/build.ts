@@ -16,7 +16,6 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import fg from 'fast-glob';
-import type { Manifest } from '../contract/manifest.ts';
 import { ProblemsError } from '../contract/errors.ts';
 import { BuildError } from './errors.ts';
 import { readInputs } from './load.ts';
@@ -32,6 +31,8 @@ export interface BuildOptions {
   readonly force?: boolean;
   /** Builds whose exports are kept for change lists, the new one included (at least 2). */
   readonly keepBuilds?: number;
+  /** Bodies per shard of the lookup index, on average at most (contract/lookupIndex.ts); smaller in tests, to have many shards. */
+  readonly entriesPerShard?: number;
 }
 
 export const defaultKeepBuilds = 10;
@@ -88,21 +89,6 @@ export async function buildCodeFingerprint(root = repoRoot): Promise<string> {
 }
 
 /**
- * The manifest of the build dist/ points at, if any, for a real build to link the bodies it shares
- * with it. Read without schema validation (its own earlier output): only its file ETags are used.
- */
-async function currentManifest(distDir: string, manifestFileName: string): Promise<Manifest | undefined> {
-  const text = await readFile(path.join(distDir, manifestFileName), 'utf8').catch(() => undefined);
-  if (text === undefined) return undefined;
-  try {
-    const manifest = JSON.parse(text) as Manifest;
-    return typeof manifest.files === 'object' ? manifest : undefined;
-  } catch {
-    return undefined; // not ours, or damaged: a full build replaces it
-  }
-}
-
-/**
  * Builds dist/ from the data, holding the dist's build lock (buildLock.ts) throughout: a second
  * build or a rollback started meanwhile is refused.
  */
@@ -110,7 +96,7 @@ export async function buildDist(options: BuildOptions): Promise<BuildSummary> {
   return withBuildLock(buildsRootOf(options.distDir), 'build', () => buildLocked(options));
 }
 
-async function buildLocked({ dataDir, distDir, force = false, keepBuilds = defaultKeepBuilds }: BuildOptions): Promise<BuildSummary> {
+async function buildLocked({ dataDir, distDir, force = false, keepBuilds = defaultKeepBuilds, entriesPerShard }: BuildOptions): Promise<BuildSummary> {
   const inputs = await readInputs(dataDir);
   const inputsVersion = createHash('sha256')
     .update(inputs.dataVersion)
@@ -126,7 +112,6 @@ async function buildLocked({ dataDir, distDir, force = false, keepBuilds = defau
   }
   // Loaded only for a real build, so that a no-op rebuild starts quickly.
   const [
-    { manifestFileName },
     { parseInputs },
     { routes },
     { buildPublicFiles },
@@ -138,7 +123,6 @@ async function buildLocked({ dataDir, distDir, force = false, keepBuilds = defau
     { buildChangeLists, keptBuilds },
     { validateSources },
   ] = await Promise.all([
-    import('../contract/manifest.ts'),
     import('./load.ts'),
     import('../contract/routes.ts'),
     import('./docs.ts'),
@@ -150,7 +134,6 @@ async function buildLocked({ dataDir, distDir, force = false, keepBuilds = defau
     import('./changes.ts'),
     import('./sources.ts'),
   ]);
-  const current = await currentManifest(distDir, manifestFileName);
   const loaded = parseInputs(inputs);
   const settings = validateSettings(loaded.settings);
   const dataset = validateData(loaded.files);
@@ -188,9 +171,8 @@ async function buildLocked({ dataDir, distDir, force = false, keepBuilds = defau
       changes: changeLists.changes,
     },
     publicFiles,
-    current,
     new Map([...exported.files, ...changeLists.files]),
-    kept.map((build) => build.dir),
+    { keep: kept.map((build) => build.dir), entriesPerShard },
   );
   return { ...written, buildId, dataVersion: loaded.dataVersion, counts, ambiguous: ambiguous.length, upToDate: false };
 }

@@ -6,7 +6,7 @@
  *   tsx generator/rollback.ts [<buildId>] [--dist dist]
  *
  * Without a build id, the build made before the current one. A build is checked before it is
- * activated: its manifest must parse and every file it lists must be there at its size, so a
+ * activated: its lookup index must read and every file it names must be there at its size, so a
  * rollback never switches to a build that would answer 503. It holds the build lock (buildLock.ts),
  * so it never races a build. The next `npm run build` builds from data/ again, as after any build.
  */
@@ -15,12 +15,16 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { buildIdFileName, buildsRootOf, isBuildDirName } from '../contract/builds.ts';
-import { manifestFileName, manifestSchema } from '../contract/manifest.ts';
+import { LookupHead, LookupShard, lookupIndexFileName, shardFileOf } from '../contract/lookupIndex.ts';
+import { manifestSchema } from '../contract/manifest.ts';
 import { describeBuildFailure } from './build.ts';
 import { withBuildLock } from './buildLock.ts';
 import { readExportsIndex } from './exports.ts';
 import { RollbackError } from './errors.ts';
 import { buildIdFile, linkPointer, swapLink } from './write.ts';
+
+/** The manifest as the lookup index's head holds it: everything but the files, which the shards list. */
+const manifestHeadSchema = manifestSchema.omit({ files: true });
 
 export interface RollbackResult {
   readonly from: string | undefined;
@@ -36,30 +40,55 @@ export async function keptBuildIds(distDir: string): Promise<string[]> {
   return ids.sort((a, b) => (when(a) < when(b) ? -1 : when(a) > when(b) ? 1 : a < b ? -1 : 1));
 }
 
-/** Problems that keep a build from being served: its manifest, and every file it lists at its size. */
+/**
+ * Problems that keep a build from being served: its lookup index's head, every shard it names at
+ * its size, every pack a shard names long enough for the bodies it holds, and every public file
+ * and download at its size.
+ */
 async function checkBuild(buildDir: string): Promise<string[]> {
-  const text = await readFile(path.join(buildDir, manifestFileName), 'utf8').catch(() => undefined);
-  if (text === undefined) return [`${buildDir} has no ${manifestFileName}: it is not a whole build`];
-  let parsed: unknown;
+  const indexFile = path.join(buildDir, lookupIndexFileName);
+  const bytes = await readFile(indexFile).catch(() => undefined);
+  if (bytes === undefined) return [`${buildDir} has no ${lookupIndexFileName}: it is not a whole build`];
+  let head: LookupHead;
+  let manifest: ReturnType<typeof manifestHeadSchema.safeParse>;
   try {
-    parsed = JSON.parse(text);
-  } catch {
-    return [`${path.join(buildDir, manifestFileName)} is not JSON`];
+    head = new LookupHead(bytes);
+    manifest = manifestHeadSchema.safeParse(JSON.parse(head.headBytes().toString('utf8')));
+  } catch (error) {
+    return [`${indexFile} is not a lookup index of npm run build: ${(error as Error).message}`];
   }
-  const manifest = manifestSchema.safeParse(parsed);
-  if (!manifest.success) return [`${path.join(buildDir, manifestFileName)} is not a manifest of npm run build`];
-  const listed = [...Object.entries(manifest.data.files), ...Object.entries(manifest.data.public), ...Object.entries(manifest.data.downloads)];
+  if (!manifest.success) return [`${indexFile} does not hold a manifest of npm run build`];
+  const listed: [string, { size: number; atLeast?: boolean }][] = [
+    ...head.shards.map((shard): [string, { size: number }] => [shardFileOf(shard.etag), shard]),
+    ...Object.entries(manifest.data.public),
+    ...Object.entries(manifest.data.downloads),
+  ];
   const problems: string[] = [];
+  // Each shard read for the packs it names: how long each must be for the bodies in it.
+  for (const [number, shard] of head.shards.entries()) {
+    const shardBytes = await readFile(path.join(buildDir, shardFileOf(shard.etag))).catch(() => undefined);
+    if (shardBytes === undefined || shardBytes.length !== shard.size) continue; // reported below
+    try {
+      const opened = new LookupShard(shardBytes, head.shardBits, number);
+      let end = 0;
+      for (const [, entry] of opened.entries()) end = Math.max(end, entry.offset + entry.size);
+      listed.push([opened.pack, { size: end, atLeast: true }]);
+    } catch (error) {
+      problems.push(`${shardFileOf(shard.etag)} is not a shard of npm run build: ${(error as Error).message}`);
+    }
+  }
   const concurrency = 64;
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < listed.length && problems.length < 20) {
-      const [file, entry] = listed[next++] as [string, { size: number }];
+      const [file, entry] = listed[next++] as [string, { size: number; atLeast?: boolean }];
       const size = await stat(path.join(buildDir, file)).then(
         (stats) => stats.size,
         () => undefined,
       );
-      if (size !== entry.size) problems.push(`${file} ${size === undefined ? 'is missing' : `is ${size} bytes, the manifest says ${entry.size}`}`);
+      if (size === undefined) problems.push(`${file} is missing`);
+      else if (entry.atLeast ? size < entry.size : size !== entry.size)
+        problems.push(`${file} is ${size} bytes, the build says ${entry.atLeast ? 'at least ' : ''}${entry.size}`);
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));

@@ -18,12 +18,23 @@
  * reading from this disk has named in `.dist-builds/.readers/`; everything else is pruned.
  */
 import { hostname } from 'node:os';
-import { link, lstat, mkdir, readdir, readFile, readlink, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { link, lstat, mkdir, open, readdir, readFile, readlink, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { buildIdFileName, buildsRootOf, readerLeaseSchema, readersDirOf } from '../contract/builds.ts';
 import { isProcessAlive } from './buildLock.ts';
-import { encodeLookupIndex, lookupIndexFileName, lookupShardsDir } from '../contract/lookupIndex.ts';
-import { computeEtag, currentBuildFile, manifestFileName, type CurrentBuild, type Manifest } from '../contract/manifest.ts';
+import {
+  encodeHead,
+  encodePack,
+  encodeShard,
+  lookupIndexFileName,
+  lookupShardsDir,
+  packFileOf,
+  planShards,
+  shardFileOf,
+  type ManifestHead,
+  type ShardEntry,
+} from '../contract/lookupIndex.ts';
+import { computeEtag, currentBuildFile, manifestFileName, type CurrentBuild, type Manifest, type ManifestEntry } from '../contract/manifest.ts';
 import { summaryFileName, type BuildSummaryFile } from './summary.ts';
 
 /** Files written at once: enough to keep the disk busy without exhausting file descriptors. */
@@ -51,54 +62,51 @@ export interface WrittenBuild {
 
 export { buildsRootOf };
 
-/** The build the dist link points at now, whose unchanged bodies a new build links to. */
-interface PreviousBuild {
-  readonly dir: string;
-  readonly files: Manifest['files'];
-}
-
-async function writeBodies(buildDir: string, bodies: ReadonlyMap<string, string>, previous: PreviousBuild | undefined): Promise<Manifest['files']> {
-  const directories = new Set([...bodies.keys()].map((file) => path.dirname(file)));
-  for (const directory of [...directories].sort()) await mkdir(path.join(buildDir, directory), { recursive: true });
-
+/**
+ * Writes the bodies in packs and the lookup index over them (contract/lookupIndex.ts), shard by
+ * shard, and returns each body's entry for the manifest. Packs and shards are named by their
+ * content: one the previous build (`previousDir`) already has is hard-linked from it, so a rebuild
+ * after a small data change writes only the few packs and shards whose bodies changed.
+ */
+async function writeBodies(
+  buildDir: string,
+  head: ManifestHead,
+  bodies: ReadonlyMap<string, string>,
+  { previousDir, entriesPerShard }: { readonly previousDir: string | undefined; readonly entriesPerShard: number | undefined },
+): Promise<Manifest['files']> {
+  await mkdir(path.join(buildDir, lookupShardsDir), { recursive: true });
+  const plan = planShards(bodies.keys(), entriesPerShard);
+  const directory: ShardEntry[] = [];
   const files: Manifest['files'] = {};
-  const queue = [...bodies.keys()].sort();
-  for (const file of queue) files[file] = { size: 0, etag: '""' }; // keeps the manifest's keys sorted
-  /** The first file of this build written with each body, by ETag: later files with that body link to it. */
-  const firstWithBody = new Map<string, Promise<string | undefined>>();
-  const linkTo = (source: string, target: string): Promise<boolean> =>
-    link(source, target).then(
-      () => true,
-      () => false, // another file system, a file removed by hand: written instead
-    );
+  const entries = new Map<string, ManifestEntry>();
+  const place = async (file: string, bytes: Buffer): Promise<void> => {
+    const target = path.join(buildDir, file);
+    const linked =
+      previousDir !== undefined &&
+      (await link(path.join(previousDir, file), target).then(
+        () => true,
+        () => false, // not in the previous build, another file system, removed by hand: written
+      ));
+    if (!linked) await writeFile(target, bytes);
+  };
   let next = 0;
   const worker = async (): Promise<void> => {
-    while (next < queue.length) {
-      const file = queue[next++] as string;
-      const body = Buffer.from(bodies.get(file) ?? '', 'utf8');
-      const etag = computeEtag(body);
-      const target = path.join(buildDir, file);
-      files[file] = { size: body.length, etag };
-      const first = firstWithBody.get(etag);
-      if (first !== undefined) {
-        const source = await first;
-        if (source !== undefined && (await linkTo(source, target))) continue;
-        await writeFile(target, body);
-        continue;
-      }
-      const written = (async (): Promise<string | undefined> => {
-        const linked = previous?.files[file]?.etag === etag && (await linkTo(path.join(previous.dir, file), target));
-        if (!linked) await writeFile(target, body);
-        return target;
-      })();
-      firstWithBody.set(
-        etag,
-        written.catch(() => undefined),
-      );
-      await written;
+    while (next < plan.shards.length) {
+      const number = next++;
+      const paths = plan.shards[number] as readonly string[];
+      const pack = encodePack(paths, (file) => Buffer.from(bodies.get(file) ?? '', 'utf8'));
+      const shard = encodeShard(paths, pack, plan.shardBits, number);
+      const etag = computeEtag(shard);
+      await place(packFileOf(pack.etag), pack.bytes);
+      await place(shardFileOf(etag), shard);
+      directory[number] = { count: paths.length, size: shard.length, etag };
+      for (const [file, { size, etag: bodyTag }] of pack.entries) entries.set(file, { size, etag: bodyTag });
     }
   };
-  await Promise.all(Array.from({ length: writeConcurrency }, worker));
+  await Promise.all(Array.from({ length: Math.min(writeConcurrency, plan.shards.length) }, worker));
+  for (const file of [...entries.keys()].sort()) files[file] = entries.get(file) as ManifestEntry;
+  // Last: the head names every shard, each already in place.
+  await writeFile(path.join(buildDir, lookupIndexFileName), encodeHead(head, plan.shardBits, directory));
   return files;
 }
 
@@ -132,28 +140,28 @@ async function writeDownloads(buildDir: string, downloads: ReadonlyMap<string, D
 }
 
 /**
- * What a proxy serves from (contract/lookupIndex.ts): the head, and the shards, each named by its
- * content's hash, so that a shard the previous build already has is hard-linked from it.
+ * manifest.json, for people and tools: the head and every body's entry. Written in pieces, so that
+ * a build of millions of bodies never makes one string of it (V8's limit is about 512 MB).
  */
-async function writeLookupIndex(buildDir: string, index: ReturnType<typeof encodeLookupIndex>, previousDir: string | undefined): Promise<void> {
-  await mkdir(path.join(buildDir, lookupShardsDir), { recursive: true });
-  const shards = [...index.shards];
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < shards.length) {
-      const [file, bytes] = shards[next++] as [string, Buffer];
-      const target = path.join(buildDir, file);
-      const linked =
-        previousDir !== undefined &&
-        (await link(path.join(previousDir, file), target).then(
-          () => true,
-          () => false,
-        ));
-      if (!linked) await writeFile(target, bytes);
+async function writeManifestJson(file: string, head: ManifestHead, files: Manifest['files']): Promise<void> {
+  const output = await open(file, 'w');
+  try {
+    const start = JSON.stringify(head);
+    await output.write(`${start.slice(0, -1)},"files":{`);
+    let chunk: string[] = [];
+    let separator = '';
+    for (const [name, entry] of Object.entries(files)) {
+      chunk.push(`${JSON.stringify(name)}:${JSON.stringify(entry)}`);
+      if (chunk.length === 10_000) {
+        await output.write(`${separator}${chunk.join(',')}`);
+        separator = ',';
+        chunk = [];
+      }
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(writeConcurrency, shards.length) }, worker));
-  await writeFile(path.join(buildDir, lookupIndexFileName), index.head);
+    await output.write(`${chunk.length > 0 ? separator : ''}${chunk.join(',')}}}\n`);
+  } finally {
+    await output.close();
+  }
 }
 
 async function currentTarget(distDir: string): Promise<string | undefined> {
@@ -250,10 +258,16 @@ export async function writeDist(
   bodies: ReadonlyMap<string, string>,
   manifest: Omit<Manifest, 'files' | 'public' | 'downloads'>,
   publicFiles: ReadonlyMap<string, PublicFile> = new Map(),
-  previousManifest?: Manifest,
   downloads: ReadonlyMap<string, DownloadFile> = new Map(),
-  /** Older builds kept whole (their directories), besides the new one and the one it replaces. */
-  keep: readonly string[] = [],
+  {
+    keep = [],
+    entriesPerShard,
+  }: {
+    /** Older builds kept whole (their directories), besides the new one and the one it replaces. */
+    readonly keep?: readonly string[];
+    /** Bodies per shard of the lookup index (contract/lookupIndex.ts), on average at most. */
+    readonly entriesPerShard?: number | undefined;
+  } = {},
 ): Promise<WrittenBuild> {
   const absoluteDist = path.resolve(distDir);
   const buildsRoot = buildsRootOf(absoluteDist);
@@ -261,15 +275,14 @@ export async function writeDist(
   const partialDir = `${buildDir}.partial`;
   await mkdir(partialDir, { recursive: true });
   let files: Manifest['files'];
-  const previousDir = previousManifest ? await realpath(absoluteDist).catch(() => undefined) : undefined;
-  const linkable = previousManifest && previousDir ? { dir: previousDir, files: previousManifest.files } : undefined;
+  // The build dist points at now: its packs and shards are linked where unchanged.
+  const previousDir = await realpath(absoluteDist).catch(() => undefined);
   try {
-    files = await writeBodies(partialDir, bodies, linkable);
     const publicEntries = await writePublicFiles(partialDir, publicFiles);
     const downloadEntries = await writeDownloads(partialDir, downloads);
     const head = { ...manifest, public: publicEntries, downloads: downloadEntries };
-    await writeFile(path.join(partialDir, manifestFileName), `${JSON.stringify({ ...head, files })}\n`);
-    await writeLookupIndex(partialDir, encodeLookupIndex(head, files), previousDir);
+    files = await writeBodies(partialDir, head, bodies, { previousDir, entriesPerShard });
+    await writeManifestJson(path.join(partialDir, manifestFileName), head, files);
     const summary: BuildSummaryFile = {
       inputsVersion: manifest.inputsVersion,
       buildId: manifest.buildId,

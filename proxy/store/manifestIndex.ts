@@ -14,16 +14,16 @@
  * (proxy/http/lookups.ts). No request blocks on the disk, and the request path stays synchronous
  * wherever the shard is warm.
  */
-import { LookupHead, LookupShard, isLookupIndex, shardFileOf, type ShardEntry } from '../../contract/lookupIndex.ts';
+import { LookupHead, LookupShard, isLookupIndex, shardFileOf, type PackedEntry, type ShardEntry } from '../../contract/lookupIndex.ts';
 import { manifestSchema, type Manifest, type ManifestEntry } from '../../contract/manifest.ts';
 import { ServiceError } from '../../contract/errors.ts';
 import { defaultIndexCacheMb } from '../config/config.ts';
 import { LoadingCache } from './loadingCache.ts';
 
-/** A body file and its manifest entry. */
+/** A body file and its entry: its size and ETag, and, for a lookup's body, where in a pack its bytes are. */
 export interface Lookup {
   readonly file: string;
-  readonly entry: ManifestEntry;
+  readonly entry: ManifestEntry | PackedEntry;
 }
 
 /** The manifest as a proxy keeps it: everything but the list of body files, which the index holds. */
@@ -100,7 +100,7 @@ export class LookupIndex {
   }
 
   /** The entry of body file `file`, or undefined; throws IndexPending when its shard is not in memory. */
-  find(file: string): ManifestEntry | undefined {
+  find(file: string): PackedEntry | undefined {
     const number = this.#head.shardOf(file);
     const entry = this.#head.shards[number] as ShardEntry;
     const shard = this.#cache.get(entry.etag);
@@ -152,6 +152,7 @@ function checkShard(bytes: Buffer, shardBits: number, number: number, where: str
   } catch (error) {
     throw invalid((error as Error).message);
   }
+  if (!etagPattern.test(shard.packEtag)) throw invalid(`its pack's ${JSON.stringify(shard.packEtag)} is not a strong ETag`);
   for (let entryNumber = 0; entryNumber < shard.count; entryNumber++) {
     const file = shard.pathAt(entryNumber);
     const entry = shard.entryAt(entryNumber);

@@ -9,12 +9,12 @@
  * A private bucket (s3.ts) is the same origin with every request signed.
  */
 import { Agent, errors } from 'undici';
-import { buildScopedPath, computeEtag, currentBuildFile, currentBuildSchema } from '../../contract/manifest.ts';
-import { lookupIndexFileName } from '../../contract/lookupIndex.ts';
+import { buildScopedPath, computeEtag, currentBuildFile, currentBuildSchema, type ManifestEntry } from '../../contract/manifest.ts';
+import { lookupIndexFileName, lookupShardsDir, type PackedEntry } from '../../contract/lookupIndex.ts';
 import { ServiceError } from '../../contract/errors.ts';
 import { findLookup, LookupIndex, readManifest } from './manifestIndex.ts';
 import type { OriginCopy } from './originCopy.ts';
-import { StoreError, type BodyStore, type StoreCaches } from './store.ts';
+import { isPacked, StoreError, type BodyStore, type StoreCaches } from './store.ts';
 import { noMetrics, type Metrics } from '../observe/metrics.ts';
 import { s3ErrorCode, s3ErrorHint, signedHeaders, type S3Bucket } from './s3.ts';
 import { encodeKeyPath } from './sigv4.ts';
@@ -109,7 +109,7 @@ export function createOriginClient(settings: OriginSettings, timeouts: OriginTim
         if (!isReset(error)) throw error;
         answer = await once(file, headers); // a kept-alive connection the origin had closed: once more
       }
-      metrics.originFetch(answer.status === 200 || answer.status === 304 ? 'ok' : `status-${answer.status}`);
+      metrics.originFetch(answer.status === 200 || answer.status === 206 || answer.status === 304 ? 'ok' : `status-${answer.status}`);
       if (answer.status === 401 || answer.status === 403) refusal = originAnswer(answer, file, 'is ORIGIN_HEADER the secret it expects?');
       else if (answer.status < 500) refusal = undefined;
       return answer;
@@ -297,17 +297,28 @@ function storeFromManifest(
   // Nothing reaches the client before the whole file is in and its hash checked: an origin that
   // resets or stalls halfway costs a 502 or 504 envelope, never a cut or hanging response. The
   // local copy is asked first (its bodies are checked against their ETag as well).
-  const load = async (file: string, etag: string): Promise<Buffer> => {
+  const load = async (file: string, entry: ManifestEntry | PackedEntry): Promise<Buffer> => {
+    const { etag } = entry;
     const kept = await copy.readBody(etag);
     if (kept) return kept;
-    const response = await origin.fetchFile(`${bodyBase}${file}`);
-    const { body } = response;
-    if (Object.hasOwn(manifest.public, file)) checkPublicFile(file, etag, response);
-    else checkBody(etag, response);
+    let body: Buffer;
+    if (isPacked(entry)) {
+      // A lookup's body: its bytes in its pack, asked for as a range.
+      const response = await origin.fetchFile(`${bodyBase}${entry.pack}`, { Range: `bytes=${entry.offset}-${entry.offset + entry.size - 1}` });
+      checkNamedByContent(response, scoped);
+      body = sliceOf(entry, response);
+      checkBody(etag, { ...response, status: 200, body });
+    } else {
+      const response = await origin.fetchFile(`${bodyBase}${file}`);
+      if (file.startsWith(`${lookupShardsDir}/`)) checkNamedByContent(response, scoped);
+      body = response.body;
+      if (Object.hasOwn(manifest.public, file)) checkPublicFile(file, etag, response);
+      else checkBody(etag, response);
+    }
     void copy.saveBody(etag, body);
     return body;
   };
-  const index = new LookupIndex(head, shards, (file, entry) => load(file, entry.etag), where);
+  const index = new LookupIndex(head, shards, load, where);
 
   const store: OriginStore = {
     manifest,
@@ -319,9 +330,33 @@ function storeFromManifest(
     lookups: () => index.entries(),
     lookupAt: (position) => index.lookupAt(position),
     cached: (entry) => cache.get(entry.etag),
-    read: (file, entry) => cache.load(entry.etag, () => load(file, entry.etag)),
+    read: (file, entry) => cache.load(entry.etag, () => load(file, entry)),
   };
   return { store, index };
+}
+
+/**
+ * A pack or an index shard the origin does not have, at the root layout: it is named by its
+ * content, and the build it belongs to was whole when this proxy switched to it (spotCheck), so
+ * the origin has moved to another build since. The proxy's next poll follows it; until then, a
+ * 503 that says so. (Under `builds/<buildId>/` a build never changes: a file missing there is one
+ * the origin lacks, checkBody's 503.)
+ */
+function checkNamedByContent(response: OriginResponse, scoped: boolean): void {
+  if (response.status === 404 && !scoped)
+    throw new StoreError('ERR_ORIGIN_SWITCHING', 'The data origin is switching builds: retry shortly.', { 'Retry-After': '1' });
+}
+
+/**
+ * A body's bytes from the answer to its range of a pack: a 206 with them, or a 200 with the whole
+ * pack from an origin that ignores ranges. Any other answer is checked (and refused) as a body.
+ */
+function sliceOf(entry: PackedEntry, response: OriginResponse): Buffer {
+  if (response.status === 206) return response.body;
+  if (response.status === 200 && response.body.length >= entry.offset + entry.size) return response.body.subarray(entry.offset, entry.offset + entry.size);
+  if (response.status === 416) throw new StoreError('ERR_ORIGIN_SWITCHING', 'The data origin is switching builds: retry shortly.', { 'Retry-After': '1' });
+  checkBody(entry.etag, response);
+  return response.body;
 }
 
 function checkBody(etag: string, response: OriginResponse): void {

@@ -5,10 +5,10 @@
  * stale, identical bodies (a country by id, by code and by name) share one buffer, and a new build
  * keeps every body it did not change warm. Concurrent misses for one body share one read.
  */
-import { readFile, realpath } from 'node:fs/promises';
+import { open, readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { ServiceError, type ErrorCode } from '../../contract/errors.ts';
-import { lookupIndexFileName } from '../../contract/lookupIndex.ts';
+import { lookupIndexFileName, type PackedEntry } from '../../contract/lookupIndex.ts';
 import { computeEtag, type ManifestEntry } from '../../contract/manifest.ts';
 import { createShardCache, findLookup, LookupIndex, readManifest, type Lookup, type ServedManifest, type ShardCache } from './manifestIndex.ts';
 import { defaultBodyCacheMb } from '../config/config.ts';
@@ -43,8 +43,30 @@ export interface BodyStore {
   lookupAt(position: number): Promise<Lookup | undefined>;
   /** The body's bytes if they are in memory now: the synchronous fast path. */
   cached(entry: ManifestEntry): Buffer | undefined;
-  /** The body's bytes; only call for a file the manifest lists. Throws a StoreError when they cannot be had. */
-  read(file: string, entry: ManifestEntry): Promise<Buffer>;
+  /**
+   * The bytes of a body (from its pack, by the entry the index gave) or of a public file or a
+   * download (by its path); only call for what the build lists. Throws a StoreError when they
+   * cannot be had.
+   */
+  read(file: string, entry: ManifestEntry | PackedEntry): Promise<Buffer>;
+}
+
+/** Whether an entry is a lookup's body, in a pack. */
+export function isPacked(entry: ManifestEntry | PackedEntry): entry is PackedEntry {
+  return 'pack' in entry;
+}
+
+/** `size` bytes at `offset` of a local file: a body in its pack. */
+async function readSlice(file: string, offset: number, size: number): Promise<Buffer> {
+  const handle = await open(file, 'r');
+  try {
+    const bytes = Buffer.allocUnsafe(size);
+    const { bytesRead } = await handle.read(bytes, 0, size, offset);
+    if (bytesRead !== size) throw new Error(`${file} ends before byte ${offset + size}`);
+    return bytes;
+  } finally {
+    await handle.close();
+  }
 }
 
 /** Bodies by ETag; a miss runs the loader its caller passes, once for every caller waiting on it. */
@@ -101,7 +123,7 @@ export async function openLocalStore(distDir: string, { bodies: cache, shards }:
     read: async (file, entry) => {
       const unreadable = (cause?: unknown) => new StoreError('ERR_BODY_UNREADABLE', `${file} is listed in the manifest but could not be read`, {}, { cause });
       return cache
-        .load(entry.etag, () => readFile(path.join(buildDir, file)))
+        .load(entry.etag, () => (isPacked(entry) ? readSlice(path.join(buildDir, entry.pack), entry.offset, entry.size) : readFile(path.join(buildDir, file))))
         .catch((error: unknown) => {
           throw unreadable(error);
         });

@@ -1,4 +1,7 @@
-/** Reading a body store as the lookup handler does: waiting for the index shards a find needs. */
+/** Reading a body store as the lookup handler does (waiting for the index shards a find needs), and a build's bodies in their packs. */
+import { readFile, realpath } from 'node:fs/promises';
+import path from 'node:path';
+import { LookupHead, LookupShard, lookupIndexFileName, shardFileOf } from '../../contract/lookupIndex.ts';
 import { IndexPending, type Lookup } from '../../proxy/store/manifestIndex.ts';
 import type { BodyStore } from '../../proxy/store/store.ts';
 
@@ -19,4 +22,27 @@ export async function allLookups(store: BodyStore): Promise<Lookup[]> {
   const lookups: Lookup[] = [];
   for await (const lookup of store.lookups()) lookups.push(lookup);
   return lookups;
+}
+
+/** A body of a build on disk as the build wrote it: its pack (relative to the build), its range in it, and its bytes. */
+export interface PackedBody {
+  readonly pack: string;
+  readonly offset: number;
+  readonly size: number;
+  readonly etag: string;
+  readonly bytes: Buffer;
+  /** The Range header that asks for it. */
+  readonly range: string;
+}
+
+/** Where `file` (`addressmanagement/api/…/key.json`) is in the build `distDir` links to; undefined if the build has no such body. */
+export async function packedBody(distDir: string, file: string): Promise<PackedBody | undefined> {
+  const buildDir = await realpath(distDir);
+  const head = new LookupHead(await readFile(path.join(buildDir, lookupIndexFileName)));
+  const number = head.shardOf(file);
+  const shard = new LookupShard(await readFile(path.join(buildDir, shardFileOf(head.shards[number]?.etag ?? '""'))), head.shardBits, number);
+  const entry = shard.find(file);
+  if (entry === undefined) return undefined;
+  const bytes = (await readFile(path.join(buildDir, entry.pack))).subarray(entry.offset, entry.offset + entry.size);
+  return { pack: entry.pack, offset: entry.offset, size: entry.size, etag: entry.etag, bytes, range: `bytes=${entry.offset}-${entry.offset + entry.size - 1}` };
 }

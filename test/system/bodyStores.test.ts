@@ -9,7 +9,8 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bodyPath, findRoute } from '../../contract/routes.ts';
-import type { Manifest } from '../../contract/manifest.ts';
+import type { PackedEntry } from '../../contract/lookupIndex.ts';
+import { computeEtag, type Manifest, type ManifestEntry } from '../../contract/manifest.ts';
 import { createOriginClient, openOriginStore } from '../../proxy/store/origin.ts';
 import { noOriginCopy } from '../../proxy/store/originCopy.ts';
 import { createStoreCaches, openLocalStore, StoreError, type BodyStore } from '../../proxy/store/store.ts';
@@ -39,6 +40,13 @@ interface OpenedStore {
   readonly buildDir: string;
   /** The code a read of a body missing from the build fails with. */
   readonly missingBodyCode: string;
+}
+
+/** A body's bytes as the build wrote them: its slice of its pack. */
+async function packedBody(buildDir: string, entry: ManifestEntry | PackedEntry): Promise<Buffer> {
+  expect(entry).toHaveProperty('pack');
+  const { pack, offset, size } = entry as PackedEntry;
+  return (await readFile(path.join(buildDir, pack))).subarray(offset, offset + size);
 }
 
 const closers: (() => Promise<void>)[] = [];
@@ -80,7 +88,7 @@ describe.each(stores)('%s', (_name, open) => {
     const { store, buildDir } = await opened;
     const onDisk = JSON.parse(await readFile(path.join(buildDir, 'manifest.json'), 'utf8')) as Manifest;
     expect(store.manifest.buildId).toBe(onDisk.buildId);
-    expect(Object.fromEntries((await allLookups(store)).map(({ file, entry }) => [file, entry]))).toEqual(onDisk.files);
+    expect(Object.fromEntries((await allLookups(store)).map(({ file, entry }) => [file, { size: entry.size, etag: entry.etag }]))).toEqual(onDisk.files);
     expect(store.manifest).not.toHaveProperty('files'); // the index holds them, once
   });
 
@@ -96,7 +104,8 @@ describe.each(stores)('%s', (_name, open) => {
       expect(bodyPath(route, segments.slice(4)), file).toBe(file);
       expect(await findSettled(store, route.path, segments.slice(4)), file).toEqual({ file, entry });
       const body = await store.read(file, entry);
-      expect(body.equals(await readFile(path.join(buildDir, file))), file).toBe(true);
+      expect(body.equals(await packedBody(buildDir, entry)), file).toBe(true);
+      expect(computeEtag(body), file).toBe(entry.etag);
       expect(store.cached(entry)?.equals(body), file).toBe(true);
     }
   });
@@ -123,7 +132,8 @@ describe.each(stores)('%s', (_name, open) => {
     const entry = (await findSettled(store, '/addressmanagement/api/country/getbyalpha2code', ['tr']))?.entry;
     expect(entry).toBeDefined();
     if (!entry) return;
-    await rm(path.join(buildDir, file));
+    // Its pack, which holds its bytes.
+    await rm(path.join(buildDir, (entry as PackedEntry).pack));
     const failure = await store.read(file, entry).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(StoreError);
     expect(failure).toMatchObject({ code: missingBodyCode });

@@ -4,12 +4,13 @@
  * failure whose message is not shown (a server-side fault) shows the code ERR_UNAVAILABLE.
  */
 import { connect } from 'node:net';
-import { readdir, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorCodeHeader, errorOutcomes } from '../../contract/errorCodes.ts';
 import type { ErrorCode } from '../../contract/errors.ts';
 import type { RunningService } from '../../proxy/service.ts';
+import { packedBody, type PackedBody } from '../support/store.ts';
 import { buildFixture, startTestService, testKey } from '../support/service.ts';
 
 const auth = { Authorization: `Bearer ${testKey}` };
@@ -86,9 +87,9 @@ describe('X-Error-Code', () => {
   });
 
   it('is ERR_UNAVAILABLE for a server-side fault whose message is not shown: a body missing from the disk', async () => {
-    // Bodies no request of this file has read (and the store has cached).
-    const bodies = path.join(distDir, 'financemanagement', 'api', 'currency');
-    for (const file of await readdir(bodies)) await rm(path.join(bodies, file), { recursive: true, force: true });
+    // The pack of a body no request of this file has read (and the store has cached).
+    const { pack } = (await packedBody(distDir, 'financemanagement/api/currency/getall.json')) as PackedBody;
+    await rm(path.join(distDir, pack));
     const response = await fetch(`${service.running.url}/financemanagement/api/currency/getall`, { headers: auth });
     expect([response.status, response.headers.get(errorCodeHeader)]).toEqual([503, 'ERR_UNAVAILABLE']);
     expect(((await response.json()) as { header: { message: string } }).header.message).not.toContain(distDir);

@@ -11,6 +11,7 @@ import { buildCodeFiles, buildDist } from '../../generator/build.ts';
 import { BuildError } from '../../generator/errors.ts';
 import { readSummary } from '../../generator/summary.ts';
 import { manifestSchema, type Manifest } from '../../contract/manifest.ts';
+import { packedBody, type PackedBody } from '../support/store.ts';
 import { buildFixture, copyFixture, fixtureRecords, pick, repoRoot, tempDir, without, type FixtureRecord, itemAt } from '../support/service.ts';
 
 const api = 'addressmanagement/api';
@@ -20,7 +21,9 @@ async function readManifest(distDir: string): Promise<Manifest> {
 }
 
 async function readBody(distDir: string, file: string): Promise<unknown> {
-  return JSON.parse(await readFile(path.join(distDir, file), 'utf8'));
+  const body = await packedBody(distDir, file);
+  if (body === undefined) throw new Error(`${file}: no such body in the build`);
+  return JSON.parse(body.bytes.toString('utf8'));
 }
 
 /** Changes one record of a copied fixture and returns the copy's data directory. */
@@ -52,15 +55,26 @@ describe('the generator on the fixture dataset', () => {
     manifest = await readManifest(distDir);
   });
 
-  it('writes a manifest entry, with size and strong ETag, for every body file and nothing else', async () => {
-    const ignore = ['manifest.json', 'build-summary.json', 'build.json', ...Object.keys(manifest.public), ...Object.keys(manifest.downloads)];
-    const written = (await fg('**/*.json', { cwd: distDir, ignore })).sort();
-    expect(Object.keys(manifest.files).sort()).toEqual(written);
-    for (const file of written) {
-      const bytes = await readFile(path.join(distDir, file));
-      expect(manifest.files[file]?.size, file).toBe(bytes.length);
-      expect(manifest.files[file]?.etag, file).toBe(`"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`);
+  it('writes every body into a pack, with a manifest entry of its size and strong ETag, and no other files', async () => {
+    const listed = ['manifest.json', 'build-summary.json', 'build.json', 'lookups.idx', ...Object.keys(manifest.public), ...Object.keys(manifest.downloads)];
+    const written = await fg('**/*', { cwd: distDir, dot: true });
+    expect(written.filter((file) => !listed.includes(file) && !/^lookups\/[A-Za-z0-9_-]{27}\.(idx|pack)$/.test(file))).toEqual([]);
+    const packs = new Set<string>();
+    for (const [file, entry] of Object.entries(manifest.files)) {
+      const body = await packedBody(distDir, file);
+      expect(body, file).toBeDefined();
+      if (!body) continue;
+      packs.add(body.pack);
+      expect(body.size, file).toBe(entry.size);
+      expect(body.etag, file).toBe(entry.etag);
+      expect(entry.etag, file).toBe(`"${createHash('sha256').update(body.bytes).digest('base64url').slice(0, 27)}"`);
     }
+    // Every file under lookups/ is named by its content's hash.
+    for (const file of written.filter((name) => name.startsWith('lookups/'))) {
+      const bytes = await readFile(path.join(distDir, file));
+      expect(file, file).toBe(`lookups/${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}${path.extname(file)}`);
+    }
+    expect(written.filter((file) => file.endsWith('.pack')).sort()).toEqual([...packs].sort());
   });
 
   it('writes a build summary that agrees with the manifest, for the next rebuild to compare', async () => {
@@ -119,13 +133,15 @@ describe('the generator on the fixture dataset', () => {
     expect(await readBody(distDir, `${api}/country/getbyname/turkiye.json`)).toEqual(without(turkey, 'altNames', 'localizedNames'));
   });
 
-  it('finds countries by their names in other languages, each body file a hard link to the one by id', async () => {
+  it('finds countries by their names in other languages, each the body by id, stored once in its pack', async () => {
     const germany = pick(await fixtureRecords('country'), 'alpha2Code', 'DE');
-    const byId = `${api}/country/getbyid/${germany.id}.json`;
+    const byId = (await packedBody(distDir, `${api}/country/getbyid/${germany.id}.json`)) as PackedBody;
     for (const key of ['allemagne', 'almanya', '_30c9__30a4__30c4_']) {
       const file = `${api}/country/getbyname/${key}.json`;
       expect(await readBody(distDir, file)).toEqual(without(germany, 'altNames', 'localizedNames'));
-      expect((await stat(path.join(distDir, file))).ino, key).toBe((await stat(path.join(distDir, byId))).ino);
+      const byName = (await packedBody(distDir, file)) as PackedBody;
+      expect(byName.etag, key).toBe(byId.etag);
+      if (byName.pack === byId.pack) expect(byName.offset, key).toBe(byId.offset);
     }
   });
 
@@ -236,19 +252,28 @@ describe('rebuilding', () => {
     expect(loaded.filter((file) => !fingerprinted.has(file))).toEqual([]);
   });
 
-  it('links the bodies a new build shares with the previous one and writes only the changed ones', async () => {
+  it('links the packs and index shards a new build shares with the previous one and writes only the changed ones', async () => {
     const dataDir = await copyFixture();
     const distDir = path.join(await tempDir(), 'dist');
-    const first = await buildDist({ dataDir, distDir });
-    const currencyFile = path.join(dataDir, 'records', 'currency.json');
-    await writeFile(currencyFile, (await readFile(currencyFile, 'utf8')).replace('"Turkish Lira"', '"Türk Lirası"'));
-    const second = await buildDist({ dataDir, distDir });
-    const inode = async (buildDir: string, file: string): Promise<number> => (await stat(path.join(buildDir, file))).ino;
+    const first = await buildDist({ dataDir, distDir, entriesPerShard: 4 });
     const unchanged = 'addressmanagement/api/region/getall.json';
     const changed = 'financemanagement/api/currency/getbycode/try.json';
-    expect(await inode(second.buildDir, unchanged)).toBe(await inode(first.buildDir, unchanged));
-    expect(await inode(second.buildDir, changed)).not.toBe(await inode(first.buildDir, changed));
-    expect(JSON.parse(await readFile(path.join(distDir, changed), 'utf8'))).toMatchObject({ name: 'Türk Lirası' });
+    const before = { unchanged: (await packedBody(distDir, unchanged)) as PackedBody, changed: (await packedBody(distDir, changed)) as PackedBody };
+    const currencyFile = path.join(dataDir, 'records', 'currency.json');
+    await writeFile(currencyFile, (await readFile(currencyFile, 'utf8')).replace('"Turkish Lira"', '"Türk Lirası"'));
+    const second = await buildDist({ dataDir, distDir, entriesPerShard: 4 });
+    const inode = async (buildDir: string, file: string): Promise<number | undefined> => (await stat(path.join(buildDir, file)).catch(() => undefined))?.ino;
+    const after = { unchanged: (await packedBody(distDir, unchanged)) as PackedBody, changed: (await packedBody(distDir, changed)) as PackedBody };
+    expect(after.unchanged.pack).toBe(before.unchanged.pack);
+    expect(await inode(second.buildDir, after.unchanged.pack)).toBe(await inode(first.buildDir, before.unchanged.pack));
+    expect(after.changed.pack).not.toBe(before.changed.pack);
+    expect(JSON.parse(after.changed.bytes.toString('utf8'))).toMatchObject({ name: 'Türk Lirası' });
+    // A currency's name is in a few of its bodies: most packs and shards are links to the first build's.
+    const files = (await fg('lookups/*', { cwd: second.buildDir })).sort();
+    const linked = [];
+    for (const file of files) if ((await inode(second.buildDir, file)) === (await inode(first.buildDir, file))) linked.push(file);
+    expect(files.length).toBeGreaterThan(100);
+    expect(linked.length / files.length).toBeGreaterThan(0.9);
   });
 });
 

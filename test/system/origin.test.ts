@@ -13,6 +13,7 @@ import { ServiceError } from '../../contract/errors.ts';
 import { loadConfig } from '../../proxy/config/config.ts';
 import { silentLogger } from '../../proxy/observe/log.ts';
 import { startService, type RunningService } from '../../proxy/service.ts';
+import { packedBody, type PackedBody } from '../support/store.ts';
 import { buildFixture, copyFixture, startTestService, tempDir, testKey } from '../support/service.ts';
 import { buildDist } from '../../generator/build.ts';
 import { EventEmitter } from 'node:events';
@@ -30,6 +31,8 @@ interface StaticOrigin {
    * file, then a reset or nothing at all; or the whole file with one byte changed.
    */
   mode: 'serve' | 'stall' | 'reset-once' | 'slow' | 'reset-mid-file' | 'stall-mid-file' | 'corrupt' | 'down';
+  /** Range requests (a body in its pack) by path and range. */
+  readonly ranges: Map<string, number>;
   /** Conditional manifest requests answered 304. */
   notModified: number;
   /** The Authorization header of the last request, if any reached the origin. */
@@ -43,6 +46,7 @@ const secret = ['X-Origin-Secret', 'origin-secret-for-tests'] as const;
 function startStaticOrigin(root: string): Promise<StaticOrigin> {
   const origin: Omit<StaticOrigin, 'url' | 'close'> = {
     hits: new Map(),
+    ranges: new Map(),
     arrivals: new EventEmitter(),
     mode: 'serve',
     notModified: 0,
@@ -71,6 +75,13 @@ function startStaticOrigin(root: string): Promise<StaticOrigin> {
     if (request.headers['if-none-match'] === etag) {
       origin.notModified++;
       return response.writeHead(304, { ETag: etag }).end();
+    }
+    const range = /^bytes=(\d+)-(\d+)$/.exec(request.headers.range ?? '');
+    if (range) {
+      // As nginx answers a range of a file: 206 with those bytes.
+      origin.ranges.set(`${pathname} ${request.headers.range}`, (origin.ranges.get(`${pathname} ${request.headers.range}`) ?? 0) + 1);
+      const part = body.subarray(Number(range[1]), Number(range[2]) + 1);
+      return response.writeHead(206, { 'Content-Range': `bytes ${range[1]}-${range[2]}/${body.length}`, 'Content-Length': part.length }).end(part);
     }
     const isPublic = pathname === '/openapi.json' || pathname.startsWith('/docs/');
     if (isPublic && (origin.mode === 'reset-mid-file' || origin.mode === 'stall-mid-file')) {
@@ -136,14 +147,15 @@ describe('origin mode', () => {
     }
   });
 
-  it('fetches a body once, then serves it from memory; concurrent misses share one fetch', async () => {
+  it('fetches a body once, as a range of its pack, then serves it from memory; concurrent misses share one fetch', async () => {
     const target = '/addressmanagement/api/region/getall';
-    const file = '/addressmanagement/api/region/getall.json';
-    const before = origin.hits.get(file) ?? 0;
+    const { pack, range } = (await packedBody(distDir, 'addressmanagement/api/region/getall.json')) as PackedBody;
+    const asked = `/${pack} ${range}`;
+    const before = origin.ranges.get(asked) ?? 0;
     const replies = await Promise.all(Array.from({ length: 10 }, () => call(proxied, target)));
     expect(replies.every((reply) => reply.status === 200)).toBe(true);
     await call(proxied, target);
-    expect((origin.hits.get(file) ?? 0) - before).toBe(1);
+    expect((origin.ranges.get(asked) ?? 0) - before).toBe(1);
   });
 
   it('revalidates the manifest with the origin ETag: an unchanged build costs a 304', async () => {
@@ -188,15 +200,24 @@ describe('origin mode', () => {
     expect(origin.mode).toBe('serve');
   });
 
-  it('503 with Retry-After, never a 404, when the origin lacks a body the manifest lists: the record exists', async () => {
-    const file = 'financemanagement/api/bank/getbycode/064.json';
-    await rm(path.join(distDir, file));
-    const response = await fetch(`${proxied.running.url}/financemanagement/api/bank/getbycode?code=064`, { headers: { Authorization: `Bearer ${testKey}` } });
-    expect(response.status).toBe(503);
-    expect(response.headers.get('retry-after')).toBe('5');
-    const envelope = (await response.json()) as { body: unknown; header: { message: string } };
-    expect(envelope.body).toBeNull();
-    expect(envelope.header.message).toBe("The data origin lacks this lookup's body although its build lists it: retry shortly.");
+  it('503 with Retry-After, never a 404, when the pack of a body the index lists is gone from the origin: it has moved to another build', async () => {
+    // A build of its own: the pack removed holds other tests' bodies.
+    const ownDist = await buildFixture();
+    const ownOrigin = await startStaticOrigin(ownDist);
+    const service = await startTestService(ownDist, { API_KEYS: testKey, ORIGIN_URL: ownOrigin.url, ORIGIN_HEADER: `${secret[0]}: ${secret[1]}` });
+    try {
+      const { pack } = (await packedBody(ownDist, 'financemanagement/api/bank/getbycode/064.json')) as PackedBody;
+      await rm(path.join(ownDist, pack));
+      const response = await fetch(`${service.running.url}/financemanagement/api/bank/getbycode?code=064`, { headers: { Authorization: `Bearer ${testKey}` } });
+      expect(response.status).toBe(503);
+      expect(response.headers.get('retry-after')).toBe('1');
+      const envelope = (await response.json()) as { body: unknown; header: { message: string } };
+      expect(envelope.body).toBeNull();
+      expect(envelope.header.message).toBe('The data origin is switching builds: retry shortly.');
+    } finally {
+      await service.close();
+      await ownOrigin.close();
+    }
   });
 
   it('504 when the origin does not answer in time; cached bodies are still served', { timeout: 20_000 }, async () => {
@@ -268,7 +289,8 @@ describe('origin mode, a build-scoped origin', () => {
     const nextId = path.basename(await realpath(next));
     // The next build as an upload cut short leaves it: its manifest and index there, its bodies not.
     const halfUploaded = await tempDir();
-    await cp(path.join(next, 'lookups'), path.join(halfUploaded, 'lookups'), { recursive: true });
+    // The index's shards there, its packs (the bodies) not.
+    await cp(path.join(next, 'lookups'), path.join(halfUploaded, 'lookups'), { recursive: true, filter: (source) => !source.endsWith('.pack') });
     for (const file of ['manifest.json', 'lookups.idx', 'build.json']) await writeFile(path.join(halfUploaded, file), await readFile(path.join(next, file)));
     const root = await scopedOrigin(JSON.stringify({ buildId: currentId }), { [currentId]: await realpath(current), [nextId]: halfUploaded });
     const origin = await startStaticOrigin(root);
@@ -313,15 +335,14 @@ describe('origin mode, a build-scoped origin', () => {
         headers: { Authorization: `Bearer ${testKey}` },
       });
       expect(response.status).toBe(200);
-      // The pointer, the index's head, the one shard the lookup needed, the body.
-      const shards = await readdir(path.join(distDir, 'lookups'));
+      // The pointer, the index's head, the one shard the lookup needed, the pack of its body.
+      const shards = (await readdir(path.join(distDir, 'lookups'))).filter((name) => name.endsWith('.idx'));
+      const { pack } = (await packedBody(distDir, 'financemanagement/api/currency/getbycode/try.json')) as PackedBody;
       const hits = [...origin.hits.keys()].sort();
-      expect(hits.filter((hit) => !hit.includes('/lookups/'))).toEqual(
-        ['/builds/current.json', `/builds/${buildId}/lookups.idx`, `/builds/${buildId}/financemanagement/api/currency/getbycode/try.json`].sort(),
+      expect(hits.filter((hit) => !hit.includes('/lookups/'))).toEqual(['/builds/current.json', `/builds/${buildId}/lookups.idx`].sort());
+      expect(hits.filter((hit) => hit.includes('/lookups/')).sort()).toEqual(
+        [`/builds/${buildId}/${pack}`, expect.toSatisfy((hit: string) => shards.some((name) => hit === `/builds/${buildId}/lookups/${name}`))].sort(),
       );
-      expect(hits.filter((hit) => hit.includes('/lookups/')).map((hit) => hit.replace(`/builds/${buildId}/lookups/`, ''))).toEqual([
-        expect.toSatisfy((name: string) => shards.includes(name)),
-      ]);
     } finally {
       await service.close();
       await origin.close();
@@ -381,9 +402,10 @@ describe('origin mode, failing at start', () => {
     const service = await startTestService(distDir, { API_KEYS: testKey, ORIGIN_URL: origin.url, ORIGIN_HEADER: `${secret[0]}: ${secret[1]}` });
     try {
       origin.mode = 'slow';
+      const { pack } = (await packedBody(distDir, 'addressmanagement/api/region/getall.json')) as PackedBody;
       const arrived = new Promise<void>((resolve) => {
         const check = (pathname: string): void => {
-          if (pathname !== '/addressmanagement/api/region/getall.json') return;
+          if (pathname !== `/${pack}`) return;
           origin.arrivals.off('request', check);
           resolve();
         };

@@ -19,6 +19,7 @@ import { uploadBuild } from '../../deploy/upload.ts';
 import { bucketBaseUrl, objectUrl, signedHeaders, type S3Bucket } from '../../proxy/store/s3.ts';
 import type { RunningService } from '../../proxy/service.ts';
 import { startS3Server, type RunningS3Server } from '../support/s3Server.ts';
+import { packedBody, type PackedBody } from '../support/store.ts';
 import { buildFixture, copyFixture, repoRoot, startTestService, tempDir, testKey } from '../support/service.ts';
 
 /** A UUID as X-Request-Id is the envelope's globalId: two answers to one lookup are then the same bytes. */
@@ -125,9 +126,10 @@ describe('a private S3 bucket as the origin', () => {
   it('the upload command puts every file of the build under builds/<id>/, the manifest after them and the pointer last', async () => {
     const manifest = await diskManifest();
     const shards = await readdir(path.join(distDir, 'lookups'));
-    const files = Object.keys(manifest.files).length + Object.keys(manifest.public).length + Object.keys(manifest.downloads).length + shards.length;
-    // The files and the lookup index's shards, then the manifest and the index's head.
-    expect(shards.length).toBeGreaterThan(0);
+    const files = Object.keys(manifest.public).length + Object.keys(manifest.downloads).length + shards.length;
+    // The lookup index's shards and packs, the public files and downloads, then the manifest and the index's head.
+    expect(shards.filter((name) => name.endsWith('.pack')).length).toBeGreaterThan(0);
+    expect(shards.filter((name) => name.endsWith('.idx')).length).toBeGreaterThan(0);
     expect(puts0(uploadRequests)).toEqual(
       expect.arrayContaining(shards.map((shard) => `PUT /refdata-origin/refdata/builds/${manifest.buildId}/lookups/${shard}`)),
     );
@@ -142,8 +144,9 @@ describe('a private S3 bucket as the origin', () => {
     const pointer = await getObject('builds/current.json');
     expect(await pointer.json()).toEqual({ buildId: manifest.buildId });
     expect(pointer.headers.get('cache-control')).toBe('no-cache');
+    const { pack } = (await packedBody(distDir, 'financemanagement/api/currency/getbycode/try.json')) as PackedBody;
     for (const [file, type] of [
-      ['financemanagement/api/currency/getbycode/try.json', 'application/json; charset=utf-8'],
+      [pack, 'application/octet-stream'],
       ['openapi.json', manifest.public['openapi.json']?.contentType],
       ['exports/country.ndjson.gz', manifest.downloads['exports/country.ndjson.gz']?.contentType],
     ]) {
@@ -194,9 +197,8 @@ describe('a private S3 bucket as the origin', () => {
     const second = await buildDist({ dataDir, distDir });
     // Through a relay that fails two PUTs once each: the upload tries them again.
     const relay = await startRecordingRelay(store.endpoint);
-    const [slowedDown, reset] = ['openapi.json', 'financemanagement/api/currency/getbycode/try.json'].map(
-      (file) => `/refdata-origin/refdata/builds/${second.buildId}/${file}`,
-    ) as [string, string];
+    const { pack } = (await packedBody(distDir, 'financemanagement/api/currency/getbycode/try.json')) as PackedBody;
+    const [slowedDown, reset] = ['openapi.json', pack].map((file) => `/refdata-origin/refdata/builds/${second.buildId}/${file}`) as [string, string];
     relay.failOnce.set(slowedDown, 'slow-down').set(reset, 'reset');
     try {
       const report = await uploadBuild({ dist: distDir, bucket: { ...bucket, endpoint: new URL(relay.url) }, concurrency: 8, keepBuilds: 2 });

@@ -11,21 +11,26 @@ import { encodeLookupIndex, LookupHead, lookupIndexFileName, lookupShardsDir, sh
 import type { Manifest } from '../../contract/manifest.ts';
 import type { RunningService } from '../../proxy/service.ts';
 import { sampleUrlMix, type Lookup } from '../bench/urls.ts';
+import { openLocalStore } from '../../proxy/store/store.ts';
 import { buildFixture, startTestService, testKey } from '../support/service.ts';
+import { allLookups } from '../support/store.ts';
 
 const address = '/addressmanagement/api';
 const auth = { Authorization: `Bearer ${testKey}` };
 
-/** Rewrites a build's lookup index in shards of `perShard` entries. */
+/** Rewrites a build's lookup index and packs in shards of `perShard` entries; the number of shards. */
 async function reshard(distDir: string, perShard: number): Promise<number> {
   const buildDir = await realpath(distDir);
-  const { files, ...head } = JSON.parse(await readFile(path.join(buildDir, 'manifest.json'), 'utf8')) as Manifest;
-  const index = encodeLookupIndex(head, files, perShard);
+  const { files: _files, ...head } = JSON.parse(await readFile(path.join(buildDir, 'manifest.json'), 'utf8')) as Manifest;
+  const store = await openLocalStore(distDir);
+  const bodies = new Map<string, Buffer>();
+  for (const { file, entry } of await allLookups(store)) bodies.set(file, await store.read(file, entry));
+  const index = encodeLookupIndex(head, bodies, perShard);
   await rm(path.join(buildDir, lookupShardsDir), { recursive: true });
   await mkdir(path.join(buildDir, lookupShardsDir));
-  for (const [file, bytes] of index.shards) await writeFile(path.join(buildDir, file), bytes);
+  for (const [file, bytes] of index.files) await writeFile(path.join(buildDir, file), bytes);
   await writeFile(path.join(buildDir, lookupIndexFileName), index.head);
-  return index.shards.size;
+  return [...index.files.keys()].filter((file) => file.endsWith('.idx')).length;
 }
 
 async function answer(service: RunningService, target: string): Promise<{ status: number; body: unknown; language: string | null; code: string | null }> {

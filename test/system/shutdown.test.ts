@@ -15,6 +15,7 @@ import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster } from '../support/cluster.ts';
+import { packedBody, type PackedBody } from '../support/store.ts';
 import { buildFixture, testKey } from '../support/service.ts';
 
 const auth = { Authorization: `Bearer ${testKey}` };
@@ -30,7 +31,7 @@ interface HoldingOrigin {
   close(): Promise<void>;
 }
 
-/** Serves `root`; the first request for anything but the manifest, the lookup index or the build pointer waits for release(). */
+/** Serves `root`; the first request for a body (a range of a pack) waits for release(). */
 async function startHoldingOrigin(root: string): Promise<HoldingOrigin> {
   let heldNow: (pathname: string) => void = () => {};
   const held = new Promise<string>((resolve) => (heldNow = resolve));
@@ -39,7 +40,7 @@ async function startHoldingOrigin(root: string): Promise<HoldingOrigin> {
   let holding = false;
   const server = http.createServer(async (request, response) => {
     const pathname = (request.url ?? '/').split('?')[0] ?? '/';
-    if (!holding && !['/manifest.json', '/lookups.idx', '/builds/current.json'].includes(pathname) && !pathname.startsWith('/lookups/')) {
+    if (!holding && pathname.endsWith('.pack')) {
       holding = true;
       heldNow(pathname);
       await released;
@@ -142,7 +143,7 @@ describe.each([1, 2])('a proxy stopped with SIGTERM (WORKERS=%i)', (workers) => 
     if (workers > 1) await proxy.waitFor((output) => output.split('"event":"worker-listening"').length - 1 === workers);
 
     const inFlight = ask(`${proxy.url}${lookup}`, auth);
-    expect(await origin.held).toMatch(/currency/);
+    expect(await origin.held).toBe(`/${((await packedBody(distDir, 'financemanagement/api/currency/getbycode/try.json')) as PackedBody).pack}`);
     const idle = await idleConnection(proxy.url);
     const idleClosed = once(idle, 'close');
 

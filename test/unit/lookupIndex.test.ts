@@ -1,20 +1,23 @@
-/** contract/lookupIndex.ts: a manifest's files in a head and shards, found by path, never read outside a shard. */
+/** contract/lookupIndex.ts: bodies in packs, their entries in a head and shards, found by path, never read outside a shard. */
 import { describe, expect, it } from 'vitest';
-import { encodeLookupIndex, isLookupIndex, LookupHead, LookupShard, shardFileOf, type ManifestHead } from '../../contract/lookupIndex.ts';
-import { computeEtag, type Manifest, type ManifestEntry } from '../../contract/manifest.ts';
+import { encodeLookupIndex, isLookupIndex, LookupHead, LookupShard, shardFileOf, type ManifestHead, type PackedEntry } from '../../contract/lookupIndex.ts';
+import { computeEtag } from '../../contract/manifest.ts';
 
 const head = { buildId: 'b', counts: { country: 2 } } as unknown as ManifestHead;
-const files: Manifest['files'] = {};
+const bodies = new Map<string, Buffer>();
 for (let number = 0; number < 5000; number++) {
-  files[`addressmanagement/api/neighborhood/getbyid/${number.toString(16).padStart(32, '0')}.json`] = { size: number, etag: `"tag-${number}"` };
+  // Every tenth body the same as another: a pack keeps it once.
+  bodies.set(`addressmanagement/api/neighborhood/getbyid/${number.toString(16).padStart(32, '0')}.json`, Buffer.from(`{"n":${number - (number % 10)}}`));
 }
-files['addressmanagement/api/country/getall.json'] = { size: 12, etag: '"AbCdEfGhIjKlMnOpQrStUvWxYz0"' };
+bodies.set('addressmanagement/api/country/getall.json', Buffer.from('[{"id":"tr"}]'));
+const encoded = encodeLookupIndex(head, bodies, 1_000);
+const files = encoded.entries;
 
 /** Opens an encoded index as a proxy would: the head, then each shard named in it. */
-function open(index: ReturnType<typeof encodeLookupIndex>): { head: LookupHead; find: (file: string) => ManifestEntry | undefined; shards: LookupShard[] } {
+function open(index: ReturnType<typeof encodeLookupIndex>): { head: LookupHead; find: (file: string) => PackedEntry | undefined; shards: LookupShard[] } {
   const opened = new LookupHead(index.head);
   const shards = opened.shards.map((entry, number) => {
-    const bytes = index.shards.get(shardFileOf(entry.etag)) as Buffer;
+    const bytes = index.files.get(shardFileOf(entry.etag)) as Buffer;
     expect(computeEtag(bytes)).toBe(entry.etag);
     expect(bytes.length).toBe(entry.size);
     return new LookupShard(bytes, opened.shardBits, number);
@@ -23,43 +26,58 @@ function open(index: ReturnType<typeof encodeLookupIndex>): { head: LookupHead; 
 }
 
 describe('the lookup index', () => {
-  const index = encodeLookupIndex(head, files, 1_000);
+  const index = encoded;
   const { head: opened, shards, find } = open(index);
 
   it('splits the files into shards of about the size asked for, and finds every file in its shard', () => {
     expect(isLookupIndex(index.head)).toBe(true);
     expect(opened.count).toBe(5001);
     expect(opened.shardBits).toBe(3);
-    expect(index.shards.size).toBe(8);
+    expect([...index.files.keys()].filter((file) => file.endsWith('.idx'))).toHaveLength(8);
     for (const shard of shards) expect(shard.count).toBeGreaterThan(400);
-    for (const [file, entry] of Object.entries(files)) expect(find(file), file).toEqual(entry);
+    for (const [file, entry] of Object.entries(files)) expect(find(file), file).toMatchObject(entry);
     for (const file of ['addressmanagement/api/country/getall.jso', 'addressmanagement/api/country/getall.json/', '', 'İstanbul.json']) {
       expect(find(file), file).toBeUndefined();
     }
     expect(JSON.parse(opened.headBytes().toString('utf8'))).toEqual(head);
-    expect(Object.fromEntries(shards.flatMap((shard) => [...shard.entries()]))).toEqual(files);
+    expect(Object.fromEntries(shards.flatMap((shard) => [...shard.entries()].map(([file, { size, etag }]) => [file, { size, etag }])))).toEqual(files);
   });
 
-  it('names a shard by its content: an unchanged shard keeps its name, a changed one gets another', () => {
+  it("keeps each body in its shard's pack, at its offset, each distinct body once", () => {
+    for (const [file, body] of bodies) {
+      const entry = find(file) as PackedEntry;
+      const pack = index.files.get(entry.pack) as Buffer;
+      expect(pack.subarray(entry.offset, entry.offset + entry.size).equals(body), file).toBe(true);
+      expect(entry.etag).toBe(computeEtag(body));
+    }
+    for (const shard of shards) {
+      const distinct = new Map([...shard.entries()].map(([file]) => [bodies.get(file)?.toString(), bodies.get(file)?.length ?? 0]));
+      expect(index.files.get(shard.pack)?.length).toBe([...distinct.values()].reduce((sum, size) => sum + size, 0));
+      expect(distinct.size).toBeLessThan(shard.count);
+    }
+  });
+
+  it('names shards and packs by their content: unchanged ones keep their names, a changed body changes one shard and its pack', () => {
     const file = 'addressmanagement/api/country/getall.json';
-    const changed = encodeLookupIndex(head, { ...files, [file]: { size: 13, etag: '"another"' } }, 1_000);
-    const before = [...index.shards.keys()];
-    const after = [...changed.shards.keys()];
-    expect(after.filter((name) => !before.includes(name))).toHaveLength(1);
+    const changed = encodeLookupIndex(head, new Map([...bodies, [file, Buffer.from('[{"id":"de"}]')]]), 1_000);
+    const before = [...index.files.keys()];
+    const after = [...changed.files.keys()];
+    expect(after.filter((name) => !before.includes(name)).map((name) => name.slice(name.lastIndexOf('.')))).toEqual(['.pack', '.idx']);
     expect(new LookupHead(changed.head).shards[opened.shardOf(file)]?.etag).not.toBe(opened.shards[opened.shardOf(file)]?.etag);
   });
 
   it('keeps a small build in one shard', () => {
-    const small = encodeLookupIndex(head, { 'addressmanagement/api/country/getall.json': { size: 1, etag: '"x"' } });
+    const small = encodeLookupIndex(head, new Map([['addressmanagement/api/country/getall.json', Buffer.from('[]')]]));
     expect(new LookupHead(small.head).shardBits).toBe(0);
-    expect(open(small).find('addressmanagement/api/country/getall.json')).toEqual({ size: 1, etag: '"x"' });
+    expect(open(small).find('addressmanagement/api/country/getall.json')).toMatchObject({ size: 2, etag: computeEtag(Buffer.from('[]')), offset: 0 });
   });
 
   it('answers a miss, never a read outside its bytes, when an entry offset is damaged', () => {
     const number = opened.shardOf('addressmanagement/api/country/getall.json');
-    const bytes = Buffer.from(index.shards.get(shardFileOf(opened.shards[number]?.etag ?? '')) as Buffer);
+    const bytes = Buffer.from(index.files.get(shardFileOf(opened.shards[number]?.etag ?? '')) as Buffer);
     const shard = new LookupShard(bytes, opened.shardBits, number);
-    const offsetsStart = 21 + bytes.readUInt32LE(17) * 4;
+    const tableStart = 14 + bytes.readUInt8(13) + 8;
+    const offsetsStart = tableStart + bytes.readUInt32LE(tableStart - 4) * 4;
     for (let entry = 0; entry < shard.count; entry++) bytes.writeUInt32LE(0xfffffff0, offsetsStart + entry * 4);
     const broken = new LookupShard(bytes, opened.shardBits, number);
     expect(broken.find('addressmanagement/api/country/getall.json')).toBeUndefined();
@@ -71,9 +89,9 @@ describe('the lookup index', () => {
     expect(() => new LookupHead(Buffer.from('{"buildId":"b"}'))).toThrow(/does not start with RDLI/);
     expect(() => new LookupHead(index.head.subarray(0, 40))).toThrow(/past its end/);
     expect(() => new LookupHead(Buffer.concat([index.head, Buffer.from([0])]))).toThrow(/bytes after its last shard/);
-    const first = index.shards.get(shardFileOf(opened.shards[0]?.etag ?? '')) as Buffer;
+    const first = index.files.get(shardFileOf(opened.shards[0]?.etag ?? '')) as Buffer;
     expect(() => new LookupShard(first, opened.shardBits, 1)).toThrow(/is shard 0 of 2\^3, not shard 1 of 2\^3/);
     expect(() => new LookupShard(index.head, opened.shardBits, 0)).toThrow(/does not start with RDLS/);
-    expect(() => encodeLookupIndex(head, { 'addressmanagement/api/country/getbyname/i̇stanbul.json': { size: 1, etag: '"x"' } })).toThrow(/printable ASCII/);
+    expect(() => encodeLookupIndex(head, new Map([['addressmanagement/api/country/getbyname/i̇stanbul.json', Buffer.from('{}')]]))).toThrow(/printable ASCII/);
   });
 });
