@@ -379,7 +379,8 @@ describe('record files', () => {
 });
 
 describe('re-import', () => {
-  it('refuses a curated bank that cites no listed source, or whose code does not fit three digits', async () => {
+  // The whole import runs first (the world's addresses take most of a minute), then the banks are judged.
+  it('refuses a curated bank that cites no listed source, or whose code does not fit three digits', { timeout: 180_000 }, async () => {
     const copy = await copyData();
     const banksFile = path.join(copy, 'curated', 'banks.json');
     const curated = JSON.parse(await readFile(banksFile, 'utf8')) as { banks: { code: string; sources: string[] }[] };
