@@ -25,12 +25,15 @@ export interface FaultRelay {
   /** Read as each request arrives: a change applies to the next request. */
   mode: RelayMode;
   /**
-   * Which paths the body faults touch (all by default); any other path passes, so that the
-   * manifest can still load while one file fails. 'down' ignores it: a gone host is gone for all.
+   * Which requests the body faults touch (all by default), by path and Range header (a body is a
+   * range of its pack); any other request passes, so that the manifest can still load while one
+   * file fails. 'down' ignores it: a gone host is gone for all.
    */
-  faultsOn: (pathname: string) => boolean;
+  faultsOn: (pathname: string, range: string | undefined) => boolean;
   /** Requests per path the relay read (faulted ones included), since the start. */
   readonly requests: Map<string, number>;
+  /** Of those, the requests with a Range header, per `<path> <range>` (`/lookups/….pack bytes=0-99`). */
+  readonly ranges: Map<string, number>;
   close(): Promise<void>;
 }
 
@@ -39,7 +42,7 @@ export async function startFaultRelay(target: string): Promise<FaultRelay> {
   const proxy = httpProxy.createProxyServer({ target });
   // The fault each request was given when it arrived, for the origin's answer to it.
   const faults = new WeakMap<http.IncomingMessage, BodyFault>();
-  const relay: Omit<FaultRelay, 'url' | 'close'> = { mode: 'pass', faultsOn: () => true, requests: new Map() };
+  const relay: Omit<FaultRelay, 'url' | 'close'> = { mode: 'pass', faultsOn: () => true, requests: new Map(), ranges: new Map() };
 
   proxy.on('proxyRes', (originResponse, request, response) => {
     const fault = faults.get(request);
@@ -70,10 +73,12 @@ export async function startFaultRelay(target: string): Promise<FaultRelay> {
 
   const server = http.createServer((request, response) => {
     const pathname = (request.url ?? '/').split('?')[0] ?? '/';
+    const range = request.headers.range;
     relay.requests.set(pathname, (relay.requests.get(pathname) ?? 0) + 1);
+    if (range !== undefined) relay.ranges.set(`${pathname} ${range}`, (relay.ranges.get(`${pathname} ${range}`) ?? 0) + 1);
     const mode = relay.mode;
     if (mode === 'down') return request.socket.destroy(); // a kept-alive connection opened before
-    if (mode === 'pass' || !relay.faultsOn(pathname)) return proxy.web(request, response);
+    if (mode === 'pass' || !relay.faultsOn(pathname, range)) return proxy.web(request, response);
     faults.set(request, mode);
     proxy.web(request, response, { selfHandleResponse: true });
   });

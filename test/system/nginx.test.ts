@@ -8,7 +8,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdir, readFile, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { renderNginxConfig, renderSecretMap } from '../../deploy/nginx.ts';
@@ -21,6 +21,7 @@ import { freePort } from '../support/programs.ts';
 import { nginxBinary, rawRequest, renderNginxForTest, startNginx, type RunningNginx } from '../support/daemon.ts';
 import { startFaultRelay, type FaultRelay } from '../support/faultRelay.ts';
 import { buildFixture, copyFixture, realBuildTimeoutMs, repoRoot, startTestService, tempDir, testKey } from '../support/service.ts';
+import { packedBody, type PackedBody } from '../support/store.ts';
 import { reportMissing } from '../support/tools.ts';
 
 const secretHeader = ['X-Origin-Secret', 'nginx-test-secret-0123456789abcdef0123456789'] as const;
@@ -46,6 +47,16 @@ async function lookup(service: RunningService, target: string): Promise<Reply> {
 async function readManifest(distDir: string): Promise<Manifest> {
   return JSON.parse(await readFile(path.join(distDir, 'manifest.json'), 'utf8')) as Manifest;
 }
+
+/** A body of the build `distDir` links to, where its pack holds it (test/support/store.ts). */
+async function bodyOf(distDir: string, file: string): Promise<PackedBody> {
+  const body = await packedBody(distDir, file);
+  if (!body) throw new Error(`the build in ${distDir} has no body ${file}`);
+  return body;
+}
+
+/** The byte range a 206 says it holds, for `size` bytes at `offset` of a pack of `total` bytes. */
+const contentRange = (offset: number, size: number, total: number): string => `bytes ${offset}-${offset + size - 1}/${total}`;
 
 /** Both proxies over one build: local mode reading the disk, origin mode reading nginx. */
 interface Pair {
@@ -89,6 +100,7 @@ async function expectSamePublicFiles(local: RunningService, proxied: RunningServ
 }
 
 const tryCurrency = '/financemanagement/api/currency/getbycode?code=try';
+const tryCurrencyBody = 'financemanagement/api/currency/getbycode/try.json';
 const turkeyId = '6779bb12-6111-49e2-8cc6-ce79429f310c';
 
 if (!nginxBinary) {
@@ -283,23 +295,44 @@ describe.skipIf(!nginxBinary)('nginx as the origin, over the fixture build', () 
     expect((await rawRequest(nginx.port, '/manifest.json', { [secretHeader[0]]: 'wrong-secret-0123456789abcdef0123456789' })).status).toBe(403);
     // nginx's map matches plain strings ignoring case: the secret is a case-sensitive pattern.
     expect((await rawRequest(nginx.port, '/manifest.json', { [secretHeader[0]]: secretHeader[1].toUpperCase() })).status).toBe(403);
-    expect((await rawRequest(nginx.port, '/addressmanagement/api/country/getall.json')).status).toBe(403);
+    const { pack, range } = await bodyOf(distDir, 'addressmanagement/api/country/getall.json');
+    expect((await rawRequest(nginx.port, `/${pack}`, { Range: range })).status).toBe(403);
+    expect((await rawRequest(nginx.port, `/${buildScopedPath(manifest.buildId, pack)}`, { Range: range })).status).toBe(403);
     const served = await rawRequest(nginx.port, '/manifest.json', withSecret);
     expect(served.status).toBe(200);
     expect((JSON.parse(served.body.toString()) as Manifest).buildId).toBe(manifest.buildId);
   });
 
-  it('nginx serves bodies as application/json; charset=utf-8 with its own ETag, answers 304 to it, and is not cacheable by shared caches', async () => {
-    const file = '/financemanagement/api/currency/getbycode/try.json';
-    const served = await rawRequest(nginx.port, file, withSecret);
+  it('nginx serves a pack whole as bytes with its own ETag, answers 304 to it, and is not cacheable by shared caches', async () => {
+    const { pack } = await bodyOf(distDir, tryCurrencyBody);
+    const onDisk = await readFile(path.join(distDir, pack));
+    const served = await rawRequest(nginx.port, `/${pack}`, withSecret);
     expect(served.status).toBe(200);
-    expect(served.headers['content-type']).toBe('application/json; charset=utf-8');
+    // Never read as JSON by anyone: the proxy gives each body its own type.
+    expect(served.headers['content-type']).toBe('application/octet-stream');
     expect(served.headers['cache-control']).toBe('private, no-cache');
     expect(served.headers['x-content-type-options']).toBe('nosniff');
-    expect(computeEtag(served.body)).toBe(manifest.files[file.slice(1)]?.etag);
+    expect(served.headers['accept-ranges']).toBe('bytes');
+    expect(served.body.equals(onDisk)).toBe(true);
     const etag = served.headers.etag ?? '';
     expect(etag).toMatch(/^"[0-9a-f]+-[0-9a-f]+"$/);
-    expect((await rawRequest(nginx.port, file, { ...withSecret, 'If-None-Match': etag })).status).toBe(304);
+    expect((await rawRequest(nginx.port, `/${pack}`, { ...withSecret, 'If-None-Match': etag })).status).toBe(304);
+  });
+
+  it("nginx answers a Range request on a pack with 206 and exactly the body's bytes, at the root and under the build id", async () => {
+    const body = await bodyOf(distDir, tryCurrencyBody);
+    const total = (await stat(path.join(distDir, body.pack))).size;
+    expect(body.size).toBeLessThan(total); // a part of the pack, not all of it
+    expect(body.etag).toBe(manifest.files[tryCurrencyBody]?.etag);
+    for (const target of [`/${body.pack}`, `/${buildScopedPath(manifest.buildId, body.pack)}`]) {
+      const served = await rawRequest(nginx.port, target, { ...withSecret, Range: body.range });
+      expect(served.status, target).toBe(206);
+      expect(served.headers['content-range'], target).toBe(contentRange(body.offset, body.size, total));
+      expect(served.headers['content-length'], target).toBe(String(body.size));
+      expect(served.body.equals(body.bytes), target).toBe(true);
+      expect(computeEtag(served.body), target).toBe(body.etag);
+      expect(JSON.parse(served.body.toString('utf8')), target).toMatchObject({ code: 'TRY' });
+    }
   });
 
   it('nginx serves each build under builds/<buildId>/ as cacheable forever, and builds/current.json, naming it, as revalidated on every use', async () => {
@@ -307,12 +340,19 @@ describe.skipIf(!nginxBinary)('nginx as the origin, over the fixture build', () 
     expect(pointer.status).toBe(200);
     expect(pointer.headers['cache-control']).toBe('no-cache');
     expect(JSON.parse(pointer.body.toString('utf8'))).toEqual({ buildId: manifest.buildId });
-    const file = 'financemanagement/api/currency/getbycode/try.json';
-    const scoped = await rawRequest(nginx.port, `/${buildScopedPath(manifest.buildId, file)}`, withSecret);
-    expect(scoped.status).toBe(200);
+    const body = await bodyOf(distDir, tryCurrencyBody);
+    const file = body.pack;
+    const scoped = await rawRequest(nginx.port, `/${buildScopedPath(manifest.buildId, file)}`, { ...withSecret, Range: body.range });
+    expect(scoped.status).toBe(206);
     expect(scoped.headers['cache-control']).toBe('public, max-age=31536000, immutable');
-    expect(computeEtag(scoped.body)).toBe(manifest.files[file]?.etag);
-    expect((await rawRequest(nginx.port, `/${buildScopedPath(manifest.buildId, 'manifest.json')}`, withSecret)).status).toBe(200);
+    expect(computeEtag(scoped.body)).toBe(manifest.files[tryCurrencyBody]?.etag);
+    const [shard] = (await readdir(path.join(distDir, 'lookups'))).filter((name) => name.endsWith('.idx'));
+    for (const name of ['manifest.json', 'lookups.idx', `lookups/${shard}`]) {
+      const served = await rawRequest(nginx.port, `/${buildScopedPath(manifest.buildId, name)}`, withSecret);
+      expect(served.status, name).toBe(200);
+      expect(served.headers['cache-control'], name).toBe('public, max-age=31536000, immutable');
+      expect(served.body.equals(await readFile(path.join(distDir, name))), name).toBe(true);
+    }
     // Only build directories: not a partial build, not a name that is no build id, not without the secret.
     const statusOf = async (target: string, headers: Record<string, string> = withSecret): Promise<number> =>
       (await rawRequest(nginx.port, target, headers)).status;
@@ -324,25 +364,29 @@ describe.skipIf(!nginxBinary)('nginx as the origin, over the fixture build', () 
 
   it('nginx lists no directory, serves no dotfile, nothing outside the build, and only GET and HEAD', async () => {
     const buildDir = path.join(path.dirname(distDir), '.dist-builds', manifest.buildId);
+    const scoped = (file: string): string => `/${buildScopedPath(manifest.buildId, file)}`;
     await writeFile(path.join(buildDir, '.env'), 'SECRET=1\n');
-    await writeFile(path.join(buildDir, 'addressmanagement', '.hidden.json'), '{}\n');
+    await writeFile(path.join(buildDir, 'lookups', '.hidden.pack'), '{}\n');
     await mkdir(path.join(buildDir, '.git'), { recursive: true });
     await writeFile(path.join(buildDir, '.git', 'config'), '[core]\n');
-    const outside = path.join(path.dirname(distDir), 'outside.json');
+    const outside = path.join(path.dirname(distDir), 'outside.pack');
     await writeFile(outside, '{"outside":true}\n');
-    await symlink(outside, path.join(buildDir, 'financemanagement', 'escape.json'));
+    await symlink(outside, path.join(buildDir, 'lookups', 'escape.pack'));
     const statusOf = async (target: string, method = 'GET'): Promise<number> => (await rawRequest(nginx.port, target, withSecret, method)).status;
 
-    for (const directory of ['/', '/addressmanagement', '/addressmanagement/', '/addressmanagement/api/country/']) {
+    for (const directory of ['/', '/lookups', '/lookups/', '/exports/', '/changes/', '/builds/', scoped('lookups/')]) {
       expect(await statusOf(directory), directory).toBe(404);
     }
-    for (const dotfile of ['/.env', '/addressmanagement/.hidden.json', '/.git/config', '/.git/']) expect(await statusOf(dotfile), dotfile).toBe(404);
-    for (const target of ['/../outside.json', '/%2e%2e/outside.json', `/../.dist-builds/${manifest.buildId}/manifest.json`, '/docs/../../outside.json']) {
+    for (const dotfile of ['/.env', '/lookups/.hidden.pack', '/.git/config', '/.git/', scoped('.env'), scoped('lookups/.hidden.pack'), scoped('.git/config')]) {
+      expect(await statusOf(dotfile), dotfile).toBe(404);
+    }
+    for (const target of ['/../outside.pack', '/%2e%2e/outside.pack', `/../.dist-builds/${manifest.buildId}/manifest.json`, '/docs/../../outside.pack']) {
       expect(await statusOf(target), target).toBe(400);
     }
-    // A symbolic link inside the build is not followed (disable_symlinks): 404 like a missing file.
-    // The dist link itself is, or nothing above would have been served.
-    expect(await statusOf('/financemanagement/escape.json')).toBe(404);
+    // A symbolic link inside the build is not followed (disable_symlinks): 404 like a missing file,
+    // at the root and under the build id. The dist link itself is, or nothing above would have been served.
+    expect(await statusOf('/lookups/escape.pack')).toBe(404);
+    expect(await statusOf(scoped('lookups/escape.pack'))).toBe(404);
     for (const method of ['POST', 'PUT', 'DELETE', 'OPTIONS']) expect(await statusOf('/manifest.json', method), method).toBe(405);
     expect(await statusOf('/manifest.json', 'HEAD')).toBe(200);
   });
@@ -396,9 +440,13 @@ describe.skipIf(!nginxBinary)('nginx as the origin, over the fixture build', () 
 // Each test starts its own relay and proxy (with its own ORIGIN_CACHE_DIR): a file served once is
 // cached, and would hide the fault.
 describe.skipIf(!nginxBinary)('nginx as the origin, behind a relay that injects faults', () => {
-  // The paths the proxy asks nginx for: under the build's id (build-scoped), set once the proxy runs.
-  let tryCurrencyFile: string;
+  // What the proxy asks nginx for: paths under the build's id (build-scoped), set once the proxy
+  // runs. A body is a Range request on its pack: the faults below touch that request alone.
+  let tryCurrencyPack: string;
+  let tryCurrencyRange: string;
   let openapiFile: string;
+  /** The Range request for the TRY body, the first request the proxy makes for it. */
+  const isTryCurrency = (pathname: string, range: string | undefined): boolean => pathname === tryCurrencyPack && range === tryCurrencyRange;
   const webDomains = '/addressmanagement/api/webdomain/getall';
   /** A stalled body fails after 300 ms without a byte, not after the default 10 s. */
   const relayTimeouts = { connect: 2_000, headers: 2_000, body: 300 };
@@ -423,7 +471,9 @@ describe.skipIf(!nginxBinary)('nginx as the origin, behind a relay that injects 
       { log: silentLogger, originTimeouts: relayTimeouts },
     );
     const build = `/${buildScopedPath(service.build.current().manifest.buildId, '')}`;
-    tryCurrencyFile = `${build}financemanagement/api/currency/getbycode/try.json`;
+    const body = await bodyOf(distDir, tryCurrencyBody);
+    tryCurrencyPack = `${build}${body.pack}`;
+    tryCurrencyRange = body.range;
     openapiFile = `${build}openapi.json`;
   });
   afterEach(async () => {
@@ -446,23 +496,28 @@ describe.skipIf(!nginxBinary)('nginx as the origin, behind a relay that injects 
   };
   const publicFile = (target: string): Promise<Response> => fetch(`${service.running.url}${target}`);
 
-  it('the proxy asks the origin only for builds/current.json and paths under the build id, each body once', async () => {
+  it('the proxy asks the origin only for builds/current.json and paths under the build id, each body once as a range of its pack', async () => {
     relay.mode = 'pass';
     for (const target of [tryCurrency, webDomains, tryCurrency, '/openapi.json']) {
       expect((await (target === '/openapi.json' ? publicFile(target) : lookup(service, target))).status, target).toBe(200);
     }
     const asked = [...relay.requests.keys()];
     expect(asked).toContain('/builds/current.json');
-    expect(asked).toContain(tryCurrencyFile);
-    expect(relay.requests.get(tryCurrencyFile)).toBe(1);
+    expect(asked).toContain(tryCurrencyPack);
+    expect(relay.ranges.get(`${tryCurrencyPack} ${tryCurrencyRange}`)).toBe(1);
     for (const target of asked) expect(target).toMatch(/^\/builds\/(current\.json$|\d{8}T\d{6}Z-[0-9a-f]{6}\/)/);
+    // Two bodies, each one Range request, and a pack never asked for whole.
+    const packs = asked.filter((target) => target.endsWith('.pack'));
+    const ranged = [...relay.ranges].filter(([request]) => request.split(' ')[0]?.endsWith('.pack'));
+    expect(ranged.map(([, count]) => count)).toEqual([1, 1]);
+    expect(packs.reduce((sum, target) => sum + (relay.requests.get(target) ?? 0), 0)).toBe(2);
   });
 
   it('a body reset halfway by the relay is a 502 envelope; the same lookup answers 200 once the relay passes again', async () => {
-    relay.faultsOn = (pathname) => pathname === tryCurrencyFile;
+    relay.faultsOn = isTryCurrency;
     relay.mode = 'reset-mid-body';
     expect(await lookup(service, tryCurrency)).toMatchObject({ status: 502, body: null, message: expect.stringMatching(/data origin is unreachable/) });
-    expect(relay.requests.get(tryCurrencyFile)).toBeGreaterThanOrEqual(1);
+    expect(relay.ranges.get(`${tryCurrencyPack} ${tryCurrencyRange}`)).toBeGreaterThanOrEqual(1);
     relay.mode = 'pass';
     expect(await lookup(service, tryCurrency)).toEqual(await lookup(local, tryCurrency));
   });
@@ -484,7 +539,7 @@ describe.skipIf(!nginxBinary)('nginx as the origin, behind a relay that injects 
   });
 
   it('a body and /openapi.json stalled halfway are 504 envelopes after the body timeout, never a hanging response', async () => {
-    relay.faultsOn = (pathname) => pathname === tryCurrencyFile || pathname === openapiFile;
+    relay.faultsOn = (pathname, range) => isTryCurrency(pathname, range) || pathname === openapiFile;
     relay.mode = 'stall-mid-body';
     expect(await lookup(service, tryCurrency)).toMatchObject({ status: 504, body: null, message: expect.stringMatching(/did not answer in time/) });
     expect(await failureOf(await publicFile('/openapi.json'))).toMatchObject({
@@ -499,7 +554,7 @@ describe.skipIf(!nginxBinary)('nginx as the origin, behind a relay that injects 
   });
 
   it('a body and /openapi.json with one byte changed are never passed on: 503 and 502 envelopes, then the right bytes once the relay passes', async () => {
-    relay.faultsOn = (pathname) => pathname === tryCurrencyFile || pathname === openapiFile;
+    relay.faultsOn = (pathname, range) => isTryCurrency(pathname, range) || pathname === openapiFile;
     relay.mode = 'corrupt';
     const body = await fetch(`${service.running.url}${tryCurrency}`, { headers: auth });
     expect(body.headers.get('retry-after')).toBe('1');
@@ -510,7 +565,7 @@ describe.skipIf(!nginxBinary)('nginx as the origin, behind a relay that injects 
       body: null,
       message: expect.stringMatching(/does not match/),
     });
-    expect(relay.requests.get(tryCurrencyFile)).toBe(1);
+    expect(relay.ranges.get(`${tryCurrencyPack} ${tryCurrencyRange}`)).toBe(1);
     expect(relay.requests.get(openapiFile)).toBe(1);
 
     relay.mode = 'pass';
@@ -565,16 +620,22 @@ describe.skipIf(!nginxBinary)('nginx as the origin, over the real data build', (
     ]);
   });
 
-  it("nginx serves a sample of the manifest's files byte for byte, as JSON", async () => {
+  it("nginx serves a sample of the manifest's bodies byte for byte, each as its range of its pack, as JSON", async () => {
     const files = Object.entries(manifest.files);
     const step = Math.max(1, Math.floor(files.length / 300));
+    const packs = new Set<string>();
     for (let index = 0; index < files.length; index += step) {
       const [file, entry] = files[index] as [string, Manifest['files'][string]];
-      const served = await rawRequest(nginx.port, `/${file}`, withSecret);
-      expect(served.status, file).toBe(200);
-      expect(served.headers['content-type'], file).toBe('application/json; charset=utf-8');
+      const body = await bodyOf(distDir, file);
+      packs.add(body.pack);
+      const served = await rawRequest(nginx.port, `/${buildScopedPath(manifest.buildId, body.pack)}`, { ...withSecret, Range: body.range });
+      expect(served.status, file).toBe(206);
+      expect(served.body.equals(body.bytes), file).toBe(true);
       expect(computeEtag(served.body), file).toBe(entry.etag);
+      expect(() => JSON.parse(served.body.toString('utf8')), file).not.toThrow();
     }
+    // The real build is large enough to be sharded: the sample reads more than one pack.
+    expect(packs.size).toBeGreaterThan(1);
   });
 
   it('passes the public files through as local mode serves them', async () => {

@@ -23,6 +23,7 @@ import { startCluster, type RunningCluster } from '../support/cluster.ts';
 import { haproxyBinary, startHaproxy, type RunningHaproxy } from '../support/haproxy.ts';
 import { agentFrom, get, loadDuring, type ExpectedLookup } from '../support/load.ts';
 import { buildFixture, fixtureData, startTestService, tempDir, testKey } from '../support/service.ts';
+import { packedBody } from '../support/store.ts';
 import { reportMissing } from '../support/tools.ts';
 
 const secretHeader = ['X-Origin-Secret', 'scaleout-test-secret-0123456789abcdef0123456789'] as const;
@@ -33,6 +34,8 @@ const headers = { Authorization: `Bearer ${testKey}`, 'X-Request-Id': '3c0f5a52-
 const switchDeadlineMs = originPollMs + 1_000;
 /** Room for two busy cores (a build, two proxies, nginx, Varnish and HAProxy share them). */
 const busyMachineSlackMs = 4_000;
+/** A download the chain is never asked for before nginx is stopped: a file Varnish never fetched. */
+const neverFetched = '/exports/countryHoliday.ndjson.gz';
 
 const missing = [!nginxBinary && 'nginx', !varnishdBinary && 'varnishd', !haproxyBinary && 'haproxy'].filter(Boolean);
 if (missing.length > 0) {
@@ -62,8 +65,9 @@ describe.skipIf(missing.length > 0)('nginx -> Varnish -> two proxies -> HAProxy,
   const proxies: RunningCluster[] = [];
   let haproxy: RunningHaproxy;
   let expected: ExpectedLookup[];
-  /** A lookup the chain is never asked before nginx is stopped. */
+  /** A lookup the chain is never asked before nginx is stopped, and its body's file. */
   let neverAsked: string;
+  let neverAskedFile: string;
   const figures: string[] = [];
 
   beforeAll(async () => {
@@ -103,6 +107,7 @@ describe.skipIf(missing.length > 0)('nginx -> Varnish -> two proxies -> HAProxy,
     const other = sampleUrlMix(manifest, 400, 16).lookups.find((lookup) => !sampledBodies.has(lookup.etag));
     if (!other) throw new Error('the fixture build has no lookup beyond the sampled ones');
     neverAsked = other.proxyPath;
+    neverAskedFile = other.file;
   });
   afterAll(async () => {
     await haproxy?.stop();
@@ -164,35 +169,49 @@ describe.skipIf(missing.length > 0)('nginx -> Varnish -> two proxies -> HAProxy,
     expect(await nginx.requestedPaths()).toContain(`/builds/${newBuild}/lookups.idx`);
   }, 60_000);
 
-  it('nginx stopped: every lookup made before is answered 200 with the same bytes; one never made is a 502; nginx back: answered', async () => {
+  it('nginx stopped: every lookup made before is answered 200 with the same bytes, and one never made from the pack Varnish holds whole; a file never fetched is a 502; nginx back: answered', async () => {
     // Made once through the chain on the new build, so that they are "made before" on it.
     const agent = agentFrom('127.0.0.2');
     for (const { path: lookupPath } of expected) expect((await get(`${haproxy.url}${lookupPath}`, agent, headers)).status, lookupPath).toBe(200);
+    // The lookup never made is a range of a pack Varnish fetched (whole) for those on this build.
+    const neverAskedPack = `/builds/${await buildOf(ports[0] as number)}/${(await packedBody(distDir, neverAskedFile))?.pack}`;
+    expect(await nginx.requestedPaths()).toContain(neverAskedPack);
 
     await nginx.stop();
     await waitFor("Varnish's probe to find nginx down", () => !varnish.originHealthy());
     const result = await loadDuring(haproxy.url, expected, { concurrency: 4, warmUp: 1_000, maximum: 1_000, headers }, async () => {});
-    const refused = await get(`${haproxy.url}${neverAsked}`, agent, headers);
-    figures.push(`nginx stopped: ${result.answered} requests, ${result.failures.length} failed; a lookup never made: ${refused.status}`);
+    const neverMade = await get(`${haproxy.url}${neverAsked}`, agent, headers);
+    const refused = await get(`${haproxy.url}${neverFetched}`, agent, headers);
+    figures.push(
+      `nginx stopped: ${result.answered} requests, ${result.failures.length} failed; a lookup never made: ${neverMade.status}; a file never fetched: ${refused.status}`,
+    );
     expect(result.failures).toEqual([]);
+    const neverMadeLocally = await get(`${local.running.url}${neverAsked}`, agent, headers);
+    expect({ status: neverMade.status, etag: neverMade.etag }).toEqual({ status: 200, etag: neverMadeLocally.etag });
+    expect(neverMade.body.equals(neverMadeLocally.body)).toBe(true);
     expect(refused.status).toBe(502);
 
     nginx = await startNginx(distDir, originHeader, nginx.port, nginxPrefix[0]);
     await waitFor("Varnish's probe to find nginx up", () => varnish.originHealthy());
-    const recovered = await get(`${haproxy.url}${neverAsked}`, agent, headers);
-    const fromLocal = await get(`${local.running.url}${neverAsked}`, agent, headers);
+    const recovered = await get(`${haproxy.url}${neverFetched}`, agent, headers);
+    const fromLocal = await get(`${local.running.url}${neverFetched}`, agent, headers);
     expect({ status: recovered.status, etag: recovered.etag }).toEqual({ status: 200, etag: fromLocal.etag });
     expect(recovered.body.equals(fromLocal.body)).toBe(true);
     agent.destroy();
   }, 60_000);
 
-  it('nginx was asked for each body of each build at most once, however many proxies asked', async () => {
+  it('nginx was asked for each file of each build at most once, each pack whole, however many proxies asked', async () => {
     // The pointer is asked for on every poll, and / and /manifest.json are the readiness check and Varnish's probe.
     const bodies = (await nginx.requestedPaths()).filter((file) => file.startsWith('/builds/') && file !== '/builds/current.json');
     const twice = bodies.filter((file, index) => bodies.indexOf(file) !== index);
     const builds = new Set(bodies.map((file) => file.split('/')[2]));
-    figures.push(`origin: ${bodies.length} body requests over ${builds.size} builds, ${twice.length} asked twice`);
+    figures.push(`origin: ${bodies.length} requests for a build's files over ${builds.size} builds, ${twice.length} asked twice`);
     expect(twice).toEqual([]);
     expect(builds.size).toBe(2);
+    // The proxies ask for each body as a range of its pack; Varnish asks nginx for the pack without
+    // one (a 200, never a 206) and cuts the ranges from its copy. One pack per build in the fixture.
+    const log = await readFile(path.join(nginxPrefix[0] as string, 'access.log'), 'utf8');
+    const packs = [...log.matchAll(/"GET (\/builds\/\S+\.pack) HTTP\/[\d.]+" (\d{3}) /g)].map(([, file, status]) => ({ file, status }));
+    expect(packs.map(({ status }) => status)).toEqual([...builds].map(() => '200'));
   });
 });
