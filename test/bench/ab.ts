@@ -9,7 +9,8 @@
  * Each commit's proxy/ and contract/ are taken with `git archive` and bundled as `npm start` bundles
  * them (build:proxy's esbuild flags); both serve `--dist` (the working tree's dist/ by default,
  * which must hold a build) with an API key, one worker each unless told otherwise, so that wrk
- * has a core of its own. The runs alternate, the first of each pair switching every round, and
+ * has a core of its own; a commit whose proxy cannot read that build's layout is refused before
+ * any load (its first lookup not answered 200). The runs alternate, the first of each pair switching every round, and
  * the figures are the medians over rounds of requests per second, of the server's CPU time per
  * request (user + kernel) and of wrk's 99th-percentile latency, with the after/before ratio of each. `--accept-encoding` sends that
  * header with every request (wrk sends none by default, unlike browsers and undici). `--metrics` turns /metrics on in both
@@ -163,6 +164,18 @@ async function main(): Promise<void> {
       servers.push(await startProxy({ name: index === 0 ? 'before' : 'after', settings, workers: options.workers, bundle }));
     }
     const [before, after] = servers as [RunningServer, RunningServer];
+    // A proxy that cannot read this build (one from before a change to the build's layout) would be
+    // measured answering errors: refused here, naming the commit.
+    const probe = lookups[0]?.proxyPath ?? '/';
+    for (const [index, server] of servers.entries()) {
+      const answer = await fetch(`${server.url}${probe}`, { headers });
+      if (answer.status !== 200) {
+        const reason = (await answer.text()).slice(0, 300);
+        throw new Error(
+          `${server.name} (${commits[index]?.slice(0, 12)}) answers ${answer.status} for ${probe}: can its proxy read the build in ${options.dist}? ${reason}`,
+        );
+      }
+    }
     console.log(
       `bench:ab: ${commits[0].slice(0, 12)} (before) vs ${commits[1].slice(0, 12)} (after), ${options.mix} mix, ${options.connections} connections, ${options.workers} worker(s), LOG_LEVEL=${options.log}${options.metrics ? ', /metrics on' : ''}${options.acceptEncoding === undefined ? '' : `, Accept-Encoding: ${options.acceptEncoding}`}; ${options.rounds} rounds of ${options.duration} s each`,
     );

@@ -45,7 +45,7 @@ async function timed(file: string, args: readonly string[]): Promise<{ seconds: 
   return { seconds: (performance.now() - started) / 1000, output: `${stdout}${stderr}`.trim() };
 }
 
-/** Files and their bytes under a directory (the build: bodies, manifest, public files). */
+/** Files and their bytes under a directory (the build: its index shards and packs, manifest, public files). */
 async function countFiles(dir: string): Promise<{ files: number; bytes: number }> {
   let files = 0;
   let bytes = 0;

@@ -16,6 +16,7 @@ import { findProgram } from '../support/programs.ts';
 import { repoRoot } from './servers.ts';
 import { sampleUrlMix } from './urls.ts';
 import { runWrk, writeWrkScript, type WrkResult } from './wrk.ts';
+import { readBuildManifest } from './buildManifest.ts';
 
 const chain = process.env.chain ?? '/tmp/refdata-chain';
 const lb = process.env.lb ?? '127.0.0.1:8080';
@@ -25,7 +26,7 @@ if (!wrk) throw new Error('wrk is not installed: apt-get install -y wrk');
 
 const apiKey = /^API_KEYS=(\S+)$/m.exec(await readFile(path.join(chain, 'proxy.env'), 'utf8'))?.[1]?.split(',')[0];
 if (!apiKey) throw new Error(`no API_KEYS line in ${chain}/proxy.env: start the chain with the README's chain-up block first`);
-const manifest = JSON.parse(await readFile(path.join(dist, 'manifest.json'), 'utf8'));
+const manifest = await readBuildManifest(dist);
 const paths = sampleUrlMix(manifest, 500, 7).lookups.map((lookup) => lookup.proxyPath);
 const script = await writeWrkScript(chain, 'chain-load', paths, { Authorization: `Bearer ${apiKey}` }, 2);
 const load = (seconds: number): Promise<WrkResult> => runWrk({ wrk, script, url: `http://${lb}`, threads: 2, connections: 8, seconds });
@@ -53,9 +54,10 @@ async function steady(): Promise<void> {
   const before = (await originLog()).length;
   describe('steady', await load(20));
   const fetched = (await originLog()).slice(before).map((line) => line.split(' ')[6] ?? '');
-  const bodies = fetched.filter((file) => /^\/builds\/[^/]+\/./.test(file) && !file.endsWith('/manifest.json')); // not the pointer
-  const twice = bodies.length - new Set(bodies).size;
-  console.log(`  origin requests: ${fetched.length}, of them bodies under /builds/: ${bodies.length}, the same body twice: ${twice}`);
+  // A build's files (its index's head and shards, its packs), not the pointer: Varnish fetches each whole, once, and answers the proxies' ranges itself.
+  const files = fetched.filter((file) => /^\/builds\/[^/]+\/./.test(file) && !file.endsWith('/manifest.json'));
+  const twice = files.length - new Set(files).size;
+  console.log(`  origin requests: ${fetched.length}, of them a build's files under /builds/: ${files.length}, the same file twice: ${twice}`);
 }
 
 async function buildUnderLoad(): Promise<void> {

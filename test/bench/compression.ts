@@ -5,17 +5,16 @@
  * the proxy does (stitched from the body's cached compression), what filling that cache costs once
  * per body, and what compressing every response would cost instead.
  */
-import { readFile } from 'node:fs/promises';
 import os from 'node:os';
-import path from 'node:path';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import { brotliQuality, compressionMinBytes, encodeResponse } from '../../proxy/http/compression.ts';
 import { successHead, successTail } from '../../contract/envelope.ts';
-import type { Manifest } from '../../contract/manifest.ts';
+import { packedBodies } from './referenceRoot.ts';
+import { readBuildManifest } from './buildManifest.ts';
 
 const distDir = process.env.DIST_DIR ?? 'dist';
-const manifest = JSON.parse(await readFile(path.join(distDir, 'manifest.json'), 'utf8')) as Manifest;
+const manifest = await readBuildManifest(distDir);
 
 /** Representative bodies: the smallest list, typical single records, the largest lists. */
 const samples = [
@@ -26,6 +25,9 @@ const samples = [
   'addressmanagement/api/country/getall.json',
   'addressmanagement/api/webdomain/getall.json',
 ].filter((file) => manifest.files[file]);
+/** Their bytes, from the build's packs. */
+const bodies = new Map<string, Buffer>();
+for await (const [file, body] of packedBodies(distDir, samples)) bodies.set(file, body);
 
 async function microseconds(calls: number, run: () => Promise<unknown> | unknown): Promise<number> {
   for (let index = 0; index < Math.min(50, calls); index++) await run();
@@ -46,7 +48,7 @@ const headings = ['bytes', 'identity', 'gz stitch', 'gz once', 'gz size', 'gz/re
 console.log(`  ${'body'.padEnd(52)}${headings.map((heading) => column(heading)).join('')}`);
 let fill = 0;
 for (const file of samples) {
-  const body = await readFile(path.join(distDir, file));
+  const body = bodies.get(file) as Buffer;
   const etag = manifest.files[file]?.etag ?? '';
   const length = head.length + body.length + successTail.length;
   const calls = length > 100_000 ? 30 : length > 10_000 ? 300 : 3000;

@@ -26,8 +26,14 @@ export interface Configuration {
 }
 
 export interface Workload {
-  /** The build directory served (absolute). */
-  readonly root: string;
+  /** The build directory the proxies serve (DIST_DIR, absolute). */
+  readonly build: string;
+  /**
+   * What the references serve (referenceRoot.ts, absolute): every body of the mixes and the fixed
+   * floor's as a file at its path, and a hard-linked copy of the build, which nginx as deployed
+   * serves to the proxies in origin mode.
+   */
+  readonly references: string;
   readonly mixes: ReadonlyMap<MixId, UrlMix>;
   /** The one body the fixed floor sends. */
   readonly fixedBody: Lookup;
@@ -47,7 +53,7 @@ export async function startConfigurations(
   workDir: string,
   started: RunningServer[],
 ): Promise<Configuration[]> {
-  const { root, mixes, fixedBody } = workload;
+  const { build, references, mixes, fixedBody } = workload;
   // Throwaway credentials for this run only.
   const apiKey = `bench-${randomBytes(18).toString('base64url')}`;
   const jwtSecret = randomBytes(32).toString('base64url');
@@ -60,12 +66,12 @@ export async function startConfigurations(
     .sign(new TextEncoder().encode(jwtSecret));
   const [secretName, secretValue] = originHeader.split(': ') as [string, string];
 
-  const nginx = await startNginx({ nginx: nginxBinary, root, prefix: path.join(workDir, 'nginx'), originHeader });
+  const nginx = await startNginx({ nginx: nginxBinary, root: references, prefix: path.join(workDir, 'nginx'), originHeader });
   started.push(nginx);
   // No local copy of the origin's bodies: every miss of the memory cache goes to nginx, as measured before it existed.
   const originSettings = { ORIGIN_URL: `${nginx.url}/`, ORIGIN_HEADER: originHeader, ORIGIN_CACHE_DIR: 'off', API_KEYS: apiKey, LOG_LEVEL: 'warn' };
   const proxySettings = async (id: ProxyId): Promise<Record<string, string>> => {
-    const local = { DIST_DIR: root, API_KEYS: apiKey, LOG_LEVEL: 'warn' };
+    const local = { DIST_DIR: build, API_KEYS: apiKey, LOG_LEVEL: 'warn' };
     switch (id) {
       case 'local-apikey':
         return local;
@@ -77,7 +83,7 @@ export async function startConfigurations(
       case 'local-apikey-log-info':
         return { ...local, LOG_LEVEL: 'info' };
       case 'local-jwt':
-        return { DIST_DIR: root, JWT_SECRET: jwtSecret, LOG_LEVEL: 'warn' };
+        return { DIST_DIR: build, JWT_SECRET: jwtSecret, LOG_LEVEL: 'warn' };
       case 'origin-warm':
         return originSettings;
       // "Cold" is emulated: a 1 MB body cache holds almost none of the sampled bodies, so nearly every
@@ -106,17 +112,17 @@ export async function startConfigurations(
       case 'nginx':
         return nginx;
       case 'nginx-tuned':
-        return startTunedNginx({ nginx: nginxBinary, root, prefix: path.join(workDir, 'nginx-tuned'), workers, files });
+        return startTunedNginx({ nginx: nginxBinary, root: references, prefix: path.join(workDir, 'nginx-tuned'), workers, files });
       case 'node-floor':
-        return startFloor({ targets, root, workers, envelope: false });
+        return startFloor({ targets, root: references, workers, envelope: false });
       case 'node-floor-envelope':
-        return startFloor({ targets, root, workers, envelope: true });
+        return startFloor({ targets, root: references, workers, envelope: true });
       case 'node-floor-fixed':
-        return startFixedFloor({ file: fixedBody.file, root, workers });
+        return startFixedFloor({ file: fixedBody.file, root: references, workers });
       case 'fastify':
-        return startFastify({ targets, root, workers, apiKey, bodies: 'bytes' });
+        return startFastify({ targets, root: references, workers, apiKey, bodies: 'bytes' });
       case 'fastify-json':
-        return startFastify({ targets, root, workers, apiKey, bodies: 'objects' });
+        return startFastify({ targets, root: references, workers, apiKey, bodies: 'objects' });
       default:
         return startProxy({ name: id, settings: await proxySettings(id), workers, bundle });
     }

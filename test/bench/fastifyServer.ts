@@ -16,7 +16,7 @@
  * lets Fastify serialise the envelope object on every response, as a service written the usual
  * way does (its routes returning objects, no prebuilt bytes).
  *
- *   FASTIFY_TARGETS=<file of "target<TAB>body file<TAB>etag" lines> FASTIFY_ROOT=<build dir>
+ *   FASTIFY_TARGETS=<file of "target<TAB>body file<TAB>etag" lines> FASTIFY_ROOT=<the references' root, referenceRoot.ts>
  *   FASTIFY_API_KEY [FASTIFY_BODIES=bytes|objects] PORT HOST WORKERS
  */
 import { hash, timingSafeEqual } from 'node:crypto';

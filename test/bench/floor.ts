@@ -14,8 +14,10 @@
  *   Vary, X-Request-Id, Content-Type, Content-Length). No auth, no query parsing, no logs: what
  *   the response format alone costs on Node, the most any server of this contract can reach.
  *
- *   FLOOR_TARGETS=<file of "target<TAB>body file<TAB>etag" lines> FLOOR_ROOT=<build dir> [FLOOR_ENVELOPE=1] PORT HOST WORKERS
- *   FLOOR_FIXED=<body file> FLOOR_ROOT=<build dir> PORT HOST WORKERS
+ * FLOOR_ROOT holds each body file at its path, and manifest.json (the references' root, referenceRoot.ts).
+ *
+ *   FLOOR_TARGETS=<file of "target<TAB>body file<TAB>etag" lines> FLOOR_ROOT=<dir> [FLOOR_ENVELOPE=1] PORT HOST WORKERS
+ *   FLOOR_FIXED=<body file> FLOOR_ROOT=<dir> PORT HOST WORKERS
  */
 import { readFileSync } from 'node:fs';
 import http from 'node:http';

@@ -8,7 +8,8 @@
  * Four servers, one worker each, one at a time, all on the `small` mix (4,000 lookups, seed 1) of
  * `--dist` (the working tree's dist/ by default, which must hold a build): the working tree's proxy
  * as `npm start` runs it (the bundle build:proxy writes) with an API key, at LOG_LEVEL=warn and at
- * LOG_LEVEL=info; the enveloped floor (FLOOR_ENVELOPE=1) and the floor by URL (floor.ts). Each is
+ * LOG_LEVEL=info; the enveloped floor (FLOOR_ENVELOPE=1) and the floor by URL (floor.ts), which
+ * read the same bodies as files, written from the build's packs (referenceRoot.ts). Each is
  * warmed with wrk, then loaded again (1 thread) while V8's sampling profiler records its worker
  * every millisecond (inspector.ts). Each profile's self time is summed by category and by function
  * (cpuProfile.ts) and divided by the requests wrk counted, and the categories are compared per
@@ -28,6 +29,7 @@ import { markdownTable, number } from './format.ts';
 import { inspectOption, profileDuring } from './inspector.ts';
 import { mixLabels, sampleMixes } from './mixes.ts';
 import { UsageError } from './options.ts';
+import { writeReferenceRoot } from './referenceRoot.ts';
 import { startFloor } from './references.ts';
 import { configurationLabels, type ConfigurationId } from './report.ts';
 import { cpuSeconds } from '../support/proc.ts';
@@ -187,6 +189,13 @@ async function profileAll(options: Options, manifest: Manifest, workDir: string,
   const wrk = findProgram('wrk');
   if (!wrk) throw new UsageError('wrk not found: install it with `apt-get install -y wrk` (Debian, as root)');
   const lookups = sampleMixes(manifest, ['small'], lookupCount, seed).get('small')?.lookups ?? [];
+  // The floors read the bodies as files, as in npm run bench: from the build's packs into the work directory.
+  const { root } = await writeReferenceRoot({
+    buildDir: options.dist,
+    root: path.join(workDir, 'references'),
+    files: lookups.map((lookup) => lookup.file),
+    build: 'manifest',
+  });
   // What the floors answer, as configurations.ts writes it for npm run bench: "target<TAB>body file<TAB>etag".
   const targets = path.join(workDir, 'node.targets');
   await writeFile(targets, `${[...new Set(lookups.map((lookup) => `${lookup.proxyPath}\t${lookup.file}\t${lookup.etag}`))].join('\n')}\n`);
@@ -206,8 +215,8 @@ async function profileAll(options: Options, manifest: Manifest, workDir: string,
   const start: Record<ProfiledId, () => Promise<RunningServer>> = {
     'local-apikey': () => startProxy({ name: 'local-apikey', settings: { ...proxySettings, LOG_LEVEL: 'warn' }, workers: 1, bundle }),
     'local-apikey-log-info': () => startProxy({ name: 'local-apikey-log-info', settings: { ...proxySettings, LOG_LEVEL: 'info' }, workers: 1, bundle }),
-    'node-floor-envelope': () => startFloor({ targets, root: options.dist, workers: 1, envelope: true }),
-    'node-floor': () => startFloor({ targets, root: options.dist, workers: 1, envelope: false }),
+    'node-floor-envelope': () => startFloor({ targets, root, workers: 1, envelope: true }),
+    'node-floor': () => startFloor({ targets, root, workers: 1, envelope: false }),
   };
   if (options.keep) await mkdir(options.profileDir, { recursive: true });
 

@@ -1,8 +1,9 @@
 /**
  * The reference servers every configuration of `npm run bench` is measured against, in the same
- * round: nginx tuned to serve the build's files as fast as it can (the ceiling), the node:http
+ * round: nginx tuned to serve the sampled bodies as files as fast as it can (the ceiling), the node:http
  * floors (floor.ts: the limit for any Node server) and Fastify (fastifyServer.ts: the framework a
  * team would otherwise pick, with the proxy's prebuilt bodies and serialising records). nginx as deployed, the fourth, is servers.ts startNginx.
+ * All read the bodies as plain files from the references' root (referenceRoot.ts).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -13,7 +14,7 @@ import { runNginx, startNodeServer, type RunningServer } from './servers.ts';
 
 export interface TunedNginxOptions {
   readonly nginx: string;
-  /** The build directory to serve (absolute). */
+  /** The references' root (referenceRoot.ts, absolute). */
   readonly root: string;
   /** Where nginx.conf, the pid file and temp files go. */
   readonly prefix: string;
@@ -104,7 +105,7 @@ export async function startTunedNginx(options: TunedNginxOptions): Promise<Runni
 export interface NodeReferenceOptions {
   /** "target<TAB>body file<TAB>etag" lines: what the server answers. */
   readonly targets: string;
-  /** The build directory the body files are read from. */
+  /** The references' root (referenceRoot.ts) the body files are read from. */
   readonly root: string;
   readonly workers: number;
 }

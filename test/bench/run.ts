@@ -6,8 +6,9 @@
  *     [--dist DIR] [--out FILE] [--keep] [--only local-apikey,local-apikey-log-info]
  *
  * Builds a copy of data/ into a temporary dist (the build figures), then serves that build with the
- * references (references.ts: nginx tuned, the ceiling; nginx as deployed, the origin; the node:http
- * floors; a Fastify server) and the proxy in local and origin mode, and loads each with wrk on every
+ * proxy in local and origin mode and the same bodies with the references (references.ts: nginx
+ * tuned, the ceiling; nginx as deployed, the origin; the node:http floors; a Fastify server), which
+ * read the sampled bodies as plain files (referenceRoot.ts), and loads each with wrk on every
  * request mix (mixes.ts), alternating round-robin within every round so that machine noise spreads
  * evenly. Reports, per mix and concurrency, requests per second, p50 and p99 latency, CPU time per
  * request, errors and each configuration's ratio to each reference in the same round; then
@@ -17,21 +18,22 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { access, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { Manifest } from '../../contract/manifest.ts';
 import { buildCommand, measureBuild } from './build.ts';
 import { startConfigurations, type Configuration } from './configurations.ts';
 import { formatBuild, formatCapacity, formatResults, formatServers, formatShares, formatTargets } from './format.ts';
 import { measure, preflight, rssMb } from './load.ts';
 import { mixLabels, sampleMixes } from './mixes.ts';
 import { readOptions, UsageError, type Options } from './options.ts';
+import { writeReferenceRoot } from './referenceRoot.ts';
 import { configurationIds, summarise, type Results, type RunRecord, type ServerFigures } from './report.ts';
 import { findProgram } from '../support/programs.ts';
 import { repoRoot, treePids, type RunningServer } from './servers.ts';
 import { evaluateTargets, targetFloor } from './targets.ts';
 import type { Lookup } from './urls.ts';
+import { readBuildManifest } from './buildManifest.ts';
 
 /** The first line a program prints about its version: nginx -v writes to stderr, wrk -v exits 1. */
 function versionOf(program: string, args: readonly string[]): string {
@@ -132,7 +134,7 @@ async function main(): Promise<void> {
     );
     const build = await measureBuild(options.data, workDir, options.rounds);
     const served = await servedBuild(options, build.buildDir);
-    const manifest = JSON.parse(await readFile(path.join(served, 'manifest.json'), 'utf8')) as Manifest;
+    const manifest = await readBuildManifest(served);
     const mixes = sampleMixes(manifest, options.mixes, options.samples, options.seed);
     // The fixed floor's one body: the median-sized of the small mix, drawn even when that mix is not loaded.
     const small = sampleMixes(manifest, ['small'], options.samples, options.seed).get('small')?.lookups ?? [];
@@ -145,9 +147,20 @@ async function main(): Promise<void> {
       );
     }
     console.log(`  the fixed floor's body: ${fixedBody.file}, ${fixedBody.size} bytes`);
-
-    const configurations = await startConfigurations(options, nginxBinary, { root: served, mixes, fixedBody }, workDir, servers);
     const distinct = [...new Map([...mixes.values()].flatMap((mix) => mix.lookups).map((lookup) => [lookup.file, lookup])).values()];
+    // One root for every reference: nginx as deployed is both a reference (the bodies by path) and
+    // the origin of the proxies in origin mode (the build's index and packs), as one deployed nginx is.
+    const references = await writeReferenceRoot({
+      buildDir: served,
+      root: path.join(workDir, 'references'),
+      files: [...distinct.map((lookup) => lookup.file), fixedBody.file],
+      build: 'linked',
+    });
+    console.log(
+      `the references serve ${references.root}: ${references.bodies} bodies read from the build's packs as files (${Math.round(references.bytes / 1024)} KB), beside a hard-linked copy of the build`,
+    );
+
+    const configurations = await startConfigurations(options, nginxBinary, { build: served, references: references.root, mixes, fixedBody }, workDir, servers);
     console.log(`preflight: ${distinct.length} distinct lookups through every server …`);
     for (const configuration of configurations) await preflight(configuration, distinct, configuration.headers, fixedBody.size);
     const highest = Math.max(...options.concurrency);

@@ -113,7 +113,7 @@ async function waitForWorkers(pid: number, count: number, command: string): Prom
 
 export interface NginxOptions {
   readonly nginx: string;
-  /** The build directory to serve (absolute). */
+  /** The directory to serve (absolute): the bench's is the references' root, the build with the sampled bodies as files (referenceRoot.ts). */
   readonly root: string;
   /** Where nginx.conf, origin-secret.conf, the pid file and temp files go. */
   readonly prefix: string;
@@ -121,7 +121,7 @@ export interface NginxOptions {
   readonly originHeader: string;
 }
 
-/** nginx over the build, rendered as deployed, in the foreground, without an access log. */
+/** nginx over a build, rendered as deployed, in the foreground, without an access log. */
 export async function startNginx(options: NginxOptions): Promise<RunningServer> {
   const port = await freePort();
   const prefix = `${options.prefix}/`;

@@ -11,15 +11,15 @@
  */
 import { spawn } from 'node:child_process';
 import http from 'node:http';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildDist } from '../../generator/build.ts';
-import type { Manifest } from '../../contract/manifest.ts';
 import { median } from './report.ts';
 import { bundleProxy, repoRoot, startProxy } from './servers.ts';
 import { sampleUrlMix } from './urls.ts';
+import { readBuildManifest } from './buildManifest.ts';
 
 const key = 'switch-bench-key-0123456789';
 
@@ -69,7 +69,7 @@ async function main(): Promise<void> {
   const workDir = await mkdtemp(path.join(tmpdir(), 'refdata-switch-'));
   const distDir = path.join(workDir, 'dist');
   await buildDist({ dataDir, distDir });
-  const manifest = JSON.parse(await readFile(path.join(distDir, 'manifest.json'), 'utf8')) as Manifest;
+  const manifest = await readBuildManifest(distDir);
   const targets = sampleUrlMix(manifest, 500, 1).lookups.map((lookup) => lookup.proxyPath);
   const proxy = await startProxy({ name: 'proxy', settings: { DIST_DIR: distDir, API_KEYS: key, LOG_LEVEL: 'warn' }, workers: 2, bundle: bundleProxy() });
   const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });

@@ -1,8 +1,9 @@
 /**
  * The request mix: lookups sampled from the manifest of the build being served, weighted by
- * operation, reproducible from a seed. Each lookup has two spellings of the same body: the file as
- * nginx serves it (`/addressmanagement/api/country/getbyalpha2code/tr.json`) and the query the proxy
- * answers with that file (`/addressmanagement/api/country/getbyalpha2code?alpha2code=tr`).
+ * operation, reproducible from a seed. Each lookup has two spellings of the same body: its path as
+ * nginx serves it as a file from the references' root (referenceRoot.ts,
+ * `/addressmanagement/api/country/getbyalpha2code/tr.json`) and the query the proxy answers with
+ * that body (`/addressmanagement/api/country/getbyalpha2code?alpha2code=tr`).
  */
 import { languageKey, normaliseKey } from '../../contract/keys.ts';
 import type { Manifest, ManifestEntry } from '../../contract/manifest.ts';
@@ -34,7 +35,7 @@ export function classOf(route: Route): OperationClass {
 export interface Lookup {
   readonly operation: string;
   readonly operationClass: OperationClass;
-  /** The body file, relative to the build directory. */
+  /** The body's path, as the manifest and the build's index list it (and as a file of the references' root). */
   readonly file: string;
   readonly nginxPath: string;
   readonly proxyPath: string;

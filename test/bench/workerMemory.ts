@@ -6,25 +6,25 @@
  * from /proc at start, after a load (wrk, the sampled mix), and after each of --switches forced
  * rebuilds once every worker serves the new build. Any exit of a worker is reported.
  *
- *   npm run bench:rss [-- --workers 2 --switches 3 --seconds 10 --connections 64 --cgroup-mb 512 --dist DIR]
+ *   npm run bench:rss [-- --workers 2 --switches 3 --seconds 10 --connections 64 --cgroup-mb 512 --dist DIR --data DIR]
  *
- * A dist is built from data/ in a temporary directory unless --dist names one (it is then
- * rebuilt in place by the switches). Exits 1 when a worker's peak is over --budget-mb (256) or
+ * A dist is built from data/ (or --data) in a temporary directory unless --dist names one (it is
+ * then rebuilt in place by the switches, from the same data). Exits 1 when a worker's peak is over --budget-mb (256) or
  * the service did not survive.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, rmdir, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, rmdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import type { Manifest } from '../../contract/manifest.ts';
 import { buildDist } from '../../generator/build.ts';
 import { childPids } from '../support/proc.ts';
 import { findProgram, freePort } from '../support/programs.ts';
 import { bundleProxy, get, repoRoot } from './servers.ts';
 import { sampleUrlMix } from './urls.ts';
 import { runWrk, writeWrkScript } from './wrk.ts';
+import { readBuildManifest } from './buildManifest.ts';
 
 const key = 'rss-bench-key-0123456789abcdef';
 const memoryControllers = '/sys/fs/cgroup/memory';
@@ -45,6 +45,7 @@ async function main(): Promise<void> {
     options: {
       workers: { type: 'string', default: '2' },
       switches: { type: 'string', default: '3' },
+      data: { type: 'string' },
       seconds: { type: 'string', default: '10' },
       connections: { type: 'string', default: '64' },
       'cgroup-mb': { type: 'string' },
@@ -55,7 +56,7 @@ async function main(): Promise<void> {
   const wrk = findProgram('wrk', ['/usr/bin/wrk']);
   if (!wrk) throw new Error('wrk is not installed: apt-get install -y wrk');
   const workDir = await mkdtemp(path.join(tmpdir(), 'refdata-rss-'));
-  const dataDir = path.join(repoRoot, 'data');
+  const dataDir = values.data === undefined ? path.join(repoRoot, 'data') : path.resolve(values.data);
   const distDir = values.dist ?? path.join(workDir, 'dist');
   if (!values.dist) await buildDist({ dataDir, distDir });
   const bundle = bundleProxy();
@@ -122,7 +123,7 @@ async function main(): Promise<void> {
   };
   try {
     await until(async () => (await get(`${url}/readyz`)).status === 200 && workers().length === workerCount, `listening with ${workerCount} workers`);
-    const manifest = JSON.parse(await readFile(path.join(distDir, 'manifest.json'), 'utf8')) as Manifest;
+    const manifest = await readBuildManifest(distDir);
     record('started');
     const script = await writeWrkScript(
       workDir,
