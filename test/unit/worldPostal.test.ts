@@ -36,6 +36,7 @@ const table: Admin1Table = {
     why: '',
     exceptions: [{ country: 'FR', code: '75', iso3166_2: 'FR-75C', why: 'Paris', source: 'https://example.org/iso' }],
   },
+  admin2Names: { countries: ['ID'], why: '', source: 'https://example.org/admin2', provinces: { ID: { '01': 'ID-AC', PD: 'ID-PD' } } },
   entries: [
     { country: 'DE', code: 'BY', name: 'Bayern', iso3166_2: 'DE-BY', method: 'code+name', postalRows: 2260 },
     { country: 'DE', code: '02', name: 'Bavaria', geonamesName: 'Bavaria', iso3166_2: 'DE-BY', method: 'fips+name', postalRows: 1114 },
@@ -53,7 +54,11 @@ const table: Admin1Table = {
     { country: 'BR', code: '02', name: 'Alagoas ', geonamesName: 'Alagoas', iso3166_2: 'BR-AL', method: 'fips+name', postalRows: 101 },
   ],
 };
-const served = new Set(['DE-BY', 'FI-14', 'FR-69', 'FR-75C', 'BR-AL']);
+const served = new Set(['DE-BY', 'FI-14', 'FR-69', 'FR-75C', 'BR-AL', 'ID-AC', 'ID-PD']);
+const admin2Names = new Map([
+  ['ID\u00001101', { country: 'ID', admin1Code: '01', admin1Name: 'Aceh', code: '1101', name: 'Kabupaten Simeulue' }],
+  ['ID\u00009201', { country: 'ID', admin1Code: 'PD', admin1Name: 'Southwest Papua', code: '9201', name: 'Kabupaten Sorong' }],
+]);
 
 describe('rows that are not addresses', () => {
   it('a French CEDEX code is not an address, in the code or the place; an ordinary Lyon code is', () => {
@@ -96,7 +101,9 @@ describe('the district level of a country', () => {
     expect(districtNameOf('ES', row({ place: 'Aravaca', admin3Name: 'Madrid' }))).toBe('Madrid');
   });
 
-  it("is empty where GeoNames gives only a code (Indonesia's admin2)", () => {
+  it("is GeoNames' admin2 name where the postal file gives only a code (Indonesia's BPS codes), else empty", () => {
+    expect(districtNameOf('ID', row({ admin2Code: '1101', admin2Name: '' }), admin2Names)).toBe('Kabupaten Simeulue');
+    expect(districtNameOf('ID', row({ admin2Code: '9999', admin2Name: '' }), admin2Names)).toBe('');
     expect(districtNameOf('ID', row({ admin2Code: '1101', admin2Name: '' }))).toBe('');
   });
 });
@@ -121,6 +128,13 @@ describe('the subdivision of a row', () => {
     expect(subdivisionOf('FR', row({ admin1Code: '84', admin2Code: '69' }))).toEqual({ isoCode: 'FR-69' });
     expect(subdivisionOf('FR', row({ admin1Code: '11', admin2Code: '75' }))).toEqual({ isoCode: 'FR-75C' });
     expect(subdivisionOf('FR', row({ admin2Code: '' }))).toEqual({ unmapped: 'admin2 not an ISO subdivision' });
+  });
+
+  it("is the province of the regency for Indonesia, whatever the postal admin1 code (BPS's old Papua 91)", () => {
+    const withAdmin2 = subdivisionResolver(table, served, admin2Names);
+    expect(withAdmin2('ID', row({ admin1Code: '11', admin1Name: '', admin2Code: '1101', admin2Name: '' }))).toEqual({ isoCode: 'ID-AC' });
+    expect(withAdmin2('ID', row({ admin1Code: '91', admin1Name: '', admin2Code: '9201', admin2Name: '' }))).toEqual({ isoCode: 'ID-PD' });
+    expect(withAdmin2('ID', row({ admin1Code: '91', admin1Name: '', admin2Code: '', admin2Name: '' }))).toEqual({ unmapped: 'admin1 not determinable' });
   });
 
   it('stops the import on a pair the table does not list', () => {
