@@ -56,6 +56,8 @@ export interface BuildSummary extends WrittenBuild {
   readonly ambiguous: number;
   /** True when dist/ already held a build of the same inputs and nothing was written. */
   readonly upToDate: boolean;
+  /** Seconds each stage took, in order (a real build only): where a slow build spends its time. */
+  readonly stages?: Readonly<Record<string, number>>;
 }
 
 function newBuildId(now: Date): string {
@@ -97,6 +99,13 @@ export async function buildDist(options: BuildOptions): Promise<BuildSummary> {
 }
 
 async function buildLocked({ dataDir, distDir, force = false, keepBuilds = defaultKeepBuilds, entriesPerShard }: BuildOptions): Promise<BuildSummary> {
+  const stages: Record<string, number> = {};
+  let stageStart = performance.now();
+  const stage = (name: string): void => {
+    const now = performance.now();
+    stages[name] = Math.round(now - stageStart) / 1000;
+    stageStart = now;
+  };
   const inputs = await readInputs(dataDir);
   const inputsVersion = createHash('sha256')
     .update(inputs.dataVersion)
@@ -134,11 +143,15 @@ async function buildLocked({ dataDir, distDir, force = false, keepBuilds = defau
     import('./changes.ts'),
     import('./sources.ts'),
   ]);
+  stage('read');
   const loaded = parseInputs(inputs);
+  stage('parse');
   const settings = validateSettings(loaded.settings);
   const dataset = validateData(loaded.files);
   const sources = validateSources(loaded.sources);
+  stage('validate');
   const { bodies, ambiguous, aliases, languages, shown } = indexData(dataset, settings, routes);
+  stage('bodies');
   const now = new Date();
   const buildId = newBuildId(now);
   const counts = countRecords(dataset);
@@ -153,7 +166,9 @@ async function buildLocked({ dataDir, distDir, force = false, keepBuilds = defau
     { buildId, builtAt, dataVersion: loaded.dataVersion, sources },
     kept.find((build) => build.dir === replaced),
   );
+  stage('openapi and exports');
   const changeLists = await buildChangeLists(exported.index, exported.lines, kept, replaced);
+  stage('change lists');
   const written = await writeDist(
     distDir,
     bodies,
@@ -174,7 +189,8 @@ async function buildLocked({ dataDir, distDir, force = false, keepBuilds = defau
     new Map([...exported.files, ...changeLists.files]),
     { keep: kept.map((build) => build.dir), entriesPerShard },
   );
-  return { ...written, buildId, dataVersion: loaded.dataVersion, counts, ambiguous: ambiguous.length, upToDate: false };
+  stage('write');
+  return { ...written, buildId, dataVersion: loaded.dataVersion, counts, ambiguous: ambiguous.length, upToDate: false, stages };
 }
 
 /** What the disk or the system refused, as one line an operator can act on. */
@@ -236,6 +252,12 @@ async function main(): Promise<void> {
   console.log(`  ${summary.files} files, ${(summary.bytes / 1e6).toFixed(1)} MB → ${path.relative(process.cwd(), summary.buildDir)}`);
   console.log(`  records: ${records || 'none'}`);
   if (summary.ambiguous > 0) console.log(`  ${summary.ambiguous} ambiguous names resolved by the documented rule (see manifest.json)`);
+  if (summary.stages)
+    console.log(
+      `  stages: ${Object.entries(summary.stages)
+        .map(([name, taken]) => `${name} ${taken.toFixed(1)} s`)
+        .join(', ')}`,
+    );
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -3,15 +3,16 @@
  * current dist/ (`DIST_DIR`, default dist; run `npm run build` first) the way a worker does (the
  * body store, no body read) and prints the heap and resident set it added: once the head is open
  * (what a worker holds at start), and once every shard has been read through the index cache
- * (INDEX_CACHE_MB, default 64: what a worker holds at most), after a full garbage collection each time.
+ * (INDEX_CACHE_MB: what a worker holds at most), after a full garbage collection each time.
  * Run with `node --expose-gc`; the npm script does.
  */
+import { defaultIndexCacheMb } from '../../proxy/config/config.ts';
 import { createStoreCaches, openLocalStore } from '../../proxy/store/store.ts';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with node --expose-gc (npm run bench:memory does)');
 const distDir = process.env.DIST_DIR ?? 'dist';
-const indexCacheMb = Number(process.env.INDEX_CACHE_MB ?? 64);
+const indexCacheMb = Number(process.env.INDEX_CACHE_MB ?? defaultIndexCacheMb);
 const megabytes = (bytes: number): string => (bytes / 1024 / 1024).toFixed(1);
 
 gc();

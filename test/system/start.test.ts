@@ -167,7 +167,7 @@ describe('configuration', () => {
       origin: undefined,
       workers: availableParallelism(),
       bodyCacheBytes: 64 * 1024 * 1024,
-      indexCacheBytes: 64 * 1024 * 1024,
+      indexCacheBytes: 32 * 1024 * 1024,
       shutdownDelayMs: 3000,
       limits: { perToken: undefined, authFailures: { points: 100, seconds: 60 }, trustedProxies: undefined },
       logLevel: 'info',
