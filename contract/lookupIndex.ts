@@ -114,12 +114,15 @@ export interface ShardPlan {
 
 /** Splits a build's body paths into shards of `perShard` entries or fewer on average. */
 export function planShards(paths: Iterable<string>, perShard = entriesPerShard): ShardPlan {
-  const sorted = [...paths].sort();
-  for (const file of sorted)
-    if (file.length > 0xffff || /[^\x20-\x7e]/.test(file)) throw new Error(`${file.slice(0, 200)}: a body file's path must be printable ASCII`);
-  const shardBits = bitsFor(sorted.length, perShard);
+  const all = [...paths];
+  const shardBits = bitsFor(all.length, perShard);
   const shards: string[][] = Array.from({ length: 2 ** shardBits }, () => []);
-  for (const file of sorted) (shards[shardOf(file, shardBits)] as string[]).push(file);
+  for (const file of all) {
+    if (file.length > 0xffff || /[^\x20-\x7e]/.test(file)) throw new Error(`${file.slice(0, 200)}: a body file's path must be printable ASCII`);
+    (shards[shardOf(file, shardBits)] as string[]).push(file);
+  }
+  // Sorted within each shard: the same paths give the same bytes, and so the same names.
+  for (const shard of shards) shard.sort();
   return { shardBits, shards };
 }
 

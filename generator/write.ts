@@ -1,5 +1,5 @@
 /**
- * Write: every body and public file into a fresh build directory, the manifest last, then one
+ * Write: every body, public file and download into a fresh build directory, the index's head last, then one
  * atomic swap.
  *
  * `dist` is a symbolic link to `.dist-builds/<buildId>/` (contract/builds.ts). A new build is
@@ -9,10 +9,11 @@
  * `build.json` read through that link, so the same rename moves it: no crash can leave the two
  * naming different builds.
  *
- * A body the previous build already holds with the same ETag is hard-linked from it instead of
- * written again: a rebuild after a small data change writes only what changed. Within a build, a
- * body already written under another key (a country by id, by code and by each of its names) is a
- * hard link to it: one copy on disk.
+ * The bodies are written in packs, a pack and an index shard per few thousand bodies
+ * (contract/lookupIndex.ts). A pack or shard the previous build already holds (its name is its
+ * content's hash) is hard-linked from it instead of written again: a rebuild after a small data
+ * change writes only the packs and shards its bodies fall in. Within a pack, a body found under
+ * several keys (a country by id, by code and by each of its names) is stored once.
  *
  * Whole builds are kept (KEEP_BUILDS, for change lists and rollbacks), and so is any build a proxy
  * reading from this disk has named in `.dist-builds/.readers/`; everything else is pruned.
@@ -34,11 +35,8 @@ import {
   type ManifestHead,
   type ShardEntry,
 } from '../contract/lookupIndex.ts';
-import { computeEtag, currentBuildFile, manifestFileName, type CurrentBuild, type Manifest, type ManifestEntry } from '../contract/manifest.ts';
+import { computeEtag, currentBuildFile, manifestFileName, type CurrentBuild, type Manifest } from '../contract/manifest.ts';
 import { summaryFileName, type BuildSummaryFile } from './summary.ts';
-
-/** Files written at once: enough to keep the disk busy without exhausting file descriptors. */
-const writeConcurrency = 64;
 
 /** A file served as it is, without a token (the OpenAPI document, the docs page): its bytes and type. */
 export interface PublicFile {
@@ -62,23 +60,29 @@ export interface WrittenBuild {
 
 export { buildsRootOf };
 
+/** What writing the bodies came to: how many, and their bytes (each body counted under each of its paths). */
+interface WrittenBodies {
+  readonly count: number;
+  readonly bytes: number;
+}
+
 /**
- * Writes the bodies in packs and the lookup index over them (contract/lookupIndex.ts), shard by
- * shard, and returns each body's entry for the manifest. Packs and shards are named by their
- * content: one the previous build (`previousDir`) already has is hard-linked from it, so a rebuild
- * after a small data change writes only the few packs and shards whose bodies changed.
+ * Writes the bodies in packs and the lookup index over them (contract/lookupIndex.ts), one shard
+ * at a time, and manifest.json with every body's entry as it goes (in the index's order: by shard,
+ * then by path). Packs and shards are named by their content: one the previous build
+ * (`previousDir`) already has is hard-linked from it, so a rebuild after a small data change writes
+ * only the few packs and shards whose bodies changed. Nothing here holds an object per body: a
+ * build of millions of bodies spends its time packing, not collecting garbage.
  */
 async function writeBodies(
   buildDir: string,
   head: ManifestHead,
   bodies: ReadonlyMap<string, string>,
   { previousDir, entriesPerShard }: { readonly previousDir: string | undefined; readonly entriesPerShard: number | undefined },
-): Promise<Manifest['files']> {
+): Promise<WrittenBodies> {
   await mkdir(path.join(buildDir, lookupShardsDir), { recursive: true });
   const plan = planShards(bodies.keys(), entriesPerShard);
   const directory: ShardEntry[] = [];
-  const files: Manifest['files'] = {};
-  const entries = new Map<string, ManifestEntry>();
   const place = async (file: string, bytes: Buffer): Promise<void> => {
     const target = path.join(buildDir, file);
     const linked =
@@ -89,25 +93,38 @@ async function writeBodies(
       ));
     if (!linked) await writeFile(target, bytes);
   };
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < plan.shards.length) {
-      const number = next++;
-      const paths = plan.shards[number] as readonly string[];
+  // manifest.json in pieces, a shard's entries at a time: a build of millions of bodies never
+  // makes one string of it (V8's limit is about 512 MB).
+  const manifest = await open(path.join(buildDir, manifestFileName), 'w');
+  let count = 0;
+  let bytes = 0;
+  try {
+    await manifest.write(`${JSON.stringify(head).slice(0, -1)},"files":{`);
+    let separator = '';
+    for (const [number, paths] of plan.shards.entries()) {
       const pack = encodePack(paths, (file) => Buffer.from(bodies.get(file) ?? '', 'utf8'));
       const shard = encodeShard(paths, pack, plan.shardBits, number);
       const etag = computeEtag(shard);
-      await place(packFileOf(pack.etag), pack.bytes);
-      await place(shardFileOf(etag), shard);
+      await Promise.all([place(packFileOf(pack.etag), pack.bytes), place(shardFileOf(etag), shard)]);
       directory[number] = { count: paths.length, size: shard.length, etag };
-      for (const [file, { size, etag: bodyTag }] of pack.entries) entries.set(file, { size, etag: bodyTag });
+      const lines: string[] = [];
+      for (const [file, entry] of pack.entries) {
+        lines.push(`${JSON.stringify(file)}:{"size":${entry.size},"etag":${JSON.stringify(entry.etag)}}`);
+        bytes += entry.size;
+      }
+      count += lines.length;
+      if (lines.length > 0) {
+        await manifest.write(`${separator}${lines.join(',')}`);
+        separator = ',';
+      }
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(writeConcurrency, plan.shards.length) }, worker));
-  for (const file of [...entries.keys()].sort()) files[file] = entries.get(file) as ManifestEntry;
+    await manifest.write('}}\n');
+  } finally {
+    await manifest.close();
+  }
   // Last: the head names every shard, each already in place.
   await writeFile(path.join(buildDir, lookupIndexFileName), encodeHead(head, plan.shardBits, directory));
-  return files;
+  return { count, bytes };
 }
 
 async function writePublicFiles(buildDir: string, publicFiles: ReadonlyMap<string, PublicFile>): Promise<Manifest['public']> {
@@ -137,31 +154,6 @@ async function writeDownloads(buildDir: string, downloads: ReadonlyMap<string, D
     entries[file] = { size: bytes.length, etag: computeEtag(bytes), contentType };
   }
   return entries;
-}
-
-/**
- * manifest.json, for people and tools: the head and every body's entry. Written in pieces, so that
- * a build of millions of bodies never makes one string of it (V8's limit is about 512 MB).
- */
-async function writeManifestJson(file: string, head: ManifestHead, files: Manifest['files']): Promise<void> {
-  const output = await open(file, 'w');
-  try {
-    const start = JSON.stringify(head);
-    await output.write(`${start.slice(0, -1)},"files":{`);
-    let chunk: string[] = [];
-    let separator = '';
-    for (const [name, entry] of Object.entries(files)) {
-      chunk.push(`${JSON.stringify(name)}:${JSON.stringify(entry)}`);
-      if (chunk.length === 10_000) {
-        await output.write(`${separator}${chunk.join(',')}`);
-        separator = ',';
-        chunk = [];
-      }
-    }
-    await output.write(`${chunk.length > 0 ? separator : ''}${chunk.join(',')}}}\n`);
-  } finally {
-    await output.close();
-  }
 }
 
 async function currentTarget(distDir: string): Promise<string | undefined> {
@@ -274,23 +266,22 @@ export async function writeDist(
   const buildDir = path.join(buildsRoot, manifest.buildId);
   const partialDir = `${buildDir}.partial`;
   await mkdir(partialDir, { recursive: true });
-  let files: Manifest['files'];
+  let written: WrittenBodies;
   // The build dist points at now: its packs and shards are linked where unchanged.
   const previousDir = await realpath(absoluteDist).catch(() => undefined);
   try {
     const publicEntries = await writePublicFiles(partialDir, publicFiles);
     const downloadEntries = await writeDownloads(partialDir, downloads);
     const head = { ...manifest, public: publicEntries, downloads: downloadEntries };
-    files = await writeBodies(partialDir, head, bodies, { previousDir, entriesPerShard });
-    await writeManifestJson(path.join(partialDir, manifestFileName), head, files);
+    written = await writeBodies(partialDir, head, bodies, { previousDir, entriesPerShard });
     const summary: BuildSummaryFile = {
       inputsVersion: manifest.inputsVersion,
       buildId: manifest.buildId,
       dataVersion: manifest.dataVersion,
       counts: manifest.counts,
       ambiguous: manifest.ambiguous.length,
-      files: bodies.size,
-      bytes: Object.values(files).reduce((sum, entry) => sum + entry.size, 0),
+      files: written.count,
+      bytes: written.bytes,
     };
     await writeFile(path.join(partialDir, summaryFileName), `${JSON.stringify(summary, null, 2)}\n`);
     await writeFile(path.join(partialDir, buildIdFileName), buildIdFile(manifest.buildId));
@@ -303,5 +294,5 @@ export async function writeDist(
   await linkPointer(absoluteDist);
   await swapLink(absoluteDist, buildDir);
   await pruneBuilds(buildsRoot, [buildDir, previous, ...keep]);
-  return { buildDir, files: bodies.size, bytes: Object.values(files).reduce((sum, entry) => sum + entry.size, 0) };
+  return { buildDir, files: written.count, bytes: written.bytes };
 }
