@@ -8,7 +8,7 @@ import path from 'node:path';
 import fg from 'fast-glob';
 import { recordTypes, type RecordType } from '../contract/routes.ts';
 import { BuildError } from './errors.ts';
-import { gateAddressCountries } from './validate.ts';
+import { addressCountriesSchema } from './schemas.ts';
 
 /** Records live in `records/<recordType>.json` or, when large, `records/<recordType>/**\/*.json`. */
 const recordGlob = 'records/**/*.json';
@@ -119,4 +119,46 @@ export function parseInputs(inputs: Inputs, { addressCountries = 'served' }: Loa
 /** Every record of data/ (the data checks and tests read them all), or with `addressCountries: 'served'` what a build serves. */
 export async function loadData(dataDir: string, { addressCountries = 'all' }: LoadOptions = {}): Promise<LoadedData> {
   return parseInputs(await readInputs(dataDir), { addressCountries });
+}
+
+const fieldOf = (record: unknown, field: string): unknown =>
+  typeof record === 'object' && record !== null ? (record as Record<string, unknown>)[field] : undefined;
+
+/**
+ * The record files a build serves under data/build.json `addressCountries`: the districts of the
+ * other countries left out (a district's country is its state or province's), and the
+ * neighbourhoods of those districts. A setting naming no country of the data is refused.
+ */
+export function gateAddressCountries(files: readonly RecordFile[], settings: unknown): readonly RecordFile[] {
+  const parsed = addressCountriesSchema.optional().safeParse(fieldOf(settings, 'addressCountries'));
+  if (!parsed.success) throw new BuildError(parsed.error.issues.map((issue) => `data/build.json field addressCountries: ${issue.message}`));
+  const served = parsed.data;
+  if (served === undefined || served === 'all') return files;
+  const recordsOf = (type: RecordType) => files.filter((file) => file.recordType === type).flatMap((file) => file.records);
+  const alpha2ById = new Map(recordsOf('country').map((country) => [fieldOf(country, 'id'), fieldOf(country, 'alpha2Code')]));
+  const unknown = served.filter((code) => ![...alpha2ById.values()].includes(code));
+  if (unknown.length > 0) {
+    throw new BuildError(
+      unknown.map((code) => `data/build.json field addressCountries: ${code} is not the alpha2Code of any country in data/records/country.json`),
+    );
+  }
+  const wanted = new Set<unknown>(served);
+  const alpha2ByProvince = new Map(recordsOf('stateProvince').map((province) => [fieldOf(province, 'id'), alpha2ById.get(fieldOf(province, 'countryId'))]));
+  // A district whose province is unknown is kept, for validateData to report.
+  const isServedDistrict = (district: unknown) => {
+    const alpha2 = alpha2ByProvince.get(fieldOf(district, 'stateProvinceId'));
+    return alpha2 === undefined || wanted.has(alpha2);
+  };
+  const leftOutDistricts = new Set(
+    recordsOf('district')
+      .filter((district) => !isServedDistrict(district))
+      .map((district) => fieldOf(district, 'id')),
+  );
+  return files.map((file) =>
+    file.recordType === 'district'
+      ? { ...file, records: file.records.filter(isServedDistrict) }
+      : file.recordType === 'neighborhood'
+        ? { ...file, records: file.records.filter((record) => !leftOutDistricts.has(fieldOf(record, 'districtId'))) }
+        : file,
+  );
 }

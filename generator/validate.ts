@@ -8,7 +8,7 @@ import { normaliseKey } from '../contract/keys.ts';
 import { recordLabels, recordTypes, routes, type RecordType, type Route, type RouteParam } from '../contract/routes.ts';
 import { BuildError } from './errors.ts';
 import type { RecordFile } from './load.ts';
-import { addressCountriesSchema, buildSettingsSchema, recordDefinitions, type BuildSettings, type DataRecord } from './schemas.ts';
+import { buildSettingsSchema, recordDefinitions, type BuildSettings, type DataRecord } from './schemas.ts';
 
 /** Every record of every type, in data order (files by path, records as written). */
 export interface Dataset {
@@ -73,48 +73,6 @@ export function validateSettings(settings: unknown): BuildSettings {
   const result = buildSettingsSchema.safeParse(settings);
   if (!result.success) throw new BuildError(result.error.issues.map((issue) => `data/build.json ${describeIssue(issue)}`));
   return result.data;
-}
-
-const fieldOf = (record: unknown, field: string): unknown =>
-  typeof record === 'object' && record !== null ? (record as Record<string, unknown>)[field] : undefined;
-
-/**
- * The record files a build serves under data/build.json `addressCountries`: the districts of the
- * other countries left out (a district's country is its state or province's), and the
- * neighbourhoods of those districts. A setting naming no country of the data is refused.
- */
-export function gateAddressCountries(files: readonly RecordFile[], settings: unknown): readonly RecordFile[] {
-  const parsed = addressCountriesSchema.optional().safeParse(fieldOf(settings, 'addressCountries'));
-  if (!parsed.success) throw new BuildError(parsed.error.issues.map((issue) => `data/build.json field addressCountries: ${issue.message}`));
-  const served = parsed.data;
-  if (served === undefined || served === 'all') return files;
-  const recordsOf = (type: RecordType) => files.filter((file) => file.recordType === type).flatMap((file) => file.records);
-  const alpha2ById = new Map(recordsOf('country').map((country) => [fieldOf(country, 'id'), fieldOf(country, 'alpha2Code')]));
-  const unknown = served.filter((code) => ![...alpha2ById.values()].includes(code));
-  if (unknown.length > 0) {
-    throw new BuildError(
-      unknown.map((code) => `data/build.json field addressCountries: ${code} is not the alpha2Code of any country in data/records/country.json`),
-    );
-  }
-  const wanted = new Set<unknown>(served);
-  const alpha2ByProvince = new Map(recordsOf('stateProvince').map((province) => [fieldOf(province, 'id'), alpha2ById.get(fieldOf(province, 'countryId'))]));
-  // A district whose province is unknown is kept, for validateData to report.
-  const isServedDistrict = (district: unknown) => {
-    const alpha2 = alpha2ByProvince.get(fieldOf(district, 'stateProvinceId'));
-    return alpha2 === undefined || wanted.has(alpha2);
-  };
-  const leftOutDistricts = new Set(
-    recordsOf('district')
-      .filter((district) => !isServedDistrict(district))
-      .map((district) => fieldOf(district, 'id')),
-  );
-  return files.map((file) =>
-    file.recordType === 'district'
-      ? { ...file, records: file.records.filter(isServedDistrict) }
-      : file.recordType === 'neighborhood'
-        ? { ...file, records: file.records.filter((record) => !leftOutDistricts.has(fieldOf(record, 'districtId'))) }
-        : file,
-  );
 }
 
 export function validateData(files: readonly RecordFile[]): Dataset {

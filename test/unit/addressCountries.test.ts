@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { BuildError } from '../../generator/errors.ts';
 import type { RecordFile } from '../../generator/load.ts';
-import { gateAddressCountries, validateSettings } from '../../generator/validate.ts';
+import { gateAddressCountries } from '../../generator/load.ts';
+import { validateSettings } from '../../generator/validate.ts';
 
 const file = (recordType: RecordFile['recordType'], records: object[]): RecordFile => ({ displayPath: `records/${recordType}.json`, recordType, records });
 const files: RecordFile[] = [
