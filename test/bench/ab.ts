@@ -3,14 +3,16 @@
  * side by side in one run, alternating, on the same build and the same request mix.
  *
  *   npm run bench:ab -- <before> <after> [--rounds 6] [--duration 5] [--mix small] [--connections 16]
- *     [--workers 1] [--threads 1] [--samples 4000] [--seed 1] [--dist dist] [--log warn]
+ *     [--workers 1] [--threads 1] [--samples 4000] [--seed 1] [--dist dist] [--dist-before DIR] [--log warn]
  *     [--accept-encoding 'gzip, deflate, br, zstd'] [--metrics]
  *
  * Each commit's proxy/ and contract/ are taken with `git archive` and bundled as `npm start` bundles
  * them (build:proxy's esbuild flags); both serve `--dist` (the working tree's dist/ by default,
  * which must hold a build) with an API key, one worker each unless told otherwise, so that wrk
  * has a core of its own; a commit whose proxy cannot read that build's layout is refused before
- * any load (its first lookup not answered 200). The runs alternate, the first of each pair switching every round, and
+ * any load (its first lookup not answered 200). Across a change of that layout, `--dist-before`
+ * gives the before commit's proxy a build of the same data made by its own generator (the request
+ * mix is drawn from `--dist`, and every lookup of it must answer in both). The runs alternate, the first of each pair switching every round, and
  * the figures are the medians over rounds of requests per second, of the server's CPU time per
  * request (user + kernel) and of wrk's 99th-percentile latency, with the after/before ratio of each. `--accept-encoding` sends that
  * header with every request (wrk sends none by default, unlike browsers and undici). `--metrics` turns /metrics on in both
@@ -50,6 +52,7 @@ function readOptions() {
       samples: { type: 'string', default: '4000' },
       seed: { type: 'string', default: '1' },
       dist: { type: 'string', default: path.join(repoRoot, 'dist') },
+      'dist-before': { type: 'string' },
       log: { type: 'string', default: 'warn' },
       'accept-encoding': { type: 'string' },
       metrics: { type: 'boolean', default: false },
@@ -69,6 +72,7 @@ function readOptions() {
     samples: positive('samples', values.samples),
     seed: positive('seed', values.seed),
     dist: path.resolve(values.dist),
+    distBefore: values['dist-before'] === undefined ? undefined : path.resolve(values['dist-before']),
     log: values.log,
     acceptEncoding: values['accept-encoding'],
     metrics: values.metrics,
@@ -161,7 +165,8 @@ async function main(): Promise<void> {
     for (const [index, commit] of commits.entries()) {
       const bundle = await bundleCommit(commit, workDir);
       bundles.push(bundle);
-      servers.push(await startProxy({ name: index === 0 ? 'before' : 'after', settings, workers: options.workers, bundle }));
+      const dist = index === 0 && options.distBefore !== undefined ? options.distBefore : options.dist;
+      servers.push(await startProxy({ name: index === 0 ? 'before' : 'after', settings: { ...settings, DIST_DIR: dist }, workers: options.workers, bundle }));
     }
     const [before, after] = servers as [RunningServer, RunningServer];
     // A proxy that cannot read this build (one from before a change to the build's layout) would be
@@ -172,7 +177,7 @@ async function main(): Promise<void> {
       if (answer.status !== 200) {
         const reason = (await answer.text()).slice(0, 300);
         throw new Error(
-          `${server.name} (${commits[index]?.slice(0, 12)}) answers ${answer.status} for ${probe}: can its proxy read the build in ${options.dist}? ${reason}`,
+          `${server.name} (${commits[index]?.slice(0, 12)}) answers ${answer.status} for ${probe}: can its proxy read the build in ${index === 0 && options.distBefore !== undefined ? options.distBefore : options.dist}? ${reason}`,
         );
       }
     }

@@ -75,7 +75,9 @@ const stores: [string, () => Promise<OpenedStore>][] = [
       return {
         store: await openOriginStore(client, createStoreCaches(), noOriginCopy),
         buildDir: await realpath(distDir),
-        missingBodyCode: 'ERR_ORIGIN_NO_BODY',
+        // A pack is named by its content: one gone from an origin that serves dist/ as it is
+        // means the origin has moved to another build (origin.ts, checkNamedByContent).
+        missingBodyCode: 'ERR_ORIGIN_SWITCHING',
       };
     },
   ],

@@ -9,10 +9,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { LookupHead, lookupIndexFileName } from '../../contract/lookupIndex.ts';
 import { RestartBudget, restartPolicy } from '../../proxy/process/supervisor.ts';
 import { childPids } from '../support/proc.ts';
 import { freePort } from '../support/programs.ts';
 import { buildFixture, repoRoot, tempDir, testKey } from '../support/service.ts';
+import { packedBody } from '../support/store.ts';
 
 describe('the restart budget', () => {
   let clock = 0;
@@ -210,8 +212,14 @@ describe('the primary', () => {
           },
         );
       expect(await ask()).toBe(200);
-      // Saved behind the response: wait until the body is in the copy.
-      while ((await readdir(path.join(copyDir, 'bodies')).catch(() => [])).filter((name) => name.endsWith('.json')).length === 0) {
+      let names: string[] = [];
+      // Saved behind the response: wait until the body and the index shard that lists it are in the copy.
+      const buildDir = await realpath(distDir);
+      const head = new LookupHead(await readFile(path.join(buildDir, lookupIndexFileName)));
+      const file = 'financemanagement/api/currency/getbycode/try.json';
+      const saved = [(await packedBody(distDir, file))?.etag, head.shards[head.shardOf(file)]?.etag].map((etag) => `${etag?.slice(1, -1)}.json`);
+      while (!saved.every((name) => names.includes(name))) {
+        names = await readdir(path.join(copyDir, 'bodies')).catch(() => []);
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
       // Both workers listening before one is killed: killing the only one listening would close
