@@ -272,7 +272,8 @@ export class LookupHead {
   /** Reads the layout; throws an Error naming what is wrong when the bytes are no head of this version. */
   constructor(bytes: Buffer) {
     if (!isLookupIndex(bytes)) failWith(`it does not start with ${headMagic}`);
-    if (bytes.readUInt32LE(4) !== version) failWith(`it is version ${bytes.readUInt32LE(4)}, this service reads ${version}`);
+    if (bytes.readUInt32LE(4) !== version)
+      failWith(`it is version ${bytes.readUInt32LE(4)}, this service reads ${version}: build it again with this version (npm run build)`);
     const headEnd = 12 + bytes.readUInt32LE(8);
     if (headEnd + 5 > bytes.length) failWith('its head runs past its end');
     this.#bytes = bytes;

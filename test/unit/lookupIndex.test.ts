@@ -89,6 +89,9 @@ describe('the lookup index', () => {
     expect(() => new LookupHead(Buffer.from('{"buildId":"b"}'))).toThrow(/does not start with RDLI/);
     expect(() => new LookupHead(index.head.subarray(0, 40))).toThrow(/past its end/);
     expect(() => new LookupHead(Buffer.concat([index.head, Buffer.from([0])]))).toThrow(/bytes after its last shard/);
+    const older = Buffer.from(index.head);
+    older.writeUInt32LE(1, 4);
+    expect(() => new LookupHead(older)).toThrow('it is version 1, this service reads 2: build it again with this version (npm run build)');
     const first = index.files.get(shardFileOf(opened.shards[0]?.etag ?? '')) as Buffer;
     expect(() => new LookupShard(first, opened.shardBits, 1)).toThrow(/is shard 0 of 2\^3, not shard 1 of 2\^3/);
     expect(() => new LookupShard(index.head, opened.shardBits, 0)).toThrow(/does not start with RDLS/);
