@@ -56,6 +56,39 @@ const startProxy = (distDir: string, varnish: RunningVarnish): Promise<RunningSe
 /** What nginx logged for bodies: not the pointer to the current build, which is asked for on every poll. */
 const bodyPaths = (paths: readonly string[]): string[] => paths.filter((file) => !['/manifest.json', '/lookups.idx', '/builds/current.json'].includes(file));
 
+/** The fixture build behind nginx (logging under its own prefix) and Varnish, and a local proxy over the build to compare with. */
+async function startChain(): Promise<{
+  distDir: string;
+  manifest: Manifest;
+  nginxPrefix: string;
+  nginx: RunningNginx;
+  varnish: RunningVarnish;
+  local: RunningService;
+}> {
+  const distDir = await buildFixture();
+  const manifest = JSON.parse(await readFile(path.join(distDir, 'manifest.json'), 'utf8')) as Manifest;
+  const nginxPrefix = `${await tempDir('refdata-nginx-')}/`;
+  const nginx = await startNginx(path.resolve(distDir), originHeader, undefined, nginxPrefix);
+  const varnish = await startVarnish(`127.0.0.1:${nginx.port}`, originHeader, withSecret);
+  return { distDir, manifest, nginxPrefix, nginx, varnish, local: await startTestService(distDir) };
+}
+
+async function stopChain({
+  local,
+  proxies,
+  varnish,
+  nginx,
+}: {
+  local?: RunningService;
+  proxies: RunningService[];
+  varnish?: RunningVarnish;
+  nginx?: RunningNginx;
+}): Promise<void> {
+  await Promise.all([local?.close(), ...proxies.map((proxy) => proxy.close())]);
+  await varnish?.stop();
+  await nginx?.stop();
+}
+
 /** A body of the build `distDir` links to, where its pack holds it (test/support/store.ts). */
 async function bodyOf(distDir: string, file: string): Promise<PackedBody> {
   const body = await packedBody(distDir, file);
@@ -114,18 +147,9 @@ describe.skipIf(!varnishdBinary || !nginxBinary)('Varnish between the proxies an
   let local: RunningService;
   const proxies: RunningService[] = [];
   beforeAll(async () => {
-    distDir = await buildFixture();
-    manifest = JSON.parse(await readFile(path.join(distDir, 'manifest.json'), 'utf8')) as Manifest;
-    nginxPrefix = `${await tempDir('refdata-nginx-')}/`;
-    nginx = await startNginx(path.resolve(distDir), originHeader, undefined, nginxPrefix);
-    varnish = await startVarnish(`127.0.0.1:${nginx.port}`, originHeader, withSecret);
-    local = await startTestService(distDir);
+    ({ distDir, manifest, nginxPrefix, nginx, varnish, local } = await startChain());
   });
-  afterAll(async () => {
-    await Promise.all([local?.close(), ...proxies.map((proxy) => proxy.close())]);
-    await varnish?.stop();
-    await nginx?.stop();
-  });
+  afterAll(() => stopChain({ local, proxies, varnish, nginx }));
 
   it('varnishd -C compiles the rendered VCL', async () => {
     const file = path.join(await tempDir(), 'varnish.vcl');
@@ -219,18 +243,11 @@ describe.skipIf(!varnishdBinary || !nginxBinary)('Varnish between several proxie
   let local: RunningService;
   const proxies: RunningService[] = [];
   beforeAll(async () => {
-    distDir = await buildFixture();
-    buildId = (JSON.parse(await readFile(path.join(distDir, 'manifest.json'), 'utf8')) as Manifest).buildId;
-    nginxPrefix = `${await tempDir('refdata-nginx-')}/`;
-    nginx = await startNginx(path.resolve(distDir), originHeader, undefined, nginxPrefix);
-    varnish = await startVarnish(`127.0.0.1:${nginx.port}`, originHeader, withSecret);
-    local = await startTestService(distDir);
+    let manifest: Manifest;
+    ({ distDir, manifest, nginxPrefix, nginx, varnish, local } = await startChain());
+    buildId = manifest.buildId;
   });
-  afterAll(async () => {
-    await Promise.all([local?.close(), ...proxies.map((proxy) => proxy.close())]);
-    await varnish?.stop();
-    await nginx?.stop();
-  });
+  afterAll(() => stopChain({ local, proxies, varnish, nginx }));
 
   it('asked by four proxies at once for four bodies of one pack, Varnish fetches the pack from nginx once, whole, and answers each range from its cache', async () => {
     const asked = [
