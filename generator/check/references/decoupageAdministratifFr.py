@@ -17,11 +17,10 @@ Gzip is written with mtime 0, so the same tarball gives the same bytes.
 """
 
 import argparse
-import gzip
-import hashlib
 import json
-import tarfile
 from pathlib import Path
+
+from npmSnapshot import read_member, rows_text, write_gzip
 
 OUT = Path("data/checks/references/cog-2026-postal-codes-fr.json.gz")
 MEMBER = "package/data/communes.json"
@@ -32,10 +31,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
     parser.add_argument("--tarball", type=Path, required=True, help="the npm pack tarball of @etalab/decoupage-administratif")
     arguments = parser.parse_args()
-    tarball = arguments.tarball.read_bytes()
-    with tarfile.open(arguments.tarball) as archive:
-        package = json.load(archive.extractfile("package/package.json"))
-        raw = archive.extractfile(MEMBER).read()
+    provenance, raw = read_member(arguments.tarball, MEMBER)
     communes = json.loads(raw)
     codes_of = {commune["code"]: commune.get("codesPostaux", []) for commune in communes if commune["type"] == "commune-actuelle"}
     rows = set()
@@ -47,19 +43,14 @@ def main() -> None:
             rows.add((code, commune["nom"], commune["departement"], kind))
     snapshot = {
         "title": "INSEE Code officiel géographique 2026 communes with La Poste's postal codes",
-        "package": package["name"],
-        "version": package["version"],
-        "tarballSha256": hashlib.sha256(tarball).hexdigest(),
-        "path": MEMBER,
-        "fileSha256": hashlib.sha256(raw).hexdigest(),
+        **provenance,
         "licence": "Licence Ouverte 2.0 (INSEE, La Poste); package MIT",
         "generatedBy": "generator/check/references/decoupageAdministratifFr.py",
         "columns": ["code", "name", "departement", "kind"],
         "rows": sorted(rows),
     }
-    text = json.dumps(snapshot, ensure_ascii=False, separators=(",", ":")).replace('"rows":[[', '"rows":[\n[').replace("],[", "],\n[")
-    OUT.write_bytes(gzip.compress((text + "\n").encode("utf-8"), compresslevel=9, mtime=0))
-    print(f"{OUT}: {len(rows)} rows, {len({row[0] for row in rows})} codes from {package['name']}@{package['version']}")
+    write_gzip(OUT, rows_text(snapshot))
+    print(f"{OUT}: {len(rows)} rows, {len({row[0] for row in rows})} codes from {provenance['package']}@{provenance['version']}")
 
 
 if __name__ == "__main__":

