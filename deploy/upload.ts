@@ -13,7 +13,7 @@
 import { readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { buildIdPattern } from '../contract/downloads.ts';
-import { LookupHead, LookupShard, lookupIndexFileName, shardFileOf, type ManifestHead } from '../contract/lookupIndex.ts';
+import { LookupHead, lookupIndexFileName, readLookupShard, shardFileOf, type ManifestHead } from '../contract/lookupIndex.ts';
 import { buildScopedPath, buildsPath, currentBuildFile, manifestFileName, manifestSchema } from '../contract/manifest.ts';
 import { jsonType } from '../contract/http.ts';
 import { resolveS3Bucket, s3Settings, type S3Bucket } from '../proxy/store/s3.ts';
@@ -51,10 +51,8 @@ export interface UploadReport {
 async function filesOf(buildDir: string, head: LookupHead, manifest: ManifestHead): Promise<[file: string, contentType: string][]> {
   const files = new Map<string, string>();
   for (const [number, shard] of head.shards.entries()) {
-    const shardFile = shardFileOf(shard.etag);
-    const opened = new LookupShard(await readFile(path.join(buildDir, shardFile)), head.shardBits, number);
-    files.set(opened.pack, 'application/octet-stream');
-    files.set(shardFile, 'application/octet-stream');
+    files.set((await readLookupShard(buildDir, head, number)).pack, 'application/octet-stream');
+    files.set(shardFileOf(shard.etag), 'application/octet-stream');
   }
   for (const [file, entry] of [...Object.entries(manifest.public), ...Object.entries(manifest.downloads)]) files.set(file, entry.contentType);
   return [...files];

@@ -25,8 +25,7 @@ import { buildIdFileName, buildsRootOf, readerLeaseSchema, readersDirOf } from '
 import { isProcessAlive } from './buildLock.ts';
 import {
   encodeHead,
-  encodePack,
-  encodeShard,
+  encodeShardFiles,
   lookupIndexFileName,
   lookupShardsDir,
   packFileOf,
@@ -60,6 +59,20 @@ export interface WrittenBuild {
 
 export { buildsRootOf };
 
+/**
+ * `target` as a hard link to `source` (a file of an earlier build with the same bytes), or written
+ * with `bytes` when there is none, or it is gone, or on another file system.
+ */
+async function linkOrWrite(source: string | undefined, target: string, bytes: Buffer): Promise<void> {
+  const linked =
+    source !== undefined &&
+    (await link(source, target).then(
+      () => true,
+      () => false,
+    ));
+  if (!linked) await writeFile(target, bytes);
+}
+
 /** What writing the bodies came to: how many, and their bytes (each body counted under each of its paths). */
 interface WrittenBodies {
   readonly count: number;
@@ -83,16 +96,8 @@ async function writeBodies(
   await mkdir(path.join(buildDir, lookupShardsDir), { recursive: true });
   const plan = planShards(bodies.keys(), entriesPerShard);
   const directory: ShardEntry[] = [];
-  const place = async (file: string, bytes: Buffer): Promise<void> => {
-    const target = path.join(buildDir, file);
-    const linked =
-      previousDir !== undefined &&
-      (await link(path.join(previousDir, file), target).then(
-        () => true,
-        () => false, // not in the previous build, another file system, removed by hand: written
-      ));
-    if (!linked) await writeFile(target, bytes);
-  };
+  const place = (file: string, bytes: Buffer): Promise<void> =>
+    linkOrWrite(previousDir === undefined ? undefined : path.join(previousDir, file), path.join(buildDir, file), bytes);
   // manifest.json in pieces, a shard's entries at a time: a build of millions of bodies never
   // makes one string of it (V8's limit is about 512 MB).
   const manifest = await open(path.join(buildDir, manifestFileName), 'w');
@@ -101,12 +106,10 @@ async function writeBodies(
   try {
     await manifest.write(`${JSON.stringify(head).slice(0, -1)},"files":{`);
     let separator = '';
-    for (const [number, paths] of plan.shards.entries()) {
-      const pack = encodePack(paths, (file) => Buffer.from(bodies.get(file) ?? '', 'utf8'));
-      const shard = encodeShard(paths, pack, plan.shardBits, number);
-      const etag = computeEtag(shard);
-      await Promise.all([place(packFileOf(pack.etag), pack.bytes), place(shardFileOf(etag), shard)]);
-      directory[number] = { count: paths.length, size: shard.length, etag };
+    for (let number = 0; number < plan.shards.length; number++) {
+      const { pack, bytes: shard, entry } = encodeShardFiles(plan, number, (file) => Buffer.from(bodies.get(file) ?? '', 'utf8'));
+      await Promise.all([place(packFileOf(pack.etag), pack.bytes), place(shardFileOf(entry.etag), shard)]);
+      directory[number] = entry;
       const lines: string[] = [];
       for (const [file, entry] of pack.entries) {
         lines.push(`${JSON.stringify(file)}:{"size":${entry.size},"etag":${JSON.stringify(entry.etag)}}`);
@@ -144,13 +147,7 @@ async function writeDownloads(buildDir: string, downloads: ReadonlyMap<string, D
     const { bytes, contentType, linkFrom } = downloads.get(file) as DownloadFile;
     const target = path.join(buildDir, file);
     await mkdir(path.dirname(target), { recursive: true });
-    const linked =
-      linkFrom !== undefined &&
-      (await link(linkFrom, target).then(
-        () => true,
-        () => false,
-      ));
-    if (!linked) await writeFile(target, bytes);
+    await linkOrWrite(linkFrom, target, bytes);
     entries[file] = { size: bytes.length, etag: computeEtag(bytes), contentType };
   }
   return entries;

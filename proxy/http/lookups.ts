@@ -7,8 +7,8 @@ import type http from 'node:http';
 import { newGlobalId, successHead, successTail } from '../../contract/envelope.ts';
 import { cacheControl, jsonType } from '../../contract/http.ts';
 import { findRoute, routeParts, routes, type Route } from '../../contract/routes.ts';
-import { IndexPending, type Lookup, type ServedManifest } from '../store/manifestIndex.ts';
-import { StoreError, type BodyStore } from '../store/store.ts';
+import { whenIndexed, type Lookup, type ServedManifest } from '../store/manifestIndex.ts';
+import type { BodyStore } from '../store/store.ts';
 import { codingOf, encodeResponse } from './compression.ts';
 import type { Exchange, Handler } from './exchange.ts';
 import { chooseByAcceptLanguage, resolveLanguage } from './languages.ts';
@@ -23,33 +23,11 @@ const areas = new Map(routes.map((route) => [route, routeParts(route).area]));
 const areaOf = (route: Route): string => areas.get(route) ?? routeParts(route).area;
 
 /**
- * Index shards one lookup may wait for: more than any lookup reads (a search reads three, a
- * holiday lookup one per language of its country), so only an index cache too small for the load,
- * pushing shards out before they are used, runs out.
- */
-const indexWaits = 32;
-
-/**
  * A lookup. Its target is resolved against the build's index, synchronously while the shards it
  * needs are in memory; when one is not, it is read, and the lookup resolves again (resolution is
  * pure, and remembered only once it succeeds).
  */
-export const answerLookup: Handler = (exchange) => answerIndexed(exchange, 0);
-
-function answerIndexed(exchange: Exchange, waits: number): void | Promise<void> {
-  try {
-    return answerResolved(exchange);
-  } catch (error) {
-    if (!(error instanceof IndexPending)) throw error;
-    if (waits >= indexWaits) {
-      throw new StoreError(
-        'ERR_BODY_UNREADABLE',
-        'The lookup index cache (INDEX_CACHE_MB) is too small for this load: the shards this lookup needs were pushed out before it could use them.',
-      );
-    }
-    return error.loaded.then(() => answerIndexed(exchange, waits + 1));
-  }
-}
+export const answerLookup: Handler = (exchange) => whenIndexed(() => answerResolved(exchange));
 
 /**
  * A lookup whose shards are in memory: a target seen before skips parsing, normalising and finding

@@ -53,6 +53,32 @@ export class IndexPending extends Error {
   }
 }
 
+/**
+ * Index shards one lookup may wait for: more than any lookup reads (a search reads three, a
+ * holiday lookup one per language of its country), so only an index cache too small for the load,
+ * pushing shards out before they are used, runs out.
+ */
+const indexWaits = 32;
+
+/**
+ * `attempt`'s answer, attempted again each time it throws IndexPending once the shard it waits for
+ * is read: synchronous while every shard it needs is in memory.
+ */
+export function whenIndexed<T>(attempt: () => T | Promise<T>, waits = 0): T | Promise<T> {
+  try {
+    return attempt();
+  } catch (error) {
+    if (!(error instanceof IndexPending)) throw error;
+    if (waits >= indexWaits) {
+      throw new ServiceError(
+        'ERR_BODY_UNREADABLE',
+        'The lookup index cache (INDEX_CACHE_MB) is too small for this load: the shards this lookup needs were pushed out before it could use them.',
+      );
+    }
+    return error.loaded.then(() => whenIndexed(attempt, waits + 1));
+  }
+}
+
 /** Index shards kept in memory per process, by ETag: shared by every build it serves. */
 export type ShardCache = LoadingCache<LookupShard>;
 

@@ -11,9 +11,9 @@
  * fault in the store under test shows as a failed preflight instead of being copied into the
  * references.
  */
-import { copyFile, link, mkdir, open, readdir, readFile, realpath, writeFile } from 'node:fs/promises';
+import { copyFile, link, mkdir, open, readdir, realpath, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { LookupHead, LookupShard, lookupIndexFileName, shardFileOf } from '../../contract/lookupIndex.ts';
+import { readLookupHead, readLookupShard } from '../../contract/lookupIndex.ts';
 import { computeEtag, manifestFileName } from '../../contract/manifest.ts';
 
 export interface ReferenceRoot {
@@ -48,7 +48,7 @@ async function linkBuild(buildDir: string, root: string): Promise<void> {
 export async function* packedBodies(distDir: string, files: Iterable<string>): AsyncGenerator<readonly [string, Buffer]> {
   // The build itself, not a link that a new build may move halfway.
   const buildDir = await realpath(distDir);
-  const head = new LookupHead(await readFile(path.join(buildDir, lookupIndexFileName)));
+  const head = await readLookupHead(buildDir);
   const byShard = new Map<number, string[]>();
   for (const file of new Set(files)) {
     const number = head.shardOf(file);
@@ -57,9 +57,7 @@ export async function* packedBodies(distDir: string, files: Iterable<string>): A
     byShard.set(number, shardFiles);
   }
   for (const [number, shardFiles] of byShard) {
-    const shardEntry = head.shards[number];
-    if (!shardEntry) throw new Error(`${buildDir}: the index has no shard ${number}`);
-    const shard = new LookupShard(await readFile(path.join(buildDir, shardFileOf(shardEntry.etag))), head.shardBits, number);
+    const shard = await readLookupShard(buildDir, head, number);
     const pack = await open(path.join(buildDir, shard.pack));
     try {
       for (const file of shardFiles) {

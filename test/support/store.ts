@@ -1,20 +1,13 @@
 /** Reading a body store as the lookup handler does (waiting for the index shards a find needs), and a build's bodies in their packs. */
 import { readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { LookupHead, LookupShard, lookupIndexFileName, shardFileOf } from '../../contract/lookupIndex.ts';
-import { IndexPending, type Lookup } from '../../proxy/store/manifestIndex.ts';
+import { readLookupHead, readLookupShard } from '../../contract/lookupIndex.ts';
+import { type Lookup, whenIndexed } from '../../proxy/store/manifestIndex.ts';
 import type { BodyStore } from '../../proxy/store/store.ts';
 
-/** `store.find`, waiting for the shards it needs (at most a few) as proxy/http/lookups.ts does. */
+/** `store.find`, waiting for the shards it needs as proxy/http/lookups.ts does. */
 export async function findSettled(store: BodyStore, routePath: string, keys: readonly string[]): Promise<Lookup | undefined> {
-  for (let waits = 0; ; waits++) {
-    try {
-      return store.find(routePath, keys);
-    } catch (error) {
-      if (!(error instanceof IndexPending) || waits >= 32) throw error;
-      await error.loaded;
-    }
-  }
+  return whenIndexed(() => store.find(routePath, keys));
 }
 
 /** Every body file of a store with its entry, read shard by shard. */
@@ -38,9 +31,8 @@ export interface PackedBody {
 /** Where `file` (`addressmanagement/api/…/key.json`) is in the build `distDir` links to; undefined if the build has no such body. */
 export async function packedBody(distDir: string, file: string): Promise<PackedBody | undefined> {
   const buildDir = await realpath(distDir);
-  const head = new LookupHead(await readFile(path.join(buildDir, lookupIndexFileName)));
-  const number = head.shardOf(file);
-  const shard = new LookupShard(await readFile(path.join(buildDir, shardFileOf(head.shards[number]?.etag ?? '""'))), head.shardBits, number);
+  const head = await readLookupHead(buildDir);
+  const shard = await readLookupShard(buildDir, head, head.shardOf(file));
   const entry = shard.find(file);
   if (entry === undefined) return undefined;
   const bytes = (await readFile(path.join(buildDir, entry.pack))).subarray(entry.offset, entry.offset + entry.size);

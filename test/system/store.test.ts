@@ -6,7 +6,7 @@ import { readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { encodeLookupIndex } from '../../contract/lookupIndex.ts';
-import { createShardCache, findLookup, IndexPending, LookupIndex, ManifestError, readManifest } from '../../proxy/store/manifestIndex.ts';
+import { createShardCache, findLookup, IndexPending, LookupIndex, ManifestError, readManifest, whenIndexed } from '../../proxy/store/manifestIndex.ts';
 import { createBodyCache, openLocalStore } from '../../proxy/store/store.ts';
 import { buildFixture } from '../support/service.ts';
 
@@ -91,13 +91,7 @@ describe('a build without its lookup index', () => {
 
 /** Waits for the shard a find needs, as the lookup handler does, and finds again. */
 async function findWaiting(index: LookupIndex, file: string): Promise<ReturnType<LookupIndex['find']>> {
-  try {
-    return index.find(file);
-  } catch (error) {
-    if (!(error instanceof IndexPending)) throw error;
-    await error.loaded;
-    return index.find(file);
-  }
+  return whenIndexed(() => index.find(file));
 }
 
 describe('reading a lookup index', () => {
