@@ -24,7 +24,7 @@ export const defaultBodyCacheMb = 64;
 
 /**
  * Lookup index shards kept in memory per worker (INDEX_CACHE_MB): the busiest shards of the
- * index (about 45 MB for Türkiye's addresses, 400 MB for the world's). With the body cache and
+ * index (47 MB for Türkiye's addresses, 638 MB for the world's). With the body cache and
  * the deflate cache it keeps a worker under its 256 MB budget under load on the world's build.
  */
 export const defaultIndexCacheMb = 32;
