@@ -19,7 +19,7 @@
  * reading from this disk has named in `.dist-builds/.readers/`; everything else is pruned.
  */
 import { hostname } from 'node:os';
-import { link, lstat, mkdir, open, readdir, readFile, readlink, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { link, lstat, mkdir, readdir, readFile, readlink, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { buildIdFileName, buildsRootOf, readerLeaseSchema, readersDirOf } from '../contract/builds.ts';
 import { isProcessAlive } from './buildLock.ts';
@@ -81,8 +81,7 @@ interface WrittenBodies {
 
 /**
  * Writes the bodies in packs and the lookup index over them (contract/lookupIndex.ts), one shard
- * at a time, and manifest.json with every body's entry as it goes (in the index's order: by shard,
- * then by path). Packs and shards are named by their content: one the previous build
+ * at a time, and manifest.json, the index's head as JSON. Packs and shards are named by their content: one the previous build
  * (`previousDir`) already has is hard-linked from it, so a rebuild after a small data change writes
  * only the few packs and shards whose bodies changed. Nothing here holds an object per body: a
  * build of millions of bodies spends its time packing, not collecting garbage.
@@ -98,33 +97,17 @@ async function writeBodies(
   const directory: ShardEntry[] = [];
   const place = (file: string, bytes: Buffer): Promise<void> =>
     linkOrWrite(previousDir === undefined ? undefined : path.join(previousDir, file), path.join(buildDir, file), bytes);
-  // manifest.json in pieces, a shard's entries at a time: a build of millions of bodies never
-  // makes one string of it (V8's limit is about 512 MB).
-  const manifest = await open(path.join(buildDir, manifestFileName), 'w');
   let count = 0;
   let bytes = 0;
-  try {
-    await manifest.write(`${JSON.stringify(head).slice(0, -1)},"files":{`);
-    let separator = '';
-    for (let number = 0; number < plan.shards.length; number++) {
-      const { pack, bytes: shard, entry } = encodeShardFiles(plan, number, (file) => Buffer.from(bodies.get(file) ?? '', 'utf8'));
-      await Promise.all([place(packFileOf(pack.etag), pack.bytes), place(shardFileOf(entry.etag), shard)]);
-      directory[number] = entry;
-      const lines: string[] = [];
-      for (const [file, entry] of pack.entries) {
-        lines.push(`${JSON.stringify(file)}:{"size":${entry.size},"etag":${JSON.stringify(entry.etag)}}`);
-        bytes += entry.size;
-      }
-      count += lines.length;
-      if (lines.length > 0) {
-        await manifest.write(`${separator}${lines.join(',')}`);
-        separator = ',';
-      }
-    }
-    await manifest.write('}}\n');
-  } finally {
-    await manifest.close();
+  for (let number = 0; number < plan.shards.length; number++) {
+    const { pack, bytes: shard, entry } = encodeShardFiles(plan, number, (file) => Buffer.from(bodies.get(file) ?? '', 'utf8'));
+    await Promise.all([place(packFileOf(pack.etag), pack.bytes), place(shardFileOf(entry.etag), shard)]);
+    directory[number] = entry;
+    for (const { size } of pack.entries.values()) bytes += size;
+    count += pack.entries.size;
   }
+  // manifest.json: the head, for people and tools (the bodies' entries are in the index's shards).
+  await writeFile(path.join(buildDir, manifestFileName), `${JSON.stringify(head)}\n`);
   // Last: the head names every shard, each already in place.
   await writeFile(path.join(buildDir, lookupIndexFileName), encodeHead(head, plan.shardBits, directory));
   return { count, bytes };
