@@ -1,6 +1,9 @@
 /**
- * dist/manifest.json: written once by the generator, read once by the proxy at start. It is the
- * only index of what exists: the proxy never asks the file system whether a key exists.
+ * A build's manifest, written once by the generator: its head (`manifestHeadSchema`) and every
+ * body file's entry. The head is dist/manifest.json, for people and tools, and the head of the
+ * lookup index (contract/lookupIndex.ts), which the proxy reads at start. The bodies' entries live
+ * only in the index's shards (`npm run lookups` lists them): the index is the only list of what
+ * exists, and the proxy never asks the file system whether a key exists.
  */
 import { hash } from 'node:crypto';
 import { z } from 'zod';
@@ -38,7 +41,8 @@ export const manifestEntrySchema = z.strictObject({
   etag: z.string().regex(/^"[A-Za-z0-9_-]+"$/),
 });
 
-export const manifestSchema = z.strictObject({
+/** What manifest.json holds: the manifest without its bodies' entries, as the lookup index's head holds it too. */
+export const manifestHeadSchema = z.strictObject({
   /** Differs for every build, even of the same data. */
   buildId: z.string().min(1),
   builtAt: z.iso.datetime(),
@@ -69,8 +73,6 @@ export const manifestSchema = z.strictObject({
    * first key it answers (a country's alpha-2 code) with the key of the parent's id it stands for.
    */
   aliases: z.record(z.string(), z.record(z.string(), z.string())).default({}),
-  /** Every body file, by its path relative to dist/. */
-  files: z.record(z.string(), manifestEntrySchema),
   /**
    * Files served as they are, without a token: the OpenAPI document and the docs page's assets
    * (e.g. `openapi.json`, `docs/index.html`). Nothing outside this list is reachable that way.
@@ -95,6 +97,13 @@ export const manifestSchema = z.strictObject({
     })
     .optional(),
 });
+
+/**
+ * The manifest whole: the head and every body file's entry, by its path relative to dist/. No file
+ * holds it as JSON (a build of the world's addresses has millions of bodies); a tool reads the
+ * entries from the lookup index, one shard at a time.
+ */
+export const manifestSchema = manifestHeadSchema.extend({ files: z.record(z.string(), manifestEntrySchema) });
 
 export type Manifest = z.infer<typeof manifestSchema>;
 export type ManifestEntry = z.infer<typeof manifestEntrySchema>;

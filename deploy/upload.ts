@@ -1,11 +1,11 @@
 /**
  * Uploads the current build to a private bucket in the build-scoped layout a proxy reads
- * (contract/manifest.ts): every file the manifest lists at `builds/<buildId>/<file>`, cached for a
- * year (its URL never changes meaning), then that build's manifest, then the pointer
- * `builds/current.json` (no-cache) last of all, so that a proxy never sees a pointer to a build
- * not yet whole. An object already there is not sent again: a build id is never reused, so a
- * rerun after a failure sends only what is missing, and a rerun of a finished upload sends the
- * pointer alone.
+ * (contract/manifest.ts): every file the build's lookup index and manifest name at
+ * `builds/<buildId>/<file>`, cached for a year (its URL never changes meaning), then its
+ * manifest.json and index head, then the pointer `builds/current.json` (no-cache) last of all, so
+ * that a proxy never sees a pointer to a build not yet whole. An object already there is not sent
+ * again: a build id is never reused, so a rerun after a failure sends only what is missing, and a
+ * rerun of a finished upload sends the pointer alone.
  *
  *   AWS_ACCESS_KEY_ID=… AWS_SECRET_ACCESS_KEY=… AWS_REGION=eu-central-1 \
  *     npm run upload -- --bucket refdata-origin [--prefix refdata] [--dist dist] [--keep-builds 3]
@@ -14,7 +14,7 @@ import { readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { buildIdPattern } from '../contract/downloads.ts';
 import { LookupHead, lookupIndexFileName, readLookupShard, shardFileOf, type ManifestHead } from '../contract/lookupIndex.ts';
-import { buildScopedPath, buildsPath, currentBuildFile, manifestFileName, manifestSchema } from '../contract/manifest.ts';
+import { buildScopedPath, buildsPath, currentBuildFile, manifestFileName, manifestHeadSchema } from '../contract/manifest.ts';
 import { jsonType } from '../contract/http.ts';
 import { resolveS3Bucket, s3Settings, type S3Bucket } from '../proxy/store/s3.ts';
 import { createBucketClient, type BucketClient } from './bucket.ts';
@@ -99,7 +99,7 @@ export async function uploadBuild(options: UploadOptions, progress: (line: strin
     throw new RenderError(`${buildDir} has no ${lookupIndexFileName}: build it again with this version (npm run build -- --force)`);
   });
   const head = new LookupHead(indexBytes);
-  const manifest = manifestSchema.omit({ files: true }).parse(JSON.parse(head.headBytes().toString('utf8')));
+  const manifest = manifestHeadSchema.parse(JSON.parse(head.headBytes().toString('utf8')));
   const { buildId } = manifest;
   if (!buildIdPattern.test(buildId)) throw new RenderError(`${buildDir}: its build id ${buildId} is not one npm run build makes`);
   const client = createBucketClient(options.bucket, options.concurrency);

@@ -16,15 +16,12 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { buildIdFileName, buildsRootOf, isBuildDirName } from '../contract/builds.ts';
 import { LookupHead, LookupShard, lookupIndexFileName, shardFileOf } from '../contract/lookupIndex.ts';
-import { manifestSchema } from '../contract/manifest.ts';
+import { manifestHeadSchema } from '../contract/manifest.ts';
 import { describeBuildFailure } from './build.ts';
 import { withBuildLock } from './buildLock.ts';
 import { readExportsIndex } from './exports.ts';
 import { RollbackError } from './errors.ts';
 import { buildIdFile, linkPointer, swapLink } from './write.ts';
-
-/** The manifest as the lookup index's head holds it: everything but the files, which the shards list. */
-const manifestHeadSchema = manifestSchema.omit({ files: true });
 
 export interface RollbackResult {
   readonly from: string | undefined;

@@ -6,8 +6,8 @@
  * and shared by every build a process serves (a shard is named and cached by its content's hash,
  * so a shard a rebuild left unchanged stays warm). A shard's paths and ETags are checked when it
  * is read, before any of its entries is used: no index, not even one tampered with, can make the
- * proxy read outside the build. manifest.json, the same facts as JSON, is for people and tools:
- * the proxy never reads it.
+ * proxy read outside the build. manifest.json, the head as JSON, is for people and tools: the
+ * proxy never reads it.
  *
  * `find` answers synchronously from a shard in memory; when the shard is not, it throws an
  * `IndexPending` carrying the shard's load, and the lookup waits for it and resolves again
@@ -15,7 +15,7 @@
  * wherever the shard is warm.
  */
 import { LookupHead, LookupShard, isLookupIndex, shardFileOf, type PackedEntry, type ShardEntry } from '../../contract/lookupIndex.ts';
-import { manifestSchema, type Manifest, type ManifestEntry } from '../../contract/manifest.ts';
+import { manifestHeadSchema, type Manifest, type ManifestEntry } from '../../contract/manifest.ts';
 import { ServiceError } from '../../contract/errors.ts';
 import { defaultIndexCacheMb } from '../config/config.ts';
 import { LoadingCache } from './loadingCache.ts';
@@ -95,9 +95,6 @@ export type ShardReader = (file: string, entry: ManifestEntry) => Promise<Buffer
  */
 const bodyFilePattern = /^[a-z]+\/api\/[a-z]+\/[a-z0-9]+(?:\/(?!\.\.?\/)[^/]+)*\.json$/;
 const etagPattern = /^"[A-Za-z0-9_-]+"$/;
-
-/** The manifest without its list of body files, which the shards hold. */
-const manifestHeadSchema = manifestSchema.omit({ files: true });
 
 function describeIssue(issue: { readonly path: readonly PropertyKey[]; readonly message: string } | undefined): string {
   return issue ? `${issue.path.map(String).join('.') || 'the manifest'}: ${issue.message}` : 'an unknown problem';

@@ -20,14 +20,14 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import type { Manifest } from '../../contract/manifest.ts';
 import { mixIds, sampleMixes, type MixId } from './mixes.ts';
 import { cpuSeconds } from '../support/proc.ts';
 import { findProgram } from '../support/programs.ts';
+import { readBuildManifest } from '../support/store.ts';
 import { repoRoot, startProxy, treePids, type RunningServer } from './servers.ts';
 import { runWrk, writeWrkScript } from './wrk.ts';
 
@@ -140,11 +140,10 @@ async function main(): Promise<void> {
   const options = readOptions();
   const wrk = findProgram('wrk');
   if (!wrk) throw new UsageError('wrk not found: install it with `apt-get install -y wrk` (Debian, as root)');
-  const manifest = JSON.parse(
-    await readFile(path.join(options.dist, 'manifest.json'), 'utf8').catch(() => {
-      throw new UsageError(`${options.dist} holds no build: run \`npm run build\` first, or give --dist`);
-    }),
-  ) as Manifest;
+  const manifest = await readBuildManifest(options.dist).catch((error: unknown) => {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    throw new UsageError(`${options.dist} holds no build: run \`npm run build\` first, or give --dist`);
+  });
   const commits = options.commits.map(resolveCommit) as [string, string];
   const workDir = await mkdtemp(path.join(os.tmpdir(), 'refdata-ab-'));
   const servers: RunningServer[] = [];

@@ -16,7 +16,7 @@ import { findProgram } from '../support/programs.ts';
 import { repoRoot } from './servers.ts';
 import { sampleUrlMix } from './urls.ts';
 import { runWrk, writeWrkScript, type WrkResult } from './wrk.ts';
-import { readBuildManifest } from './buildManifest.ts';
+import { readBuildManifest } from '../support/store.ts';
 
 const chain = process.env.chain ?? '/tmp/refdata-chain';
 const lb = process.env.lb ?? '127.0.0.1:8080';

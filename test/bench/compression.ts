@@ -11,7 +11,7 @@ import { brotliCompress, constants, gzip } from 'node:zlib';
 import { brotliQuality, compressionMinBytes, encodeResponse } from '../../proxy/http/compression.ts';
 import { successHead, successTail } from '../../contract/envelope.ts';
 import { packedBodies } from './referenceRoot.ts';
-import { readBuildManifest } from './buildManifest.ts';
+import { readBuildManifest } from '../support/store.ts';
 
 const distDir = process.env.DIST_DIR ?? 'dist';
 const manifest = await readBuildManifest(distDir);

@@ -24,7 +24,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { newGlobalId, successHead, successTail } from '../../contract/envelope.ts';
 import { cacheControl, jsonType as type, varyOf } from '../../contract/http.ts';
-import type { Manifest } from '../../contract/manifest.ts';
+import type { ManifestHead } from '../../contract/lookupIndex.ts';
 import { runCluster } from './cluster.ts';
 
 const { FLOOR_TARGETS = '', FLOOR_FIXED = '', FLOOR_ENVELOPE = '', FLOOR_ROOT = '', PORT = '0', HOST = '127.0.0.1', WORKERS = '1' } = process.env;
@@ -50,7 +50,7 @@ function enveloped(): http.RequestListener {
     const [target, file, etag] = line.split('\t');
     if (target && file && etag) lookups.set(target, { body: readFileSync(path.join(FLOOR_ROOT, file)), etag });
   }
-  const { dataVersion } = JSON.parse(readFileSync(path.join(FLOOR_ROOT, 'manifest.json'), 'utf8')) as Manifest;
+  const { dataVersion } = JSON.parse(readFileSync(path.join(FLOOR_ROOT, 'manifest.json'), 'utf8')) as ManifestHead;
   const vary = varyOf('lookup', false);
   const ready = Buffer.from('{"status":"ready"}');
   return (request, response) => {

@@ -34,6 +34,7 @@ import { startFloor } from './references.ts';
 import { configurationLabels, type ConfigurationId } from './report.ts';
 import { cpuSeconds } from '../support/proc.ts';
 import { findProgram } from '../support/programs.ts';
+import { readBuildManifest } from '../support/store.ts';
 import { bundleProxy, repoRoot, startProxy, treePids, type RunningServer } from './servers.ts';
 import { runWrk, writeWrkScript, type WrkResult } from './wrk.ts';
 
@@ -248,11 +249,10 @@ async function profileAll(options: Options, manifest: Manifest, workDir: string,
 
 async function main(): Promise<void> {
   const options = readOptions();
-  const manifest = JSON.parse(
-    await readFile(path.join(options.dist, 'manifest.json'), 'utf8').catch(() => {
-      throw new UsageError(`${options.dist} holds no build: run \`npm run build\` first, or give --dist`);
-    }),
-  ) as Manifest;
+  const manifest = await readBuildManifest(options.dist).catch((error: unknown) => {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    throw new UsageError(`${options.dist} holds no build: run \`npm run build\` first, or give --dist`);
+  });
   console.log(
     `# bench:profile: ${mixLabels.small}; wrk 1 thread, ${options.connections} connections, ${options.warmup} s warm-up, then ${options.duration} s profiled ` +
       `(V8's sampler every ${samplingMicros} µs); one worker per server; build ${manifest.buildId} in ${options.dist}; Node ${process.version}\n`,

@@ -33,7 +33,7 @@ import { findProgram } from '../support/programs.ts';
 import { repoRoot, treePids, type RunningServer } from './servers.ts';
 import { evaluateTargets, targetFloor } from './targets.ts';
 import type { Lookup } from './urls.ts';
-import { readBuildManifest } from './buildManifest.ts';
+import { readBuildManifest } from '../support/store.ts';
 
 /** The first line a program prints about its version: nginx -v writes to stderr, wrk -v exits 1. */
 function versionOf(program: string, args: readonly string[]): string {

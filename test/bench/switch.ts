@@ -19,7 +19,7 @@ import { buildDist } from '../../generator/build.ts';
 import { median } from './report.ts';
 import { bundleProxy, repoRoot, startProxy } from './servers.ts';
 import { sampleUrlMix } from './urls.ts';
-import { readBuildManifest } from './buildManifest.ts';
+import { readBuildManifest } from '../support/store.ts';
 
 const key = 'switch-bench-key-0123456789';
 

@@ -25,7 +25,7 @@ import { findProgram, freePort } from '../support/programs.ts';
 import { bundleProxy, get, repoRoot } from './servers.ts';
 import { sampleUrlMix } from './urls.ts';
 import { runWrk, writeWrkScript } from './wrk.ts';
-import { readBuildManifest } from './buildManifest.ts';
+import { readBuildManifest } from '../support/store.ts';
 
 const key = 'rss-bench-key-0123456789abcdef';
 const memoryControllers = '/sys/fs/cgroup/memory';

@@ -1,7 +1,11 @@
-/** Reading a body store as the lookup handler does (waiting for the index shards a find needs), and a build's bodies in their packs. */
+/**
+ * Reading a body store as the lookup handler does (waiting for the index shards a find needs), and
+ * a build's bodies as its lookup index lists them and its packs hold them.
+ */
 import { readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { readLookupHead, readLookupShard } from '../../contract/lookupIndex.ts';
+import { readLookupHead, readLookupShard, type PackedEntry } from '../../contract/lookupIndex.ts';
+import { manifestHeadSchema, type Manifest } from '../../contract/manifest.ts';
 import { type Lookup, whenIndexed } from '../../proxy/store/manifestIndex.ts';
 import type { BodyStore } from '../../proxy/store/store.ts';
 
@@ -37,4 +41,22 @@ export async function packedBody(distDir: string, file: string): Promise<PackedB
   if (entry === undefined) return undefined;
   const bytes = (await readFile(path.join(buildDir, entry.pack))).subarray(entry.offset, entry.offset + entry.size);
   return { pack: entry.pack, offset: entry.offset, size: entry.size, etag: entry.etag, bytes, range: `bytes=${entry.offset}-${entry.offset + entry.size - 1}` };
+}
+
+/** Every body file of the build `distDir` links to, with its entry, in the index's order: by shard, then by path. */
+export async function* lookupEntries(distDir: string): AsyncGenerator<readonly [file: string, entry: PackedEntry]> {
+  const buildDir = await realpath(distDir);
+  const head = await readLookupHead(buildDir);
+  for (let number = 0; number < head.shards.length; number++) yield* (await readLookupShard(buildDir, head, number)).entries();
+}
+
+/**
+ * The manifest of the build `distDir` links to, whole: the head of its lookup index (what
+ * manifest.json holds too), checked against the contract, and every body's entry from the shards.
+ */
+export async function readBuildManifest(distDir: string): Promise<Manifest> {
+  const head = manifestHeadSchema.parse(JSON.parse((await readLookupHead(await realpath(distDir))).headBytes().toString('utf8')));
+  const files: Manifest['files'] = {};
+  for await (const [file, { size, etag }] of lookupEntries(distDir)) files[file] = { size, etag };
+  return { ...head, files };
 }

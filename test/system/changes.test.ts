@@ -9,15 +9,16 @@ import { gunzipSync } from 'node:zlib';
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { changeListSchema, exportsIndexSchema, type ChangeList, type ExportsIndex } from '../../contract/downloads.ts';
-import { manifestSchema, type Manifest } from '../../contract/manifest.ts';
+import type { ManifestHead } from '../../contract/lookupIndex.ts';
+import { manifestHeadSchema } from '../../contract/manifest.ts';
 import { recordTypes } from '../../contract/routes.ts';
 import { buildDist, parseKeepBuilds } from '../../generator/build.ts';
 import { BuildError } from '../../generator/errors.ts';
 import { shownFields } from '../../generator/schemas.ts';
 import { copyFixture, fixtureRecords, pick, repoRoot, tempDir, type FixtureRecord } from '../support/service.ts';
 
-async function readManifest(distDir: string): Promise<Manifest> {
-  return manifestSchema.parse(JSON.parse(await readFile(path.join(distDir, 'manifest.json'), 'utf8')));
+async function readManifest(distDir: string): Promise<ManifestHead> {
+  return manifestHeadSchema.parse(JSON.parse(await readFile(path.join(distDir, 'manifest.json'), 'utf8')));
 }
 
 async function readIndex(distDir: string): Promise<ExportsIndex> {

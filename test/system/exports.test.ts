@@ -9,7 +9,8 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { changeListSchema, exportsIndexSchema, type ChangeList, type ExportsIndex } from '../../contract/downloads.ts';
-import { manifestSchema, type Manifest } from '../../contract/manifest.ts';
+import type { ManifestHead } from '../../contract/lookupIndex.ts';
+import { manifestHeadSchema } from '../../contract/manifest.ts';
 import { buildDist } from '../../generator/build.ts';
 import type { RunningServer } from '../../proxy/http/server.ts';
 import { copyFixture, pick, repoRoot, startProxy, tempDir, testKey, type FixtureRecord } from '../support/service.ts';
@@ -17,7 +18,7 @@ import { copyFixture, pick, repoRoot, startProxy, tempDir, testKey, type Fixture
 const addressKey = 'address-only-key-0123456789';
 
 let proxy: RunningServer;
-let manifest: Manifest;
+let manifest: ManifestHead;
 let firstBuild: string;
 let distDir: string;
 let removedBank: FixtureRecord;
@@ -27,7 +28,7 @@ beforeAll(async () => {
   const dataDir = await copyFixture();
   distDir = path.join(await tempDir(), 'dist');
   await buildDist({ dataDir, distDir });
-  firstBuild = manifestSchema.parse(JSON.parse(await readFile(path.join(distDir, 'manifest.json'), 'utf8'))).buildId;
+  firstBuild = manifestHeadSchema.parse(JSON.parse(await readFile(path.join(distDir, 'manifest.json'), 'utf8'))).buildId;
   // İş Bankası out, Halkbank (a real bank the fixture lacks, data/records/bank.json) in.
   const banksFile = path.join(dataDir, 'records/bank.json');
   const banks = JSON.parse(await readFile(banksFile, 'utf8')) as FixtureRecord[];
@@ -36,7 +37,7 @@ beforeAll(async () => {
   addedBank = { ...pick(realBanks, 'code', '012'), countryId: removedBank.countryId };
   await writeFile(banksFile, JSON.stringify([...banks.filter((bank) => bank !== removedBank), addedBank]));
   await buildDist({ dataDir, distDir });
-  manifest = manifestSchema.parse(JSON.parse(await readFile(path.join(distDir, 'manifest.json'), 'utf8')));
+  manifest = manifestHeadSchema.parse(JSON.parse(await readFile(path.join(distDir, 'manifest.json'), 'utf8')));
   const keys = path.join(await tempDir(), 'keys');
   await writeFile(keys, `${testKey}\n${addressKey} address.read\n`);
   proxy = await startProxy(distDir, { API_KEYS_FILE: keys, FINANCE_SCOPE: 'finance.read', ADDRESS_SCOPE: 'address.read' });

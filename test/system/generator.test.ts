@@ -3,22 +3,19 @@ import { createHash } from 'node:crypto';
 import { cp, symlink } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { build as esbuild } from 'esbuild';
-import { readFile, readlink, stat, writeFile } from 'node:fs/promises';
+import { readFile, readlink, realpath, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildCodeFiles, buildDist } from '../../generator/build.ts';
 import { BuildError } from '../../generator/errors.ts';
 import { readSummary } from '../../generator/summary.ts';
-import { manifestSchema, type Manifest } from '../../contract/manifest.ts';
-import { packedBody, type PackedBody } from '../support/store.ts';
+import { readLookupHead } from '../../contract/lookupIndex.ts';
+import { manifestHeadSchema, type Manifest } from '../../contract/manifest.ts';
+import { packedBody, readBuildManifest, type PackedBody } from '../support/store.ts';
 import { buildFixture, copyFixture, fixtureRecords, pick, repoRoot, tempDir, without, type FixtureRecord, itemAt } from '../support/service.ts';
 
 const api = 'addressmanagement/api';
-
-async function readManifest(distDir: string): Promise<Manifest> {
-  return manifestSchema.parse(JSON.parse(await readFile(path.join(distDir, 'manifest.json'), 'utf8')));
-}
 
 async function readBody(distDir: string, file: string): Promise<unknown> {
   const body = await packedBody(distDir, file);
@@ -52,7 +49,7 @@ describe('the generator on the fixture dataset', () => {
   let manifest: Manifest;
   beforeAll(async () => {
     distDir = await buildFixture();
-    manifest = await readManifest(distDir);
+    manifest = await readBuildManifest(distDir);
   });
 
   it('writes every body into a pack, with a manifest entry of its size and strong ETag, and no other files', async () => {
@@ -75,6 +72,15 @@ describe('the generator on the fixture dataset', () => {
       expect(file, file).toBe(`lookups/${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}${path.extname(file)}`);
     }
     expect(written.filter((file) => file.endsWith('.pack')).sort()).toEqual([...packs].sort());
+  });
+
+  it("writes manifest.json as the lookup index's head: the manifest without the bodies' entries, which the index lists", async () => {
+    const onDisk: unknown = JSON.parse(await readFile(path.join(distDir, 'manifest.json'), 'utf8'));
+    expect(onDisk).not.toHaveProperty('files');
+    const head = await readLookupHead(await realpath(distDir));
+    expect(manifestHeadSchema.parse(onDisk)).toEqual(JSON.parse(head.headBytes().toString('utf8')));
+    expect(head.count).toBe(Object.keys(manifest.files).length);
+    expect(head.count).toBeGreaterThan(100);
   });
 
   it('writes a build summary that agrees with the manifest, for the next rebuild to compare', async () => {
@@ -167,7 +173,7 @@ describe('the generator on the fixture dataset', () => {
     expect(await chosen('turkey')).toBe(turkey.id); // Türkiye's alternative name
     expect(await chosen('kata')).toBe(turkey.id); // two locales against one
     expect(await chosen('guiana')).toBe(germany.id); // a tie: data order
-    const ambiguous = (await readManifest(built)).ambiguous.filter((entry) => entry.file.includes('/country/getbyname/'));
+    const ambiguous = (await readBuildManifest(built)).ambiguous.filter((entry) => entry.file.includes('/country/getbyname/'));
     expect(ambiguous.map(({ file, chosen: id, others }) => [path.basename(file), id, others]).sort()).toEqual([
       ['guiana.json', germany.id, [turkey.id]],
       ['kata.json', turkey.id, [germany.id]],
@@ -178,7 +184,7 @@ describe('the generator on the fixture dataset', () => {
 
   it('writes the same bytes for the same data: only the build id and time differ', async () => {
     const again = await buildFixture();
-    const second = await readManifest(again);
+    const second = await readBuildManifest(again);
     expect(second.buildId).not.toBe(manifest.buildId);
     expect(second.dataVersion).toBe(manifest.dataVersion);
     expect(second.files).toEqual(manifest.files);
@@ -192,7 +198,7 @@ describe('the generator on the fixture dataset', () => {
     const shared = await buildFixture(dataDir);
     const istanbul = pick(await fixtureRecords('stateProvince'), 'name', 'İstanbul');
     expect(await readBody(shared, `${api}/stateprovince/getbyabbreviation/34.json`)).toEqual(istanbul);
-    expect((await readManifest(shared)).ambiguous).toContainEqual(
+    expect((await readBuildManifest(shared)).ambiguous).toContainEqual(
       expect.objectContaining({ file: `${api}/stateprovince/getbyabbreviation/34.json`, chosen: istanbul.id }),
     );
   });
@@ -280,7 +286,7 @@ describe('rebuilding', () => {
 describe('a build that fails', () => {
   it('names file, record and field for a broken reference, and leaves the previous dist untouched', async () => {
     const distDir = await buildFixture();
-    const before = await readManifest(distDir);
+    const before = await readBuildManifest(distDir);
     const dataDir = await fixtureWith('district.json', (records) => {
       itemAt(records, 1).stateProvinceId = '00000000-0000-4000-8000-000000000000';
     });
@@ -288,7 +294,7 @@ describe('a build that fails', () => {
     expect(message).toMatch(
       /district\.json record #2 \(id [0-9a-f-]{36}\): field stateProvinceId: no state or province has id 00000000-0000-4000-8000-000000000000/,
     );
-    expect(await readManifest(distDir)).toEqual(before);
+    expect(await readBuildManifest(distDir)).toEqual(before);
     expect(await readlink(distDir)).toBe(path.join('.dist-builds', before.buildId));
   });
 

@@ -10,8 +10,6 @@
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderHaproxyConfig } from '../../deploy/haproxy.ts';
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import type { Manifest } from '../../contract/manifest.ts';
 import { freePort } from '../support/programs.ts';
 import { sampleUrlMix } from '../bench/urls.ts';
@@ -20,6 +18,7 @@ import { waitFor } from '../support/cache.ts';
 import { haproxyBinary, startHaproxy, type Processes, type RunningHaproxy } from '../support/haproxy.ts';
 import { buildFixture, testKey } from '../support/service.ts';
 import { agentFrom, get, loadDuring, type Answer } from '../support/load.ts';
+import { readBuildManifest } from '../support/store.ts';
 import { reportMissing } from '../support/tools.ts';
 
 /**
@@ -119,7 +118,7 @@ describe.skipIf(!haproxyBinary)('HAProxy in front of two proxies', () => {
 
   beforeAll(async () => {
     const distDir = await buildFixture();
-    manifest = JSON.parse(await readFile(path.join(distDir, 'manifest.json'), 'utf8')) as Manifest;
+    manifest = await readBuildManifest(distDir);
     // HAProxy reaches the proxies from 127.0.0.1; the clients below come from 127.0.0.2 and 127.0.0.3.
     settings = { DIST_DIR: distDir, API_KEYS: testKey, WORKERS: '1', TRUSTED_PROXIES: '127.0.0.1', AUTH_FAILURE_LIMIT: '2/60', LOG_LEVEL: 'info' };
     for (let index = 0; index < 2; index++) {

@@ -21,6 +21,7 @@ import { openLocalStore } from '../../proxy/store/store.ts';
 import { noMetrics } from '../../proxy/observe/metrics.ts';
 import type { RunningService } from '../../proxy/service.ts';
 import { buildFixture, copyFixture, startTestService, tempDir, testKey } from '../support/service.ts';
+import { readBuildManifest } from '../support/store.ts';
 
 const auth = { Authorization: `Bearer ${testKey}` };
 const region = '/addressmanagement/api/region/getall';
@@ -47,7 +48,7 @@ function logLineOf(globalId: string): Promise<Record<string, unknown>> {
 
 beforeAll(async () => {
   distDir = await buildFixture();
-  manifest = JSON.parse(await readFile(path.join(distDir, 'manifest.json'), 'utf8')) as Manifest;
+  manifest = await readBuildManifest(distDir);
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
       for (const line of chunk.toString().split('\n')) {

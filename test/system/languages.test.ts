@@ -5,10 +5,11 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { manifestSchema, type Manifest } from '../../contract/manifest.ts';
+import type { Manifest } from '../../contract/manifest.ts';
 import { buildDist } from '../../generator/build.ts';
 import type { RunningServer } from '../../proxy/http/server.ts';
 import { buildFixture, copyFixture, fixtureRecords, pick, startProxy, tempDir, testKey, without, type FixtureRecord } from '../support/service.ts';
+import { readBuildManifest } from '../support/store.ts';
 
 const holidays = '/addressmanagement/api/countryholiday/getbycountryid';
 const specialDays = '/addressmanagement/api/countryspecialday/getbycountryid';
@@ -22,7 +23,7 @@ let proxy: RunningServer;
 let manifest: Manifest;
 beforeAll(async () => {
   const distDir = await buildFixture();
-  manifest = manifestSchema.parse(JSON.parse(await readFile(path.join(distDir, 'manifest.json'), 'utf8')));
+  manifest = await readBuildManifest(distDir);
   proxy = await startProxy(distDir);
 });
 afterAll(() => proxy.close());

@@ -15,13 +15,13 @@ import { renderNginxConfig, renderSecretMap } from '../../deploy/nginx.ts';
 import { buildDist } from '../../generator/build.ts';
 import { loadConfig } from '../../proxy/config/config.ts';
 import { silentLogger } from '../../proxy/observe/log.ts';
-import { buildScopedPath, computeEtag, type Manifest } from '../../contract/manifest.ts';
+import { buildScopedPath, computeEtag, manifestHeadSchema, type Manifest } from '../../contract/manifest.ts';
 import { startService, type RunningService } from '../../proxy/service.ts';
 import { freePort } from '../support/programs.ts';
 import { nginxBinary, rawRequest, renderNginxForTest, startNginx, type RunningNginx } from '../support/daemon.ts';
 import { startFaultRelay, type FaultRelay } from '../support/faultRelay.ts';
 import { buildFixture, copyFixture, realBuildTimeoutMs, repoRoot, startTestService, tempDir, testKey } from '../support/service.ts';
-import { packedBody, type PackedBody } from '../support/store.ts';
+import { packedBody, readBuildManifest, type PackedBody } from '../support/store.ts';
 import { reportMissing } from '../support/tools.ts';
 
 const secretHeader = ['X-Origin-Secret', 'nginx-test-secret-0123456789abcdef0123456789'] as const;
@@ -42,10 +42,6 @@ async function lookup(service: RunningService, target: string): Promise<Reply> {
   const envelope = (await response.json()) as { header: { message: string | null }; body: unknown };
   const headers = Object.fromEntries(['content-type', 'etag', 'cache-control', 'x-data-version'].map((name) => [name, response.headers.get(name)]));
   return { status: response.status, body: envelope.body, message: envelope.header.message, headers };
-}
-
-async function readManifest(distDir: string): Promise<Manifest> {
-  return JSON.parse(await readFile(path.join(distDir, 'manifest.json'), 'utf8')) as Manifest;
 }
 
 /** A body of the build `distDir` links to, where its pack holds it (test/support/store.ts). */
@@ -70,7 +66,7 @@ interface Pair {
 
 /** nginx over a build, and the proxy twice beside it: reading the build itself, and through nginx. */
 async function startPair(distDir: string): Promise<Pair> {
-  const manifest = await readManifest(distDir);
+  const manifest = await readBuildManifest(distDir);
   const nginx = await startNginx(path.resolve(distDir), originHeader);
   const local = await startTestService(distDir);
   const proxied = await startTestService(distDir, { API_KEYS: testKey, ORIGIN_URL: nginx.url, ORIGIN_HEADER: originHeader });
@@ -300,7 +296,7 @@ describe.skipIf(!nginxBinary)('nginx as the origin, over the fixture build', () 
     expect((await rawRequest(nginx.port, `/${buildScopedPath(manifest.buildId, pack)}`, { Range: range })).status).toBe(403);
     const served = await rawRequest(nginx.port, '/manifest.json', withSecret);
     expect(served.status).toBe(200);
-    expect((JSON.parse(served.body.toString()) as Manifest).buildId).toBe(manifest.buildId);
+    expect(manifestHeadSchema.parse(JSON.parse(served.body.toString())).buildId).toBe(manifest.buildId);
   });
 
   it('nginx serves a pack whole as bytes with its own ETag, answers 304 to it, and is not cacheable by shared caches', async () => {
@@ -413,7 +409,7 @@ describe.skipIf(!nginxBinary)('nginx as the origin, over the fixture build', () 
     expect((await lookup(proxied, tryCurrency)).body).toMatchObject({ name: 'Türk Lirası' });
     await local.build.reload('test');
     await expectSameAnswers(local, proxied, [tryCurrency, '/financemanagement/api/currency/getall']);
-    manifest = await readManifest(distDir);
+    manifest = await readBuildManifest(distDir);
   });
 
   it('origin down: 502 for a body not yet cached, cached bodies and public files still served from memory, the build kept; back: served again', async () => {

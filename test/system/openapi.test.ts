@@ -10,7 +10,8 @@ import { validate } from '@readme/openapi-parser';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientErrorCodes } from '../../contract/errorCodes.ts';
-import { manifestSchema, type Manifest } from '../../contract/manifest.ts';
+import type { ManifestHead } from '../../contract/lookupIndex.ts';
+import { manifestHeadSchema } from '../../contract/manifest.ts';
 import { bodyPath, recordTypes, routes, type Route, type RouteParam } from '../../contract/routes.ts';
 import type { RunningServer } from '../../proxy/http/server.ts';
 import { buildDist } from '../../generator/build.ts';
@@ -24,15 +25,15 @@ const zeroUuid = '00000000-0000-4000-8000-000000000000';
 const scopedKey = 'address-only-key-0123456789';
 
 let distDir: string;
-let manifest: Manifest;
+let manifest: ManifestHead;
 let document: Json;
 let proxy: RunningServer;
 /** A second build with one pack of bodies removed, and scopes required: for 403 and 503. */
 let strictProxy: RunningServer;
 let brokenTarget: string;
 
-async function readManifest(dist: string): Promise<Manifest> {
-  return manifestSchema.parse(JSON.parse(await readFile(path.join(dist, 'manifest.json'), 'utf8')));
+async function readManifest(dist: string): Promise<ManifestHead> {
+  return manifestHeadSchema.parse(JSON.parse(await readFile(path.join(dist, 'manifest.json'), 'utf8')));
 }
 
 beforeAll(async () => {

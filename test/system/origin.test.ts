@@ -552,10 +552,7 @@ describe('origin mode, starting while the origin is down', () => {
     ORIGIN_HEADER: `${secret[0]}: ${secret[1]}`,
     ORIGIN_CACHE_DIR: copyDir,
   });
-  const tryEtag = async (): Promise<string> => {
-    const manifest = JSON.parse(await readFile(path.join(distDir, 'manifest.json'), 'utf8')) as { files: Record<string, { etag: string }> };
-    return manifest.files['financemanagement/api/currency/getbycode/try.json']?.etag ?? '';
-  };
+  const tryEtag = async (): Promise<string> => (await packedBody(distDir, 'financemanagement/api/currency/getbycode/try.json'))?.etag ?? '';
   const savedBody = async (): Promise<string> => path.join(copyDir, 'bodies', `${(await tryEtag()).slice(1, -1)}.json`);
 
   beforeEach(async () => {

@@ -13,7 +13,9 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import httpProxy from 'http-proxy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Manifest } from '../../contract/manifest.ts';
+import type { ManifestHead } from '../../contract/lookupIndex.ts';
+import { jsonType } from '../../contract/http.ts';
+import { manifestHeadSchema } from '../../contract/manifest.ts';
 import { buildDist } from '../../generator/build.ts';
 import { uploadBuild } from '../../deploy/upload.ts';
 import { bucketBaseUrl, objectUrl, signedHeaders, type S3Bucket } from '../../proxy/store/s3.ts';
@@ -83,7 +85,7 @@ describe('a private S3 bucket as the origin', () => {
   });
   /** The manifest of the build the dist link points at now. */
   const puts0 = (lines: readonly string[]): string[] => lines.filter((line) => line.startsWith('PUT '));
-  const diskManifest = async (): Promise<Manifest> => JSON.parse(await readFile(path.join(distDir, 'manifest.json'), 'utf8')) as Manifest;
+  const diskManifest = async (): Promise<ManifestHead> => manifestHeadSchema.parse(JSON.parse(await readFile(path.join(distDir, 'manifest.json'), 'utf8')));
   /** A signed GET of `key` under the prefix, as the proxy sends it. */
   const getObject = (key: string, signed = true): Promise<Response> => {
     const url = objectUrl(bucketBaseUrl(bucket), key);
@@ -147,6 +149,7 @@ describe('a private S3 bucket as the origin', () => {
     const { pack } = (await packedBody(distDir, 'financemanagement/api/currency/getbycode/try.json')) as PackedBody;
     for (const [file, type] of [
       [pack, 'application/octet-stream'],
+      ['manifest.json', jsonType],
       ['openapi.json', manifest.public['openapi.json']?.contentType],
       ['exports/country.ndjson.gz', manifest.downloads['exports/country.ndjson.gz']?.contentType],
     ]) {
@@ -241,7 +244,7 @@ describe('a private S3 bucket as the origin', () => {
     const copyDir = await tempDir();
     const saver = await startTestService(distDir, settings({ ORIGIN_CACHE_DIR: copyDir }));
     const tryCurrency = '/financemanagement/api/currency/getbycode?code=try';
-    const tryEtag = (await diskManifest()).files['financemanagement/api/currency/getbycode/try.json']?.etag ?? '';
+    const tryEtag = (await packedBody(distDir, 'financemanagement/api/currency/getbycode/try.json'))?.etag ?? '';
     expect((await fetch(`${saver.running.url}${tryCurrency}`, { headers: auth })).status).toBe(200);
     await saver.close();
     // The copy is written behind the response: wait for the body's file.

@@ -10,7 +10,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Manifest } from '../../contract/manifest.ts';
 import { buildDist } from '../../generator/build.ts';
 import { originPollMs } from '../../proxy/store/live.ts';
 import { spotCheckedBodies } from '../../proxy/store/origin.ts';
@@ -23,7 +22,7 @@ import { startCluster, type RunningCluster } from '../support/cluster.ts';
 import { haproxyBinary, startHaproxy, type RunningHaproxy } from '../support/haproxy.ts';
 import { agentFrom, get, loadDuring, type ExpectedLookup } from '../support/load.ts';
 import { buildFixture, fixtureData, startTestService, tempDir, testKey } from '../support/service.ts';
-import { packedBody } from '../support/store.ts';
+import { packedBody, readBuildManifest } from '../support/store.ts';
 import { reportMissing } from '../support/tools.ts';
 
 const secretHeader = ['X-Origin-Secret', 'scaleout-test-secret-0123456789abcdef0123456789'] as const;
@@ -72,7 +71,7 @@ describe.skipIf(missing.length > 0)('nginx -> Varnish -> two proxies -> HAProxy,
 
   beforeAll(async () => {
     distDir = path.resolve(await buildFixture());
-    const manifest = JSON.parse(await readFile(path.join(distDir, 'manifest.json'), 'utf8')) as Manifest;
+    const manifest = await readBuildManifest(distDir);
     firstBuild = manifest.buildId;
     nginxPrefix.push(`${await tempDir('refdata-nginx-')}/`);
     nginx = await startNginx(distDir, originHeader, undefined, nginxPrefix[0]);

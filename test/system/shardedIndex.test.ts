@@ -8,12 +8,12 @@ import { mkdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeLookupIndex, LookupHead, lookupIndexFileName, lookupShardsDir, shardFileOf } from '../../contract/lookupIndex.ts';
-import type { Manifest } from '../../contract/manifest.ts';
+import { manifestHeadSchema } from '../../contract/manifest.ts';
 import type { RunningService } from '../../proxy/service.ts';
 import { sampleUrlMix, type Lookup } from '../bench/urls.ts';
 import { openLocalStore } from '../../proxy/store/store.ts';
 import { buildFixture, startTestService, testKey } from '../support/service.ts';
-import { allLookups } from '../support/store.ts';
+import { allLookups, readBuildManifest } from '../support/store.ts';
 
 const address = '/addressmanagement/api';
 const auth = { Authorization: `Bearer ${testKey}` };
@@ -21,7 +21,7 @@ const auth = { Authorization: `Bearer ${testKey}` };
 /** Rewrites a build's lookup index and packs in shards of `perShard` entries; the number of shards. */
 async function reshard(distDir: string, perShard: number): Promise<number> {
   const buildDir = await realpath(distDir);
-  const { files: _files, ...head } = JSON.parse(await readFile(path.join(buildDir, 'manifest.json'), 'utf8')) as Manifest;
+  const head = manifestHeadSchema.parse(JSON.parse(await readFile(path.join(buildDir, 'manifest.json'), 'utf8')));
   const store = await openLocalStore(distDir);
   const bodies = new Map<string, Buffer>();
   for (const { file, entry } of await allLookups(store)) bodies.set(file, await store.read(file, entry));
@@ -52,7 +52,7 @@ describe('a build whose lookup index is in many shards', () => {
     shards = await reshard(shardedDir, 4);
     plain = await startTestService(plainDir);
     sharded = await startTestService(shardedDir, { API_KEYS: testKey, INDEX_CACHE_MB: '4' });
-    const manifest = JSON.parse(await readFile(path.join(plainDir, 'manifest.json'), 'utf8')) as Manifest;
+    const manifest = await readBuildManifest(plainDir);
     const tr = (await (await fetch(`${plain.running.url}${address}/country/getbyalpha2code?alpha2code=TR`, { headers: auth })).json()) as {
       body: { id: string };
     };

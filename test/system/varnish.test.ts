@@ -11,12 +11,13 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderVarnishConfig, writeVarnishConfig } from '../../deploy/varnish.ts';
+import type { ManifestHead } from '../../contract/lookupIndex.ts';
 import { buildScopedPath, computeEtag, type Manifest } from '../../contract/manifest.ts';
 import type { RunningService } from '../../proxy/service.ts';
 import { startVarnish, varnishdBinary, waitFor, type RunningVarnish } from '../support/cache.ts';
 import { nginxBinary, rawRequest, startNginx, type RunningNginx } from '../support/daemon.ts';
 import { buildFixture, startTestService, tempDir, testKey } from '../support/service.ts';
-import { packedBody, type PackedBody } from '../support/store.ts';
+import { packedBody, readBuildManifest, type PackedBody } from '../support/store.ts';
 import { reportMissing } from '../support/tools.ts';
 
 const secretHeader = ['X-Origin-Secret', 'varnish-test-secret-0123456789abcdef0123456789'] as const;
@@ -66,7 +67,7 @@ async function startChain(): Promise<{
   local: RunningService;
 }> {
   const distDir = await buildFixture();
-  const manifest = JSON.parse(await readFile(path.join(distDir, 'manifest.json'), 'utf8')) as Manifest;
+  const manifest = await readBuildManifest(distDir);
   const nginxPrefix = `${await tempDir('refdata-nginx-')}/`;
   const nginx = await startNginx(path.resolve(distDir), originHeader, undefined, nginxPrefix);
   const varnish = await startVarnish(`127.0.0.1:${nginx.port}`, originHeader, withSecret);
@@ -287,7 +288,7 @@ describe.skipIf(!varnishdBinary || !nginxBinary)('Varnish in front of build-scop
   beforeAll(async () => {
     // The layout npm run build writes and nginx.conf serves: each build under /builds/<buildId>/.
     distDir = await buildFixture();
-    buildId = (JSON.parse(await readFile(path.join(distDir, 'manifest.json'), 'utf8')) as Manifest).buildId;
+    buildId = (JSON.parse(await readFile(path.join(distDir, 'manifest.json'), 'utf8')) as ManifestHead).buildId;
     nginx = await startNginx(path.resolve(distDir), originHeader);
     varnish = await startVarnish(`127.0.0.1:${nginx.port}`, originHeader, withSecret);
   });

@@ -3,23 +3,19 @@
  * the small mix only single records within its size bound, the flags mix only countries whose
  * bodies carry a flag, the sampled mix all three classes; and --mix refuses what it does not know.
  */
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Manifest } from '../../contract/manifest.ts';
 import { findRoute } from '../../contract/routes.ts';
 import { mixIds, parseMixes, sampleMixes, smallBodyBytes } from '../bench/mixes.ts';
 import type { UrlMix } from '../bench/urls.ts';
 import { buildFixture } from '../support/service.ts';
-import { packedBody, type PackedBody } from '../support/store.ts';
+import { packedBody, readBuildManifest, type PackedBody } from '../support/store.ts';
 
 let distDir: string;
 let mixes: Map<string, UrlMix>;
 
 beforeAll(async () => {
   distDir = await buildFixture();
-  const manifest = JSON.parse(await readFile(path.join(distDir, 'manifest.json'), 'utf8')) as Manifest;
-  mixes = sampleMixes(manifest, mixIds, 300, 1);
+  mixes = sampleMixes(await readBuildManifest(distDir), mixIds, 300, 1);
 });
 
 const mix = (id: string): UrlMix => {
