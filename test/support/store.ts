@@ -2,10 +2,10 @@
  * Reading a body store as the lookup handler does (waiting for the index shards a find needs), and
  * a build's bodies as its lookup index lists them and its packs hold them.
  */
-import { readFile, realpath } from 'node:fs/promises';
+import { mkdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { readLookupHead, readLookupShard, type PackedEntry } from '../../contract/lookupIndex.ts';
-import { manifestHeadSchema, type Manifest } from '../../contract/manifest.ts';
+import { encodeLookupIndex, lookupIndexFileName, lookupShardsDir, readLookupHead, readLookupShard, type PackedEntry } from '../../contract/lookupIndex.ts';
+import { manifestHeadSchema, manifestFileName, type Manifest } from '../../contract/manifest.ts';
 import { type Lookup, whenIndexed } from '../../proxy/store/manifestIndex.ts';
 import type { BodyStore } from '../../proxy/store/store.ts';
 
@@ -59,4 +59,23 @@ export async function readBuildManifest(distDir: string): Promise<Manifest> {
   const files: Manifest['files'] = {};
   for await (const [file, { size, etag }] of lookupEntries(distDir)) files[file] = { size, etag };
   return { ...head, files };
+}
+
+/**
+ * Rewrites the lookup index and packs of the build `distDir` links to in shards of `perShard`
+ * entries or fewer on average, as a build of millions of bodies is split; the number of shards.
+ */
+export async function reshardBuild(distDir: string, perShard: number): Promise<number> {
+  const buildDir = await realpath(distDir);
+  const head = manifestHeadSchema.parse(JSON.parse(await readFile(path.join(buildDir, manifestFileName), 'utf8')));
+  const bodies = new Map<string, Buffer>();
+  for await (const [file, { pack, offset, size }] of lookupEntries(buildDir)) {
+    bodies.set(file, (await readFile(path.join(buildDir, pack))).subarray(offset, offset + size));
+  }
+  const index = encodeLookupIndex(head, bodies, perShard);
+  await rm(path.join(buildDir, lookupShardsDir), { recursive: true });
+  await mkdir(path.join(buildDir, lookupShardsDir));
+  for (const [file, bytes] of index.files) await writeFile(path.join(buildDir, file), bytes);
+  await writeFile(path.join(buildDir, lookupIndexFileName), index.head);
+  return [...index.files.keys()].filter((file) => file.endsWith('.idx')).length;
 }

@@ -4,34 +4,17 @@
  * search and a lookup in several languages among them. The fixture build is small enough for one
  * shard; here it is re-indexed in shards of 4 entries, as a build of millions of bodies is.
  */
-import { mkdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { readFile, realpath, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeLookupIndex, LookupHead, lookupIndexFileName, lookupShardsDir, shardFileOf } from '../../contract/lookupIndex.ts';
-import { manifestHeadSchema } from '../../contract/manifest.ts';
+import { LookupHead, lookupIndexFileName, shardFileOf } from '../../contract/lookupIndex.ts';
 import type { RunningService } from '../../proxy/service.ts';
 import { sampleUrlMix, type Lookup } from '../bench/urls.ts';
-import { openLocalStore } from '../../proxy/store/store.ts';
 import { buildFixture, startTestService, testKey } from '../support/service.ts';
-import { allLookups, readBuildManifest } from '../support/store.ts';
+import { readBuildManifest, reshardBuild } from '../support/store.ts';
 
 const address = '/addressmanagement/api';
 const auth = { Authorization: `Bearer ${testKey}` };
-
-/** Rewrites a build's lookup index and packs in shards of `perShard` entries; the number of shards. */
-async function reshard(distDir: string, perShard: number): Promise<number> {
-  const buildDir = await realpath(distDir);
-  const head = manifestHeadSchema.parse(JSON.parse(await readFile(path.join(buildDir, 'manifest.json'), 'utf8')));
-  const store = await openLocalStore(distDir);
-  const bodies = new Map<string, Buffer>();
-  for (const { file, entry } of await allLookups(store)) bodies.set(file, await store.read(file, entry));
-  const index = encodeLookupIndex(head, bodies, perShard);
-  await rm(path.join(buildDir, lookupShardsDir), { recursive: true });
-  await mkdir(path.join(buildDir, lookupShardsDir));
-  for (const [file, bytes] of index.files) await writeFile(path.join(buildDir, file), bytes);
-  await writeFile(path.join(buildDir, lookupIndexFileName), index.head);
-  return [...index.files.keys()].filter((file) => file.endsWith('.idx')).length;
-}
 
 async function answer(service: RunningService, target: string): Promise<{ status: number; body: unknown; language: string | null; code: string | null }> {
   const response = await fetch(`${service.running.url}${target}`, { headers: auth });
@@ -49,7 +32,7 @@ describe('a build whose lookup index is in many shards', () => {
   beforeAll(async () => {
     const plainDir = await buildFixture();
     shardedDir = await buildFixture();
-    shards = await reshard(shardedDir, 4);
+    shards = await reshardBuild(shardedDir, 4);
     plain = await startTestService(plainDir);
     sharded = await startTestService(shardedDir, { API_KEYS: testKey, INDEX_CACHE_MB: '4' });
     const manifest = await readBuildManifest(plainDir);
