@@ -201,6 +201,8 @@ export const postalCodeForms: readonly PostalCodeForm[] = [
   { countries: ['US'], typed: /^([0-9]{5})[ -][0-9]{4}$/, asWritten: true, example: '02134-1234 → 02134' },
 ];
 
+/** A code that Unicode folding leaves as it is: ASCII letters, digits, spaces and hyphens. */
+const plainPostalCode = /^[0-9A-Za-z -]*$/;
 /** A UK outward code of two characters (W1, E1): the only postal codes shorter than three. */
 const shortOutwardCode = /^[a-z][0-9]$/;
 /** Hyphens and dashes a keyboard or a word processor may put in a code (Japanese input writes －, ー or −). */
@@ -229,12 +231,15 @@ function asciiDigit(digit: string): string {
  */
 export function postalCodeKey(raw: string): KeyResult {
   if (raw.length > 20) return rejected('postalCode');
-  const written = raw
-    .normalize('NFKC')
-    .replace(dashes, '-')
-    .replace(digitsOfAnyScript, (digit) => (digit <= '9' ? digit : asciiDigit(digit)))
-    .replace(/\s+/g, ' ')
-    .trim();
+  // Letters, digits, spaces and hyphens of ASCII (nearly every code) need no Unicode folding.
+  const written = plainPostalCode.test(raw)
+    ? raw.replace(/ +/g, ' ').trim()
+    : raw
+        .normalize('NFKC')
+        .replace(dashes, '-')
+        .replace(digitsOfAnyScript, (digit) => (digit <= '9' ? digit : asciiDigit(digit)))
+        .replace(/\s+/g, ' ')
+        .trim();
   const compact = written.replace(/[ -]/g, '').toLowerCase();
   let key = compact;
   for (const { typed, asWritten } of postalCodeForms) {

@@ -96,6 +96,11 @@ function slotsFor(count: number): number {
   return slots;
 }
 
+/** How many bits of a path's hash choose its shard, for `count` entries of `perShard` or fewer per shard on average. */
+export function shardBitsFor(count: number, perShard = entriesPerShard): number {
+  return bitsFor(count, perShard);
+}
+
 function bitsFor(count: number, perShard: number): number {
   let bits = 0;
   while (bits < 16 && count > perShard << bits) bits++;
@@ -239,9 +244,13 @@ export interface EncodedShard {
 
 /** Shard `number` of a plan with its pack (`bodyOf` gives each path's bytes): both files and the head's entry. */
 export function encodeShardFiles(plan: ShardPlan, number: number, bodyOf: (file: string) => Buffer): EncodedShard {
-  const paths = plan.shards[number] ?? [];
+  return encodeShardOf(plan.shards[number] ?? [], plan.shardBits, number, bodyOf);
+}
+
+/** Shard `number` of 2^shardBits over `paths` (sorted, each of that shard) with its pack. */
+export function encodeShardOf(paths: readonly string[], shardBits: number, number: number, bodyOf: (file: string) => Buffer): EncodedShard {
   const pack = encodePack(paths, bodyOf);
-  const bytes = encodeShard(paths, pack, plan.shardBits, number);
+  const bytes = encodeShard(paths, pack, shardBits, number);
   return { pack, bytes, entry: { count: paths.length, size: bytes.length, etag: computeEtag(bytes) } };
 }
 
@@ -328,6 +337,17 @@ export class LookupHead {
   shardOf(file: string): number {
     return shardOf(file, this.shardBits);
   }
+}
+
+/** The bytes of a shard file that hold its pack's name, at most. */
+export const shardHeaderBytes = shardHeaderLength + 255;
+
+/** The ETag (quoted) of the pack a shard names, from the shard's first bytes (at least its header). */
+export function shardPackEtag(bytes: Buffer): string {
+  if (bytes.length < shardHeaderLength || bytes.toString('latin1', 0, 4) !== shardMagic) failWith(`it does not start with ${shardMagic}`);
+  const end = shardHeaderLength + bytes.readUInt8(13);
+  if (end > bytes.length) failWith('its header runs past its end');
+  return `"${bytes.toString('latin1', shardHeaderLength, end)}"`;
 }
 
 /** One shard opened over its bytes: found by path, listed in path order. Never throws on a lookup. */

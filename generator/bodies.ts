@@ -7,12 +7,12 @@
 import type { Manifest } from '../contract/manifest.ts';
 import { recordLabels, type RecordType, type Route } from '../contract/routes.ts';
 import { indexWorkCalendars } from './bodies/calendars.ts';
-import type { Indexing } from './bodies/indexing.ts';
-import { indexAlias, indexList } from './bodies/lists.ts';
+import type { GroupFilter, Indexing } from './bodies/indexing.ts';
+import { indexAlias, indexList, listTuples } from './bodies/lists.ts';
 import { Projection } from './bodies/projection.ts';
 import { RecordKeys } from './bodies/recordKeys.ts';
-import { indexSearch } from './bodies/search.ts';
-import { indexSingle } from './bodies/singles.ts';
+import { indexSearch, searchScopes } from './bodies/search.ts';
+import { indexSingle, singleTuples } from './bodies/singles.ts';
 import { BuildError } from './errors.ts';
 import { ParentLanguages } from './languages.ts';
 import type { BuildSettings, DataRecord } from './schemas.ts';
@@ -43,7 +43,23 @@ function gatherLanguages(routes: readonly Route[], dataset: Dataset, keys: Recor
   return languages;
 }
 
-export function indexData(dataset: Dataset, settings: BuildSettings, routes: readonly Route[]): IndexedBodies {
+/**
+ * Which of a route's bodies a build makes: all, none (a rebuild keeps the previous build's), or
+ * those of the groups `only` admits, from `records` (every record of those groups, in data order).
+ */
+export type RoutePlan =
+  | { readonly make: 'all' }
+  | { readonly make: 'none' }
+  | { readonly make: 'groups'; readonly records: readonly DataRecord[]; readonly only: GroupFilter };
+
+/** The groups of a route a record falls in (its key tuples, or a search's scopes): what a change to it can change. */
+export function groupsOf(route: Route, record: DataRecord, indexing: Pick<Indexing, 'keys'>): string[] {
+  if (route.search) return searchScopes(route, record, indexing);
+  return route.shape === 'list' ? listTuples(route, record, indexing) : singleTuples(route, record, indexing);
+}
+
+/** Every body of the routes (those `plans` name, as they say; a rebuild's), with the manifest's parts that come with them. */
+export function indexData(dataset: Dataset, settings: BuildSettings, routes: readonly Route[], plans?: ReadonlyMap<string, RoutePlan>): IndexedBodies {
   const problems: string[] = [];
   const keys = new RecordKeys(dataset, problems);
   const languages = gatherLanguages(routes, dataset, keys);
@@ -60,15 +76,20 @@ export function indexData(dataset: Dataset, settings: BuildSettings, routes: rea
     problems,
   };
   for (const route of routes) {
-    const records = dataset.records.get(route.record) ?? [];
+    const plan = plans?.get(route.path) ?? { make: 'all' };
+    const records = plan.make === 'groups' ? plan.records : (dataset.records.get(route.record) ?? []);
+    const only = plan.make === 'groups' ? plan.only : undefined;
     if (route.aliasOf) indexAlias(route, indexing);
+    else if (plan.make === 'none') continue;
     else if (route.document === 'workCalendar') indexWorkCalendars(route, indexing);
-    else if (route.search) indexSearch(route, records, indexing);
-    else if (route.shape === 'list') indexList(route, records, indexing);
-    else indexSingle(route, records, indexing);
+    else if (route.search) indexSearch(route, records, indexing, only);
+    else if (route.shape === 'list') indexList(route, records, indexing, only);
+    else indexSingle(route, records, indexing, only);
   }
   if (problems.length > 0) throw new BuildError(problems);
   const { bodies, ambiguous, aliases, projection } = indexing;
+  // By file: the same data gives the same list, however many of its bodies a build made.
+  ambiguous.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
   return { bodies, ambiguous, aliases, languages: languages.toManifest(), shown: (type, record) => projection.project(type, record, []) };
 }
 

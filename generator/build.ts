@@ -22,7 +22,13 @@ import { readInputs } from './load.ts';
 import { readSummary } from './summary.ts';
 import { buildsRootOf } from '../contract/builds.ts';
 import { withBuildLock } from './buildLock.ts';
-import { repairPointer, type WrittenBuild } from './write.ts';
+import { repairPointer, ShardCountChanged, type BodyPatch, type WrittenBuild } from './write.ts';
+import type { IndexedBodies } from './bodies.ts';
+import type { RebuildPlan } from './rebuild.ts';
+import type { BuildSettings } from './schemas.ts';
+import type { Dataset } from './validate.ts';
+import { manifestFileName } from '../contract/manifest.ts';
+import type { ManifestHead } from '../contract/lookupIndex.ts';
 
 export interface BuildOptions {
   readonly dataDir: string;
@@ -58,6 +64,11 @@ export interface BuildSummary extends WrittenBuild {
   readonly upToDate: boolean;
   /** Seconds each stage took, in order (a real build only): where a slow build spends its time. */
   readonly stages?: Readonly<Record<string, number>>;
+  /**
+   * A real build's kind: made from the previous build (the bodies it changed, the records that
+   * changed per type), or made whole (why).
+   */
+  readonly rebuilt?: { readonly changed: number; readonly records: Readonly<Record<string, number>> } | { readonly reason: string };
 }
 
 function newBuildId(now: Date): string {
@@ -107,11 +118,8 @@ async function buildLocked({ dataDir, distDir, force = false, keepBuilds = defau
     stageStart = now;
   };
   const inputs = await readInputs(dataDir);
-  const inputsVersion = createHash('sha256')
-    .update(inputs.dataVersion)
-    .update(await buildCodeFingerprint())
-    .digest('hex')
-    .slice(0, 16);
+  const codeVersion = await buildCodeFingerprint();
+  const inputsVersion = createHash('sha256').update(inputs.dataVersion).update(codeVersion).digest('hex').slice(0, 16);
   const summary = await readSummary(distDir);
   if (summary && summary.inputsVersion === inputsVersion && !force) {
     const { buildId, dataVersion, counts, ambiguous, files, bytes } = summary;
@@ -131,6 +139,8 @@ async function buildLocked({ dataDir, distDir, force = false, keepBuilds = defau
     { buildExports },
     { buildChangeLists, keptBuilds },
     { validateSources },
+    { basisOf, planRebuild, saveInputs },
+    { entriesPerShard: defaultEntriesPerShard },
   ] = await Promise.all([
     import('./load.ts'),
     import('../contract/routes.ts'),
@@ -142,6 +152,8 @@ async function buildLocked({ dataDir, distDir, force = false, keepBuilds = defau
     import('./exports.ts'),
     import('./changes.ts'),
     import('./sources.ts'),
+    import('./rebuild.ts'),
+    import('../contract/lookupIndex.ts'),
   ]);
   stage('read');
   const loaded = parseInputs(inputs);
@@ -150,16 +162,26 @@ async function buildLocked({ dataDir, distDir, force = false, keepBuilds = defau
   const dataset = validateData(loaded.files);
   const sources = validateSources(loaded.sources);
   stage('validate');
-  const { bodies, ambiguous, aliases, languages, shown } = indexData(dataset, settings, routes);
+  const buildsRoot = buildsRootOf(distDir);
+  const replaced = await realpath(distDir).catch(() => undefined);
+  const basis = basisOf(inputs, codeVersion, entriesPerShard ?? defaultEntriesPerShard);
+  const plan = force
+    ? 'a full build was asked for (--force)'
+    : replaced === undefined
+      ? 'there is no previous build'
+      : await planRebuild({ buildsRoot, basis: summary?.rebuild, current: basis, loaded, dataset, routes });
+  stage('plan');
+  let made = typeof plan === 'string' ? undefined : await patchOf(plan, replaced as string, dataset, settings);
+  const full = made === undefined ? indexData(dataset, settings, routes) : undefined;
+  const { shown } = (made?.indexed ?? full) as IndexedBodies;
   stage('bodies');
   const now = new Date();
   const buildId = newBuildId(now);
   const counts = countRecords(dataset);
   const publicFiles = await buildPublicFiles(buildOpenApiDocument({ holidayYears: settings.holidayYears, dataset, currentYear: now.getUTCFullYear() }));
   const builtAt = now.toISOString();
-  // The build being replaced, and the older ones whose exports the change lists start from.
-  const replaced = await realpath(distDir).catch(() => undefined);
-  const kept = await keptBuilds(buildsRootOf(distDir), replaced, keepBuilds);
+  // The older builds whose exports the change lists start from.
+  const kept = await keptBuilds(buildsRoot, replaced, keepBuilds);
   const exported = await buildExports(
     dataset,
     shown,
@@ -169,28 +191,73 @@ async function buildLocked({ dataDir, distDir, force = false, keepBuilds = defau
   stage('openapi and exports');
   const changeLists = await buildChangeLists(exported.index, exported.lines, kept, replaced);
   stage('change lists');
-  const written = await writeDist(
-    distDir,
-    bodies,
-    {
-      buildId,
-      builtAt,
-      dataVersion: loaded.dataVersion,
-      inputsVersion,
-      holidayYears: settings.holidayYears,
-      counts,
-      ambiguous,
-      aliases,
-      languages,
-      sources,
-      changes: changeLists.changes,
-    },
-    publicFiles,
-    new Map([...exported.files, ...changeLists.files]),
-    { keep: kept.map((build) => build.dir), entriesPerShard },
-  );
+  const write = (indexed: IndexedBodies, patch?: BodyPatch) =>
+    writeDist(
+      distDir,
+      patch ? new Map() : indexed.bodies,
+      {
+        buildId,
+        builtAt,
+        dataVersion: loaded.dataVersion,
+        inputsVersion,
+        holidayYears: settings.holidayYears,
+        counts,
+        ambiguous: indexed.ambiguous,
+        aliases: indexed.aliases,
+        languages: indexed.languages,
+        sources,
+        changes: changeLists.changes,
+      },
+      publicFiles,
+      new Map([...exported.files, ...changeLists.files]),
+      { keep: kept.map((build) => build.dir), entriesPerShard, patch, basis },
+    );
+  let written: WrittenBuild;
+  let indexed = (made?.indexed ?? full) as IndexedBodies;
+  try {
+    written = await write(indexed, made?.patch);
+  } catch (error) {
+    if (!(error instanceof ShardCountChanged)) throw error;
+    // The bodies grew or shrank past a power of two of shards: every shard changes.
+    indexed = indexData(dataset, settings, routes);
+    made = undefined;
+    written = await write(indexed);
+  }
+  await saveInputs(buildsRoot, inputs);
   stage('write');
-  return { ...written, buildId, dataVersion: loaded.dataVersion, counts, ambiguous: ambiguous.length, upToDate: false, stages };
+  const rebuilt = made ? { changed: made.patch.changes.size, records: Object.fromEntries(made.changedRecords) } : { reason: plan as string };
+  return { ...written, buildId, dataVersion: loaded.dataVersion, counts, ambiguous: indexed.ambiguous.length, upToDate: false, stages, rebuilt };
+}
+
+/**
+ * A rebuild's bodies: each planned route made from the data as it is and as the previous build had
+ * it; the paths whose bodies differ are the patch. The manifest's ambiguous keys are the previous
+ * build's, with those of the groups made again replaced.
+ */
+async function patchOf(
+  plan: RebuildPlan,
+  previousDir: string,
+  dataset: Dataset,
+  settings: BuildSettings,
+): Promise<{ indexed: IndexedBodies; patch: BodyPatch; changedRecords: ReadonlyMap<string, number> }> {
+  const [{ indexData }, { routes }] = await Promise.all([import('./bodies.ts'), import('../contract/routes.ts')]);
+  const previousHead = JSON.parse(await readFile(path.join(previousDir, manifestFileName), 'utf8')) as ManifestHead;
+  const previousSummary = await readSummary(previousDir);
+  if (!previousSummary) throw new Error(`${previousDir}: its build summary is unreadable`);
+  const made = indexData(dataset, settings, routes, plan.plans);
+  const was = indexData(plan.before, settings, routes, plan.plansBefore);
+  const changes = new Map<string, string | undefined>();
+  for (const [file, body] of made.bodies) if (was.bodies.get(file) !== body) changes.set(file, body);
+  for (const file of was.bodies.keys()) if (!made.bodies.has(file)) changes.set(file, undefined);
+  const remade = (file: string) => made.bodies.has(file) || was.bodies.has(file);
+  const ambiguous = [...previousHead.ambiguous.filter((entry) => !remade(entry.file)), ...made.ambiguous].sort((a, b) =>
+    a.file < b.file ? -1 : a.file > b.file ? 1 : 0,
+  );
+  return {
+    indexed: { ...made, ambiguous },
+    patch: { previousDir, changes, files: previousSummary.files, bytes: previousSummary.bytes },
+    changedRecords: plan.changed,
+  };
 }
 
 /** What the disk or the system refused, as one line an operator can act on. */
@@ -251,6 +318,14 @@ async function main(): Promise<void> {
   console.log(`built ${summary.buildId} (data ${summary.dataVersion}) in ${seconds} s`);
   console.log(`  ${summary.files} files, ${(summary.bytes / 1e6).toFixed(1)} MB → ${path.relative(process.cwd(), summary.buildDir)}`);
   console.log(`  records: ${records || 'none'}`);
+  const { rebuilt } = summary;
+  if (rebuilt && 'reason' in rebuilt) console.log(`  every body made: ${rebuilt.reason}`);
+  else if (rebuilt) {
+    const changed = Object.entries(rebuilt.records)
+      .map(([type, count]) => `${type} ${count}`)
+      .join(', ');
+    console.log(`  made from the previous build: ${rebuilt.changed} bodies changed (records changed: ${changed || 'none'})`);
+  }
   if (summary.ambiguous > 0) console.log(`  ${summary.ambiguous} ambiguous names resolved by the documented rule (see manifest.json)`);
   if (summary.stages)
     console.log(

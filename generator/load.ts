@@ -19,12 +19,17 @@ const sourcesFile = 'sources.json';
 export interface RecordFile {
   /** Path as shown in messages, relative to the working directory. */
   readonly displayPath: string;
+  /** Path relative to the data directory (`records/district/DE.json`): what a rebuild compares. */
+  readonly relativePath: string;
   readonly recordType: RecordType;
   readonly records: readonly unknown[];
 }
 
 export interface LoadedData {
+  /** The record files the build serves (build.json `addressCountries` applied). */
   readonly files: readonly RecordFile[];
+  /** Every record file, none left out. */
+  readonly allFiles: readonly RecordFile[];
   readonly settings: unknown;
   /** data/sources.json parsed, undefined when there is none. */
   readonly sources: unknown;
@@ -44,18 +49,20 @@ function parseJson(displayPath: string, text: string): unknown {
   }
 }
 
-interface InputFile {
+export interface InputFile {
   readonly relativePath: string;
   readonly displayPath: string;
   /** Raw bytes: hashing them is all a no-op rebuild needs; parsing decodes them. */
   readonly bytes: Buffer;
+  /** SHA-256 of the bytes (hex): what a rebuild compares with the previous build's inputs. */
+  readonly sha256: string;
 }
 
 export interface Inputs {
   readonly records: readonly InputFile[];
   readonly settings: InputFile;
   readonly sources: InputFile | undefined;
-  /** sha256 over every input's path and bytes, so equal data gives an equal version. */
+  /** sha256 over every input's path and bytes (through each file's SHA-256), so equal data gives an equal version. */
   readonly dataVersion: string;
 }
 
@@ -64,7 +71,8 @@ export async function readInputs(dataDir: string): Promise<Inputs> {
   const relativePaths = (await fg(recordGlob, { cwd: dataDir, onlyFiles: true })).sort();
   const read = async (relativePath: string): Promise<InputFile> => {
     const file = path.join(dataDir, relativePath);
-    return { relativePath, displayPath: path.relative(process.cwd(), file) || relativePath, bytes: await readFile(file) };
+    const bytes = await readFile(file);
+    return { relativePath, displayPath: path.relative(process.cwd(), file) || relativePath, bytes, sha256: createHash('sha256').update(bytes).digest('hex') };
   };
   // Read side by side (the disk, not the CPU, is the wait), hashed in path order.
   const records = await Promise.all(relativePaths.map(read));
@@ -76,8 +84,8 @@ export async function readInputs(dataDir: string): Promise<Inputs> {
     throw new BuildError([`${path.join(dataDir, sourcesFile)}: cannot be read (${error.message})`]);
   });
   const hash = createHash('sha256');
-  for (const { relativePath, bytes } of [...records, settings, ...(sources ? [sources] : [])])
-    hash.update(relativePath).update('\0').update(bytes).update('\0');
+  for (const { relativePath, sha256 } of [...records, settings, ...(sources ? [sources] : [])])
+    hash.update(relativePath).update('\0').update(sha256).update('\0');
   return { records, settings, sources, dataVersion: hash.digest('hex').slice(0, 16) };
 }
 
@@ -91,9 +99,23 @@ export interface LoadOptions {
  * the districts and neighbourhoods of the countries build.json does not serve are left out.
  */
 export function parseInputs(inputs: Inputs, { addressCountries = 'served' }: LoadOptions = {}): LoadedData {
-  const files: RecordFile[] = [];
   const problems: string[] = [];
-  for (const { relativePath, displayPath, bytes } of inputs.records) {
+  const files = parseRecordFiles(inputs.records, problems);
+  if (problems.length > 0) throw new BuildError(problems);
+  const settings = parseJson(inputs.settings.displayPath, inputs.settings.bytes.toString('utf8'));
+  return {
+    files: addressCountries === 'all' ? files : gateAddressCountries(files, settings),
+    allFiles: files,
+    settings,
+    sources: inputs.sources && parseJson(inputs.sources.displayPath, inputs.sources.bytes.toString('utf8')),
+    dataVersion: inputs.dataVersion,
+  };
+}
+
+/** Record files parsed as JSON arrays, each of a known record type; what is wrong goes to `problems`. */
+export function parseRecordFiles(inputs: readonly InputFile[], problems: string[]): RecordFile[] {
+  const files: RecordFile[] = [];
+  for (const { relativePath, displayPath, bytes } of inputs) {
     const typeName = relativePath.split('/')[1]?.replace(/\.json$/, '') ?? '';
     if (!isRecordType(typeName)) {
       problems.push(`${displayPath}: "${typeName}" is not a record type (expected one of ${recordTypes.join(', ')})`);
@@ -104,16 +126,9 @@ export function parseInputs(inputs: Inputs, { addressCountries = 'served' }: Loa
       problems.push(`${displayPath}: expected a JSON array of ${typeName} records`);
       continue;
     }
-    files.push({ displayPath, recordType: typeName, records });
+    files.push({ displayPath, relativePath, recordType: typeName, records });
   }
-  if (problems.length > 0) throw new BuildError(problems);
-  const settings = parseJson(inputs.settings.displayPath, inputs.settings.bytes.toString('utf8'));
-  return {
-    files: addressCountries === 'all' ? files : gateAddressCountries(files, settings),
-    settings,
-    sources: inputs.sources && parseJson(inputs.sources.displayPath, inputs.sources.bytes.toString('utf8')),
-    dataVersion: inputs.dataVersion,
-  };
+  return files;
 }
 
 /** Every record of data/ (the data checks and tests read them all), or with `addressCountries: 'served'` what a build serves. */

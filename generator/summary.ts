@@ -6,6 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { RebuildBasis } from './rebuild.ts';
 
 export const summaryFileName = 'build-summary.json';
 
@@ -20,6 +21,8 @@ export interface BuildSummaryFile {
   /** Body files and their bytes. */
   readonly files: number;
   readonly bytes: number;
+  /** What the next build starts from: the code, settings and record files this one was made of. */
+  readonly rebuild?: RebuildBasis;
 }
 
 /** The summary of the build `distDir` points at, or undefined (none yet, an older layout, damaged). */

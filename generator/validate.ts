@@ -17,6 +17,12 @@ export interface Dataset {
   readonly where: ReadonlyMap<DataRecord, string>;
 }
 
+/** The dataset as validated from files: each file's records too. */
+export interface ValidatedDataset extends Dataset {
+  /** Each record file's valid records, in its order, by the file's path in the data directory (a rebuild compares files). */
+  readonly byFile: ReadonlyMap<string, readonly DataRecord[]>;
+}
+
 interface Located {
   readonly record: DataRecord;
   readonly where: string;
@@ -75,18 +81,23 @@ export function validateSettings(settings: unknown): BuildSettings {
   return result.data;
 }
 
-export function validateData(files: readonly RecordFile[]): Dataset {
+export function validateData(files: readonly RecordFile[]): ValidatedDataset {
   const problems: string[] = [];
   const located = new Map<RecordType, Located[]>(recordTypes.map((type) => [type, []]));
+  const byFile = new Map<string, DataRecord[]>();
 
   for (const file of files) {
     const { schema } = recordDefinitions[file.recordType];
+    const valid: DataRecord[] = [];
     file.records.forEach((raw, index) => {
       const where = recordName(file, index, raw);
       const result = schema.safeParse(raw);
-      if (result.success) located.get(file.recordType)?.push({ record: result.data as DataRecord, where });
-      else for (const issue of result.error.issues) problems.push(`${where}: ${describeIssue(issue)}`);
+      if (result.success) {
+        located.get(file.recordType)?.push({ record: result.data as DataRecord, where });
+        valid.push(result.data as DataRecord);
+      } else for (const issue of result.error.issues) problems.push(`${where}: ${describeIssue(issue)}`);
     });
+    byFile.set(file.relativePath, valid);
   }
 
   const valuesByType = new Map<string, Set<unknown>>();
@@ -141,5 +152,18 @@ export function validateData(files: readonly RecordFile[]): Dataset {
   return {
     records: new Map([...located].map(([type, records]) => [type, records.map(({ record }) => record)])),
     where: new Map([...located.values()].flat().map(({ record, where }) => [record, where])),
+    byFile,
   };
+}
+
+/** A file's records read through their schema alone (an earlier build's file, valid when it was built); undefined when one is not. */
+export function parseFileRecords(file: RecordFile): DataRecord[] | undefined {
+  const { schema } = recordDefinitions[file.recordType];
+  const records: DataRecord[] = [];
+  for (const raw of file.records) {
+    const result = schema.safeParse(raw);
+    if (!result.success) return undefined;
+    records.push(result.data as DataRecord);
+  }
+  return records;
 }

@@ -19,13 +19,20 @@
  * reading from this disk has named in `.dist-builds/.readers/`; everything else is pruned.
  */
 import { hostname } from 'node:os';
-import { link, lstat, mkdir, readdir, readFile, readlink, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { link, lstat, mkdir, open, readdir, readFile, readlink, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { buildIdFileName, buildsRootOf, readerLeaseSchema, readersDirOf } from '../contract/builds.ts';
 import { isProcessAlive } from './buildLock.ts';
 import {
   encodeHead,
   encodeShardFiles,
+  encodeShardOf,
+  readLookupHead,
+  readLookupShard,
+  shardBitsFor,
+  shardHeaderBytes,
+  shardPackEtag,
+  type LookupShard,
   lookupIndexFileName,
   lookupShardsDir,
   packFileOf,
@@ -35,6 +42,7 @@ import {
   type ShardEntry,
 } from '../contract/lookupIndex.ts';
 import { computeEtag, currentBuildFile, manifestFileName, type CurrentBuild, type Manifest } from '../contract/manifest.ts';
+import type { RebuildBasis } from './rebuild.ts';
 import { summaryFileName, type BuildSummaryFile } from './summary.ts';
 
 /** A file served as it is, without a token (the OpenAPI document, the docs page): its bytes and type. */
@@ -110,6 +118,107 @@ async function writeBodies(
   await writeFile(path.join(buildDir, manifestFileName), `${JSON.stringify(head)}\n`);
   // Last: the head names every shard, each already in place.
   await writeFile(path.join(buildDir, lookupIndexFileName), encodeHead(head, plan.shardBits, directory));
+  return { count, bytes };
+}
+
+/**
+ * What a rebuild changes in the previous build's bodies: each path's new body, or undefined where
+ * the path is gone. Every other body is the previous build's.
+ */
+export interface BodyPatch {
+  /** The build the patch applies to (its packs, shards and summary). */
+  readonly previousDir: string;
+  readonly changes: ReadonlyMap<string, string | undefined>;
+  /** The previous build's bodies and their bytes (its summary's), which the changes adjust. */
+  readonly files: number;
+  readonly bytes: number;
+}
+
+/** The ETag of the pack a shard file names, read from its header alone. */
+async function packEtagOf(shardFile: string): Promise<string> {
+  const file = await open(shardFile, 'r');
+  try {
+    const { buffer, bytesRead } = await file.read(Buffer.alloc(shardHeaderBytes), 0, shardHeaderBytes, 0);
+    return shardPackEtag(buffer.subarray(0, bytesRead));
+  } finally {
+    await file.close();
+  }
+}
+
+/** A patch that changes the number of shards (the bodies grew or shrank past a power of two): the build writes every body instead. */
+export class ShardCountChanged extends Error {}
+
+/**
+ * Writes the previous build's index with `patch` applied: the shards its changed paths fall in are
+ * encoded again from the previous packs' bytes and the new bodies; every other shard and pack is
+ * hard-linked as it is, unread. The head and manifest.json are written as writeBodies writes them.
+ */
+async function patchBodies(buildDir: string, head: ManifestHead, patch: BodyPatch, perShard: number | undefined): Promise<WrittenBodies> {
+  const { previousDir, changes } = patch;
+  const previous = await readLookupHead(previousDir);
+  const byShard = new Map<number, string[]>();
+  for (const file of changes.keys()) {
+    const number = previous.shardOf(file);
+    const paths = byShard.get(number);
+    if (paths) paths.push(file);
+    else byShard.set(number, [file]);
+  }
+  // First what the touched shards held, to count the entries: a patch past a power of two of
+  // shards is written whole by the caller.
+  const touched = new Map<number, LookupShard>();
+  let count = patch.files;
+  let bytes = patch.bytes;
+  for (const [number, paths] of byShard) {
+    const shard = await readLookupShard(previousDir, previous, number);
+    touched.set(number, shard);
+    for (const file of paths) {
+      const before = shard.find(file);
+      const body = changes.get(file);
+      if (before) {
+        count--;
+        bytes -= before.size;
+      }
+      if (body !== undefined) {
+        count++;
+        bytes += Buffer.byteLength(body);
+      }
+    }
+  }
+  if (shardBitsFor(count, perShard) !== previous.shardBits) throw new ShardCountChanged();
+  await mkdir(path.join(buildDir, lookupShardsDir), { recursive: true });
+  const place = (file: string, bytes: Buffer): Promise<void> => linkOrWrite(path.join(previousDir, file), path.join(buildDir, file), bytes);
+  const directory: ShardEntry[] = [...previous.shards];
+  for (const [number, shard] of touched) {
+    const pack = await readFile(path.join(previousDir, shard.pack));
+    const paths = new Set<string>();
+    for (const [file] of shard.entries()) paths.add(file);
+    for (const file of byShard.get(number) ?? []) {
+      if (changes.get(file) === undefined) paths.delete(file);
+      else paths.add(file);
+    }
+    const bodyOf = (file: string): Buffer => {
+      const body = changes.get(file);
+      if (body !== undefined) return Buffer.from(body, 'utf8');
+      const entry = shard.find(file);
+      if (entry === undefined) throw new Error(`${file}: neither changed nor in the previous build's shard ${number}`);
+      return pack.subarray(entry.offset, entry.offset + entry.size);
+    };
+    const encoded = encodeShardOf([...paths].sort(), previous.shardBits, number, bodyOf);
+    await Promise.all([place(packFileOf(encoded.pack.etag), encoded.pack.bytes), place(shardFileOf(encoded.entry.etag), encoded.bytes)]);
+    directory[number] = encoded.entry;
+  }
+  // Every other shard and its pack as they are (a pack's name is in its shard's header).
+  for (const [number, entry] of directory.entries()) {
+    if (touched.has(number)) continue;
+    const shardFile = shardFileOf(entry.etag);
+    for (const file of [shardFile, packFileOf(await packEtagOf(path.join(previousDir, shardFile)))]) {
+      await link(path.join(previousDir, file), path.join(buildDir, file)).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'EEXIST') throw error;
+      });
+    }
+  }
+  await writeFile(path.join(buildDir, manifestFileName), `${JSON.stringify(head)}\n`);
+  await writeFile(path.join(buildDir, lookupIndexFileName), encodeHead(head, previous.shardBits, directory));
   return { count, bytes };
 }
 
@@ -234,11 +343,17 @@ export async function writeDist(
   {
     keep = [],
     entriesPerShard,
+    patch,
+    basis,
   }: {
     /** Older builds kept whole (their directories), besides the new one and the one it replaces. */
     readonly keep?: readonly string[];
     /** Bodies per shard of the lookup index (contract/lookupIndex.ts), on average at most. */
     readonly entriesPerShard?: number | undefined;
+    /** The previous build's bodies with these changes, instead of `bodies`. */
+    readonly patch?: BodyPatch | undefined;
+    /** What the next build starts from (rebuild.ts), kept in the summary. */
+    readonly basis?: RebuildBasis | undefined;
   } = {},
 ): Promise<WrittenBuild> {
   const absoluteDist = path.resolve(distDir);
@@ -253,7 +368,9 @@ export async function writeDist(
     const publicEntries = await writePublicFiles(partialDir, publicFiles);
     const downloadEntries = await writeDownloads(partialDir, downloads);
     const head = { ...manifest, public: publicEntries, downloads: downloadEntries };
-    written = await writeBodies(partialDir, head, bodies, { previousDir, entriesPerShard });
+    written = patch
+      ? await patchBodies(partialDir, head, patch, entriesPerShard)
+      : await writeBodies(partialDir, head, bodies, { previousDir, entriesPerShard });
     const summary: BuildSummaryFile = {
       inputsVersion: manifest.inputsVersion,
       buildId: manifest.buildId,
@@ -262,6 +379,7 @@ export async function writeDist(
       ambiguous: manifest.ambiguous.length,
       files: written.count,
       bytes: written.bytes,
+      ...(basis ? { rebuild: basis } : {}),
     };
     await writeFile(path.join(partialDir, summaryFileName), `${JSON.stringify(summary, null, 2)}\n`);
     await writeFile(path.join(partialDir, buildIdFileName), buildIdFile(manifest.buildId));

@@ -22,3 +22,9 @@ export interface Indexing {
   /** What is wrong with the data, in the order met: the build fails when any is. */
   readonly problems: string[];
 }
+
+/**
+ * Which of a route's groups to make (a list's or single lookup's key tuples joined with `/`, a
+ * search's scopes): a rebuild makes only those its changed records fall in. Every group when absent.
+ */
+export type GroupFilter = (group: string) => boolean;

@@ -7,7 +7,7 @@ import { bodyPath, languageBodyKeys, type Route } from '../../contract/routes.ts
 import { textIn } from '../languages.ts';
 import type { DataRecord } from '../schemas.ts';
 import { aliasesOf } from './ambiguity.ts';
-import type { Indexing } from './indexing.ts';
+import type { GroupFilter, Indexing } from './indexing.ts';
 
 /** Every key tuple a list route must answer, so that an existing parent with no children gets []. */
 function requiredKeys(route: Route, { dataset, settings, keys }: Indexing): string[][] {
@@ -33,7 +33,7 @@ function requiredKeys(route: Route, { dataset, settings, keys }: Indexing): stri
  * A record's keys for each parameter: its own field's, then those of its alias fields' names (a
  * district's exonyms), each once; undefined when its own value has no key.
  */
-function keysPerParam(route: Route, record: DataRecord, { keys }: Indexing): string[][] | undefined {
+function keysPerParam(route: Route, record: DataRecord, { keys }: Pick<Indexing, 'keys'>): string[][] | undefined {
   const perParam: string[][] = [];
   for (const param of route.params) {
     const own = keys.ownKey(route.record, record, param);
@@ -53,38 +53,46 @@ function tuplesOf(perParam: readonly (readonly string[])[]): string[] {
     .map((tuple) => tuple.join('/'));
 }
 
-/** The records of a list route grouped by key tuple; a record outside a required domain is a problem. */
-function groupRecords(route: Route, records: readonly DataRecord[], indexing: Indexing): Map<string, DataRecord[]> {
+/**
+ * A record's key tuples, joined: optional trailing parameters (a name's subdivisions, of one
+ * country or of all) give a body for each number of keys a query may give, from the required ones
+ * to all of them. None when its own value has no key.
+ */
+export function listTuples(route: Route, record: DataRecord, indexing: Pick<Indexing, 'keys'>): string[] {
+  const perParam = keysPerParam(route, record, indexing);
+  if (perParam === undefined) return [];
+  const fewest = route.params.filter((param) => !param.optional).length;
+  const tuples: string[] = [];
+  for (let count = route.params.length; count >= fewest; count--) tuples.push(...tuplesOf(perParam.slice(0, count)));
+  return tuples;
+}
+
+/** The records of a list route grouped by key tuple (those `only` admits); a record outside a required domain is a problem. */
+function groupRecords(route: Route, records: readonly DataRecord[], indexing: Indexing, only?: GroupFilter): Map<string, DataRecord[]> {
   const { keys, problems } = indexing;
   const groups = new Map<string, DataRecord[]>();
   const required = requiredKeys(route, indexing).map((tuple) => tuple.join('/'));
-  for (const tuple of required) groups.set(tuple, []);
-  // Optional trailing parameters (a name's subdivisions, of one country or of all): a body for
-  // each number of keys a query may give, from the required ones to all of them.
-  const fewest = route.params.filter((param) => !param.optional).length;
+  for (const tuple of required) if (only === undefined || only(tuple)) groups.set(tuple, []);
   for (const record of records) {
-    const perParam = keysPerParam(route, record, indexing);
-    if (perParam === undefined) continue;
-    for (let count = route.params.length; count >= fewest; count--) {
-      for (const tuple of tuplesOf(perParam.slice(0, count))) {
-        const group = groups.get(tuple);
-        // A record whose name and alias fold alike is listed once.
-        if (group) {
-          if (group[group.length - 1] !== record) group.push(record);
-        } else if (required.length > 0) {
-          const fields = route.params.map((param) => param.field).join(' + ');
-          problems.push(`${keys.whereIs(route.record, record)}: ${fields} ${tuple} is outside what ${route.path} serves (check data/build.json)`);
-        } else groups.set(tuple, [record]);
-      }
+    for (const tuple of listTuples(route, record, indexing)) {
+      if (only !== undefined && !only(tuple)) continue;
+      const group = groups.get(tuple);
+      // A record whose name and alias fold alike is listed once.
+      if (group) {
+        if (group[group.length - 1] !== record) group.push(record);
+      } else if (required.length > 0) {
+        const fields = route.params.map((param) => param.field).join(' + ');
+        problems.push(`${keys.whereIs(route.record, record)}: ${fields} ${tuple} is outside what ${route.path} serves (check data/build.json)`);
+      } else groups.set(tuple, [record]);
     }
   }
   return groups;
 }
 
-export function indexList(route: Route, records: readonly DataRecord[], indexing: Indexing): void {
+export function indexList(route: Route, records: readonly DataRecord[], indexing: Indexing, only?: GroupFilter): void {
   const { projection, languages, bodies } = indexing;
   const omit = route.omit ?? [];
-  for (const [tuple, items] of groupRecords(route, records, indexing)) {
+  for (const [tuple, items] of groupRecords(route, records, indexing, only)) {
     const keys = tuple === '' ? [] : tuple.split('/');
     const body = `[${items.map((record) => projection.project(route.record, record, omit, route.reveal)).join(',')}]`;
     bodies.set(bodyPath(route, keys), body);

@@ -6,7 +6,7 @@ import { foldName } from '../../contract/keys.ts';
 import { candidatesMark, keyCharacters, leafSize, rankedAnswer, wordStarts, type SearchCandidate } from '../../contract/search.ts';
 import { bodyPath, type Route } from '../../contract/routes.ts';
 import { aliasesOf } from './ambiguity.ts';
-import type { Indexing } from './indexing.ts';
+import type { GroupFilter, Indexing } from './indexing.ts';
 import type { DataRecord } from '../schemas.ts';
 
 /** Names longer than this (folded) are not searched by prefix: no one types them out. */
@@ -22,16 +22,23 @@ interface Entry {
 /** Unicode's root collation, for the order of equally prominent records. */
 const collator = new Intl.Collator('und');
 
-/** The scopes of a search route: each tuple of its scope parameters' keys (none, where they are optional), with its records. */
-function scopes(route: Route, records: readonly DataRecord[], { keys }: Indexing): Map<string, DataRecord[]> {
+/** The scopes a record is searched in: each tuple of its scope parameters' keys (none, where they are optional). */
+export function searchScopes(route: Route, record: DataRecord, { keys }: Pick<Indexing, 'keys'>): string[] {
   const scopeParams = route.params.slice(1);
   const fewest = scopeParams.filter((param) => !param.optional).length;
+  const scopeKeys = scopeParams.map((param) => keys.ownKey(route.record, record, param));
+  if (scopeKeys.some((key) => key === undefined)) return [];
+  const found: string[] = [];
+  for (let count = scopeParams.length; count >= fewest; count--) found.push(scopeKeys.slice(0, count).join('/'));
+  return found;
+}
+
+/** The scopes of a search route (those `only` admits), with their records. */
+function scopes(route: Route, records: readonly DataRecord[], indexing: Indexing, only?: GroupFilter): Map<string, DataRecord[]> {
   const byScope = new Map<string, DataRecord[]>();
   for (const record of records) {
-    const scopeKeys = scopeParams.map((param) => keys.ownKey(route.record, record, param));
-    if (scopeKeys.some((key) => key === undefined)) continue;
-    for (let count = scopeParams.length; count >= fewest; count--) {
-      const scope = scopeKeys.slice(0, count).join('/');
+    for (const scope of searchScopes(route, record, indexing)) {
+      if (only !== undefined && !only(scope)) continue;
       const inScope = byScope.get(scope);
       if (inScope) inScope.push(record);
       else byScope.set(scope, [record]);
@@ -68,9 +75,9 @@ function candidateOf(entry: Entry, prefix: string): SearchCandidate | undefined 
   return n.length + w.length === 0 ? undefined : { n, w, b: entry.shown };
 }
 
-export function indexSearch(route: Route, records: readonly DataRecord[], indexing: Indexing): void {
+export function indexSearch(route: Route, records: readonly DataRecord[], indexing: Indexing, only?: GroupFilter): void {
   const { bodies } = indexing;
-  for (const [scope, inScope] of scopes(route, records, indexing)) {
+  for (const [scope, inScope] of scopes(route, records, indexing, only)) {
     const entries = entriesOf(route, inScope, indexing);
     const scopeKeys = scope === '' ? [] : scope.split('/');
     const file = (key: string) => bodyPath(route, [...scopeKeys, key]);

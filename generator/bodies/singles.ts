@@ -5,10 +5,10 @@
 import { bodyPath, type Route } from '../../contract/routes.ts';
 import type { DataRecord } from '../schemas.ts';
 import { aliasesOf, Candidates, keyTuples, type KeyReach } from './ambiguity.ts';
-import type { Indexing } from './indexing.ts';
+import type { GroupFilter, Indexing } from './indexing.ts';
 
 /** Each parameter's keys for a record, each with how it reaches the record. */
-function keysPerParam(route: Route, record: DataRecord, { keys }: Indexing): KeyReach[][] {
+function keysPerParam(route: Route, record: DataRecord, { keys }: Pick<Indexing, 'keys'>): KeyReach[][] {
   return route.params.map((param) => {
     const own = { value: keys.fieldValue(route.record, record, param.field), tier: 0, weight: 1, field: param.field };
     const aliases = (param.aliasFields ?? []).flatMap((field, position) =>
@@ -21,10 +21,18 @@ function keysPerParam(route: Route, record: DataRecord, { keys }: Indexing): Key
   });
 }
 
-export function indexSingle(route: Route, records: readonly DataRecord[], indexing: Indexing): void {
+/** A record's key tuples, joined. */
+export function singleTuples(route: Route, record: DataRecord, indexing: Pick<Indexing, 'keys'>): string[] {
+  return keyTuples(keysPerParam(route, record, indexing)).map(({ keys }) => keys.join('/'));
+}
+
+export function indexSingle(route: Route, records: readonly DataRecord[], indexing: Indexing, only?: GroupFilter): void {
   const candidates = new Candidates();
   for (const record of records) {
-    for (const { keys, tier, weight } of keyTuples(keysPerParam(route, record, indexing))) candidates.add(keys.join('/'), { record, tier, weight });
+    for (const { keys, tier, weight } of keyTuples(keysPerParam(route, record, indexing))) {
+      const tuple = keys.join('/');
+      if (only === undefined || only(tuple)) candidates.add(tuple, { record, tier, weight });
+    }
   }
   for (const [tuple, { chosen, others }] of candidates.choices()) {
     const file = bodyPath(route, tuple.split('/'));

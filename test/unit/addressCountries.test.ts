@@ -5,7 +5,12 @@ import type { RecordFile } from '../../generator/load.ts';
 import { gateAddressCountries } from '../../generator/load.ts';
 import { validateSettings } from '../../generator/validate.ts';
 
-const file = (recordType: RecordFile['recordType'], records: object[]): RecordFile => ({ displayPath: `records/${recordType}.json`, recordType, records });
+const file = (recordType: RecordFile['recordType'], records: object[]): RecordFile => ({
+  displayPath: `records/${recordType}.json`,
+  relativePath: `records/${recordType}.json`,
+  recordType,
+  records,
+});
 const files: RecordFile[] = [
   file('country', [
     { id: 'c-tr', alpha2Code: 'TR' },

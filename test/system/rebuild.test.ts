@@ -1,0 +1,269 @@
+/**
+ * A rebuild made from the previous build (generator/rebuild.ts) must be the build a full build of
+ * the same data makes: the same index, shard for shard, byte for byte, and the same manifest. Each
+ * case changes the real data as a maintainer would, rebuilds on top of the previous build, builds
+ * the same data whole in a fresh directory, and compares.
+ */
+import { randomUUID } from 'node:crypto';
+import { cp, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { readLookupHead } from '../../contract/lookupIndex.ts';
+import { buildDist, type BuildSummary } from '../../generator/build.ts';
+import { realBuildTimeoutMs, repoRoot, tempDir } from '../support/service.ts';
+
+type Row = Record<string, unknown>;
+
+/** The served countries: Türkiye (one province's places), Luxembourg, Liechtenstein, Malta. */
+const countries = ['TR', 'LU', 'LI', 'MT'];
+
+/** The repository's data cut down to a few countries' addresses and days, copied (not linked): the cases edit it. */
+async function dataSubset(): Promise<string> {
+  const dataDir = path.join(await tempDir('refdata-rebuild-'), 'data');
+  await mkdir(path.join(dataDir, 'records'), { recursive: true });
+  const source = path.join(repoRoot, 'data');
+  await cp(path.join(source, 'sources.json'), path.join(dataDir, 'sources.json'));
+  await writeFile(path.join(dataDir, 'build.json'), JSON.stringify({ holidayYears: { first: 2000, last: 2050 }, addressCountries: countries }));
+  const files = [
+    ...[
+      'bank',
+      'callingCode',
+      'country',
+      'countryCurrency',
+      'countryLanguage',
+      'countryTimeZone',
+      'countryTopLevelWebDomain',
+      'currency',
+      'district',
+      'language',
+      'region',
+      'stateProvince',
+      'timeZone',
+      'webDomain',
+      'weekend',
+    ].map((type) => `${type}.json`),
+    'neighborhood/34.json',
+    ...['LU', 'LI', 'MT'].flatMap((code) => [`district/${code}.json`, `neighborhood/${code}.json`]),
+    ...['countryHoliday', 'countrySpecialDay', 'stateProvinceHoliday', 'stateProvinceSpecialDay'].flatMap((type) =>
+      ['tr', 'lu', 'li', 'mt'].map((code) => `${type}/${code}.json`),
+    ),
+  ];
+  for (const file of files) {
+    const from = path.join(source, 'records', file);
+    const exists = await readFile(from).then(
+      () => true,
+      () => false,
+    );
+    if (!exists) continue;
+    await mkdir(path.dirname(path.join(dataDir, 'records', file)), { recursive: true });
+    await cp(from, path.join(dataDir, 'records', file));
+  }
+  return dataDir;
+}
+
+async function readRows(dataDir: string, file: string): Promise<Row[]> {
+  return JSON.parse(await readFile(path.join(dataDir, 'records', file), 'utf8')) as Row[];
+}
+
+/** Writes a record file as an editor that saves atomically does: a new file renamed over the old. */
+async function writeRows(dataDir: string, file: string, rows: readonly Row[]): Promise<void> {
+  const target = path.join(dataDir, 'records', file);
+  await mkdir(path.dirname(target), { recursive: true });
+  await writeFile(`${target}.new`, JSON.stringify(rows, null, 2));
+  await rename(`${target}.new`, target);
+}
+
+async function edit(dataDir: string, file: string, change: (rows: Row[]) => Row[] | undefined): Promise<void> {
+  const rows = await readRows(dataDir, file);
+  await writeRows(dataDir, file, change(rows) ?? rows);
+}
+
+function row(rows: readonly Row[], index: number): Row {
+  const found = rows[index];
+  if (!found) throw new Error(`no record #${index + 1}`);
+  return found;
+}
+
+/** What must be equal between two builds of the same data: the index's shards, and the manifest's data parts. */
+async function comparable(distDir: string) {
+  const head = await readLookupHead(distDir);
+  const manifest = JSON.parse(await readFile(path.join(distDir, 'manifest.json'), 'utf8')) as Row;
+  return {
+    count: head.count,
+    shards: head.shards,
+    ambiguous: manifest.ambiguous,
+    aliases: manifest.aliases,
+    languages: manifest.languages,
+    counts: manifest.counts,
+  };
+}
+
+describe('a rebuild made from the previous build', () => {
+  let dataDir: string;
+  let distDir: string;
+
+  beforeAll(async () => {
+    dataDir = await dataSubset();
+    distDir = path.join(await tempDir(), 'dist');
+    const first = await buildDist({ dataDir, distDir, entriesPerShard: 64 });
+    expect(first.rebuilt).toEqual({ reason: 'there is no previous build' });
+  }, realBuildTimeoutMs);
+
+  /** Rebuilds after `change`, builds the same data whole, and compares; the rebuild's summary is returned. */
+  async function rebuildAfter(change: () => Promise<void>): Promise<BuildSummary> {
+    await change();
+    const rebuilt = await buildDist({ dataDir, distDir, entriesPerShard: 64 });
+    const fullDir = path.join(await tempDir(), 'dist');
+    const full = await buildDist({ dataDir, distDir: fullDir, entriesPerShard: 64 });
+    expect(full.rebuilt).toEqual({ reason: 'there is no previous build' });
+    expect(await comparable(distDir)).toEqual(await comparable(fullDir));
+    return rebuilt;
+  }
+
+  const patched = (summary: BuildSummary) => {
+    const { rebuilt } = summary;
+    if (rebuilt === undefined || 'reason' in rebuilt) throw new Error(`made whole: ${JSON.stringify(rebuilt)}`);
+    return rebuilt;
+  };
+
+  it(
+    'renames a place',
+    async () => {
+      const summary = await rebuildAfter(() =>
+        edit(dataDir, 'neighborhood/LU.json', (rows) => {
+          row(rows, 3).name = `${String(row(rows, 3).name)} Nord`;
+          return undefined;
+        }),
+      );
+      expect(patched(summary).records).toEqual({ neighborhood: 1 });
+      expect(patched(summary).changed).toBeGreaterThan(2);
+    },
+    realBuildTimeoutMs,
+  );
+
+  it(
+    "gives a place another country's postal code (a body without a country holds both)",
+    async () => {
+      const lu = await readRows(dataDir, 'neighborhood/LU.json');
+      const summary = await rebuildAfter(() =>
+        edit(dataDir, 'neighborhood/LI.json', (rows) => {
+          row(rows, 0).zipCode = String(row(lu, 0).zipCode).replace(/^L-/, '');
+          return undefined;
+        }),
+      );
+      expect(patched(summary).records).toEqual({ neighborhood: 1 });
+    },
+    realBuildTimeoutMs,
+  );
+
+  it(
+    'adds a place and removes another',
+    async () => {
+      const summary = await rebuildAfter(() =>
+        edit(dataDir, 'neighborhood/MT.json', (rows) => [...rows.slice(0, 2), { ...row(rows, 2), id: randomUUID(), name: 'Ħal Test' }, ...rows.slice(3)]),
+      );
+      expect(patched(summary).records).toEqual({ neighborhood: 2 });
+    },
+    realBuildTimeoutMs,
+  );
+
+  it(
+    'renames a district and gives it an exonym',
+    async () => {
+      const summary = await rebuildAfter(() =>
+        edit(dataDir, 'district/LU.json', (rows) => {
+          Object.assign(row(rows, 0), { name: 'Käerjeng', aliases: ['Bascharage'] });
+          return undefined;
+        }),
+      );
+      expect(patched(summary).records).toEqual({ district: 1 });
+    },
+    realBuildTimeoutMs,
+  );
+
+  it(
+    'adds a district and removes another with its places',
+    async () => {
+      const removed = row(await readRows(dataDir, 'district/LI.json'), 1);
+      const summary = await rebuildAfter(async () => {
+        await edit(dataDir, 'district/LI.json', (rows) => [
+          ...rows.filter((district) => district.id !== removed.id),
+          { ...row(rows, 0), id: randomUUID(), name: 'Neudorf' },
+        ]);
+        await edit(dataDir, 'neighborhood/LI.json', (rows) => rows.filter((place) => place.districtId !== removed.id));
+      });
+      expect(Object.keys(patched(summary).records).sort()).toEqual(['district', 'neighborhood']);
+    },
+    realBuildTimeoutMs,
+  );
+
+  it(
+    'reorders the places of a file',
+    async () => {
+      const summary = await rebuildAfter(() => edit(dataDir, 'neighborhood/34.json', (rows) => [row(rows, 1), row(rows, 0), ...rows.slice(2)]));
+      expect(patched(summary).records.neighborhood).toBeGreaterThan(2);
+    },
+    realBuildTimeoutMs,
+  );
+
+  it(
+    'splits a file of places in two',
+    async () => {
+      const rows = await readRows(dataDir, 'neighborhood/LU.json');
+      const summary = await rebuildAfter(async () => {
+        await writeRows(dataDir, 'neighborhood/LU.json', rows.slice(0, 2000));
+        await writeRows(dataDir, 'neighborhood/LU-2.json', rows.slice(2000));
+      });
+      expect(patched(summary).records.neighborhood).toBe(rows.length);
+    },
+    realBuildTimeoutMs,
+  );
+
+  it(
+    'changes a holiday',
+    async () => {
+      const summary = await rebuildAfter(() =>
+        edit(dataDir, 'countryHoliday/lu.json', (rows) => {
+          row(rows, 0).summary = `${String(row(rows, 0).summary)} (observed)`;
+          return undefined;
+        }),
+      );
+      expect(patched(summary).records).toEqual({ countryHoliday: 1 });
+    },
+    realBuildTimeoutMs,
+  );
+
+  it(
+    'renames a subdivision',
+    async () => {
+      const summary = await rebuildAfter(() =>
+        edit(dataDir, 'stateProvince.json', (rows) => {
+          const lu = rows.find((state) => state.id === '595b8519-1773-4b70-8f98-1fde0641b351');
+          if (!lu) throw new Error("Luxembourg's canton is not in the data");
+          lu.name = `${String(lu.name)} (canton)`;
+          return undefined;
+        }),
+      );
+      expect(patched(summary).records).toEqual({ stateProvince: 1 });
+    },
+    realBuildTimeoutMs,
+  );
+
+  it(
+    'makes every body when a subdivision moves to another country, and says why',
+    async () => {
+      const summary = await rebuildAfter(async () => {
+        const countries = await readRows(dataDir, 'country.json');
+        const liechtenstein = countries.find((country) => country.alpha2Code === 'LI');
+        await edit(dataDir, 'stateProvince.json', (rows) => {
+          const canton = rows.find((state) => state.id === '595b8519-1773-4b70-8f98-1fde0641b351');
+          if (!canton || !liechtenstein) throw new Error('the canton or Liechtenstein is not in the data');
+          canton.countryId = liechtenstein.id;
+          return undefined;
+        });
+      });
+      expect(summary.rebuilt).toEqual({ reason: 'a stateProvince record changed its id or countryId, or was added or removed' });
+    },
+    realBuildTimeoutMs,
+  );
+});
