@@ -223,7 +223,10 @@ async function buildLocked({ dataDir, distDir, force = false, keepBuilds = defau
     made = undefined;
     written = await write(indexed);
   }
-  await saveInputs(buildsRoot, inputs);
+  // The build is published: a disk that refuses the copies costs the next build its shortcut only.
+  await saveInputs(buildsRoot, inputs).catch((error: unknown) =>
+    console.warn(`the record files could not be kept for the next build, which will make every body: ${(error as Error).message}`),
+  );
   stage('write');
   const rebuilt = made ? { changed: made.patch.changes.size, records: Object.fromEntries(made.changedRecords) } : { reason: plan as string };
   return { ...written, buildId, dataVersion: loaded.dataVersion, counts, ambiguous: indexed.ambiguous.length, upToDate: false, stages, rebuilt };
