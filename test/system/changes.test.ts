@@ -164,7 +164,7 @@ describe('change lists', () => {
     const { changes } = await readManifest(distDir);
     expect(Object.keys(changes?.since ?? {}).sort()).toEqual([older, previous, current].sort());
     const buildsRoot = path.join(path.dirname(distDir), '.dist-builds');
-    expect((await readdir(buildsRoot)).sort()).toEqual([older, previous, current, 'current.json'].sort());
+    expect((await readdir(buildsRoot)).sort()).toEqual([older, previous, current, 'current.json', '.inputs'].sort());
     expect(JSON.parse(await readFile(path.join(buildsRoot, 'current.json'), 'utf8'))).toEqual({ buildId: current });
     for (const kept of [older, previous]) expect(await readdir(path.join(buildsRoot, kept))).toContain('manifest.json');
     expect(changes?.since[gone]).toBeUndefined();

@@ -3,19 +3,21 @@ import { createHash } from 'node:crypto';
 import { cp, symlink } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { build as esbuild } from 'esbuild';
-import { readFile, readlink, realpath, stat, writeFile } from 'node:fs/promises';
+import { readdir, readFile, readlink, realpath, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildCodeFiles, buildDist } from '../../generator/build.ts';
+import { buildCodeFiles, buildCodeFingerprint, buildDist } from '../../generator/build.ts';
 import { BuildError } from '../../generator/errors.ts';
 import { readSummary } from '../../generator/summary.ts';
-import { readLookupHead } from '../../contract/lookupIndex.ts';
+import { entriesPerShard, readLookupHead } from '../../contract/lookupIndex.ts';
 import { manifestHeadSchema, type Manifest } from '../../contract/manifest.ts';
 import { packedBody, readBuildManifest, type PackedBody } from '../support/store.ts';
-import { buildFixture, copyFixture, fixtureRecords, pick, repoRoot, tempDir, without, type FixtureRecord, itemAt } from '../support/service.ts';
+import { buildFixture, copyFixture, fixtureData, fixtureRecords, pick, repoRoot, tempDir, without, type FixtureRecord, itemAt } from '../support/service.ts';
 
 const api = 'addressmanagement/api';
+
+const sha256Of = async (file: string): Promise<string> => createHash('sha256').update(await readFile(file)).digest('hex');
 
 async function readBody(distDir: string, file: string): Promise<unknown> {
   const body = await packedBody(distDir, file);
@@ -93,7 +95,20 @@ describe('the generator on the fixture dataset', () => {
       ambiguous: manifest.ambiguous.length,
       files: Object.keys(manifest.files).length,
       bytes: Object.values(manifest.files).reduce((sum, entry) => sum + entry.size, 0),
+      rebuild: {
+        codeVersion: await buildCodeFingerprint(),
+        settings: await sha256Of(path.join(fixtureData, 'build.json')),
+        entriesPerShard,
+        records: Object.fromEntries(
+          await Promise.all(
+            (await fg('records/**/*.json', { cwd: fixtureData })).map(async (file) => [file, await sha256Of(path.join(fixtureData, file))]),
+          ),
+        ),
+      },
     });
+    // The record files are kept by content beside the builds, for the next build to compare.
+    const kept = await readdir(path.join(path.dirname(distDir), '.dist-builds', '.inputs'));
+    expect(kept.sort()).toEqual(Object.values(summary?.rebuild?.records ?? {}).sort());
   });
 
   it('counts records per type and names the holiday window', async () => {
