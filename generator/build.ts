@@ -22,12 +22,11 @@ import { readInputs } from './load.ts';
 import { readSummary } from './summary.ts';
 import { buildsRootOf } from '../contract/builds.ts';
 import { withBuildLock } from './buildLock.ts';
-import { repairPointer, ShardCountChanged, type BodyPatch, type WrittenBuild } from './write.ts';
+import { PatchNotApplicable, repairPointer, type BodyPatch, type WrittenBuild } from './write.ts';
 import type { IndexedBodies } from './bodies.ts';
 import type { RebuildPlan } from './rebuild.ts';
 import type { BuildSettings } from './schemas.ts';
 import type { Dataset } from './validate.ts';
-import { manifestFileName } from '../contract/manifest.ts';
 import type { ManifestHead } from '../contract/lookupIndex.ts';
 
 export interface BuildOptions {
@@ -171,7 +170,16 @@ async function buildLocked({ dataDir, distDir, force = false, keepBuilds = defau
       ? 'there is no previous build'
       : await planRebuild({ buildsRoot, basis: summary?.rebuild, current: basis, loaded, dataset, routes });
   stage('plan');
-  let made = typeof plan === 'string' ? undefined : await patchOf(plan, replaced as string, dataset, settings);
+  let reason = typeof plan === 'string' ? plan : undefined;
+  let made: Awaited<ReturnType<typeof patchOf>> | undefined;
+  if (typeof plan !== 'string') {
+    try {
+      made = await patchOf(plan, replaced as string, dataset, settings);
+    } catch (error) {
+      if (!(error instanceof PatchNotApplicable)) throw error;
+      reason = error.message;
+    }
+  }
   const full = made === undefined ? indexData(dataset, settings, routes) : undefined;
   const { shown } = (made?.indexed ?? full) as IndexedBodies;
   stage('bodies');
@@ -217,8 +225,8 @@ async function buildLocked({ dataDir, distDir, force = false, keepBuilds = defau
   try {
     written = await write(indexed, made?.patch);
   } catch (error) {
-    if (!(error instanceof ShardCountChanged)) throw error;
-    // The bodies grew or shrank past a power of two of shards: every shard changes.
+    if (!(error instanceof PatchNotApplicable)) throw error;
+    reason = error.message;
     indexed = indexData(dataset, settings, routes);
     made = undefined;
     written = await write(indexed);
@@ -228,7 +236,7 @@ async function buildLocked({ dataDir, distDir, force = false, keepBuilds = defau
     console.warn(`the record files could not be kept for the next build, which will make every body: ${(error as Error).message}`),
   );
   stage('write');
-  const rebuilt = made ? { changed: made.patch.changes.size, records: Object.fromEntries(made.changedRecords) } : { reason: plan as string };
+  const rebuilt = made ? { changed: made.patch.changes.size, records: Object.fromEntries(made.changedRecords) } : { reason: reason ?? 'unknown' };
   return { ...written, buildId, dataVersion: loaded.dataVersion, counts, ambiguous: indexed.ambiguous.length, upToDate: false, stages, rebuilt };
 }
 
@@ -243,10 +251,19 @@ async function patchOf(
   dataset: Dataset,
   settings: BuildSettings,
 ): Promise<{ indexed: IndexedBodies; patch: BodyPatch; changedRecords: ReadonlyMap<string, number> }> {
-  const [{ indexData }, { routes }] = await Promise.all([import('./bodies.ts'), import('../contract/routes.ts')]);
-  const previousHead = JSON.parse(await readFile(path.join(previousDir, manifestFileName), 'utf8')) as ManifestHead;
+  const [{ indexData }, { routes }, { manifestFileName, manifestHeadSchema }] = await Promise.all([
+    import('./bodies.ts'),
+    import('../contract/routes.ts'),
+    import('../contract/manifest.ts'),
+  ]);
+  let previousHead: ManifestHead;
+  try {
+    previousHead = manifestHeadSchema.parse(JSON.parse(await readFile(path.join(previousDir, manifestFileName), 'utf8')));
+  } catch (error) {
+    throw new PatchNotApplicable(`the previous build's manifest.json cannot be read (${(error as Error).message.slice(0, 200)})`);
+  }
   const previousSummary = await readSummary(previousDir);
-  if (!previousSummary) throw new Error(`${previousDir}: its build summary is unreadable`);
+  if (!previousSummary) throw new PatchNotApplicable("the previous build's summary cannot be read");
   const made = indexData(dataset, settings, routes, plan.plans);
   const was = indexData(plan.before, settings, routes, plan.plansBefore);
   const changes = new Map<string, string | undefined>();

@@ -145,8 +145,21 @@ async function packEtagOf(shardFile: string): Promise<string> {
   }
 }
 
-/** A patch that changes the number of shards (the bodies grew or shrank past a power of two): the build writes every body instead. */
-export class ShardCountChanged extends Error {}
+/**
+ * A patch the previous build cannot take: the bodies grew or shrank past a power of two of shards,
+ * or a file of it the patch needs is unreadable or not what its name says. The build writes every
+ * body instead; the message says why.
+ */
+export class PatchNotApplicable extends Error {}
+
+/** `read`'s result, or PatchNotApplicable naming what of the previous build could not be read. */
+async function fromPrevious<T>(what: string, read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    throw new PatchNotApplicable(`the previous build's ${what} cannot be read (${(error as Error).message})`);
+  }
+}
 
 /**
  * Writes the previous build's index with `patch` applied: the shards its changed paths fall in are
@@ -155,7 +168,7 @@ export class ShardCountChanged extends Error {}
  */
 async function patchBodies(buildDir: string, head: ManifestHead, patch: BodyPatch, perShard: number | undefined): Promise<WrittenBodies> {
   const { previousDir, changes } = patch;
-  const previous = await readLookupHead(previousDir);
+  const previous = await fromPrevious('index head', () => readLookupHead(previousDir));
   const byShard = new Map<number, string[]>();
   for (const file of changes.keys()) {
     const number = previous.shardOf(file);
@@ -169,7 +182,7 @@ async function patchBodies(buildDir: string, head: ManifestHead, patch: BodyPatc
   let count = patch.files;
   let bytes = patch.bytes;
   for (const [number, paths] of byShard) {
-    const shard = await readLookupShard(previousDir, previous, number);
+    const shard = await fromPrevious(`index shard ${number}`, () => readLookupShard(previousDir, previous, number));
     touched.set(number, shard);
     for (const file of paths) {
       const before = shard.find(file);
@@ -184,12 +197,16 @@ async function patchBodies(buildDir: string, head: ManifestHead, patch: BodyPatc
       }
     }
   }
-  if (shardBitsFor(count, perShard) !== previous.shardBits) throw new ShardCountChanged();
+  if (shardBitsFor(count, perShard) !== previous.shardBits) throw new PatchNotApplicable('the bodies grew or shrank past a power of two of index shards');
   await mkdir(path.join(buildDir, lookupShardsDir), { recursive: true });
   const place = (file: string, bytes: Buffer): Promise<void> => linkOrWrite(path.join(previousDir, file), path.join(buildDir, file), bytes);
   const directory: ShardEntry[] = [...previous.shards];
   for (const [number, shard] of touched) {
-    const pack = await readFile(path.join(previousDir, shard.pack));
+    const pack = await fromPrevious(`pack ${shard.pack}`, async () => {
+      const bytes = await readFile(path.join(previousDir, shard.pack));
+      if (computeEtag(bytes) !== shard.packEtag) throw new Error('its bytes are not those its name says');
+      return bytes;
+    });
     const paths = new Set<string>();
     for (const [file] of shard.entries()) paths.add(file);
     for (const file of byShard.get(number) ?? []) {

@@ -296,6 +296,20 @@ describe('rebuilding', () => {
     expect(files.length).toBeGreaterThan(100);
     expect(linked.length / files.length).toBeGreaterThan(0.9);
   });
+  it('makes every body when a pack the rebuild needs is damaged, and says so', async () => {
+    const dataDir = await copyFixture();
+    const distDir = path.join(await tempDir(), 'dist');
+    await buildDist({ dataDir, distDir, entriesPerShard: 4 });
+    const changed = 'financemanagement/api/currency/getbycode/try.json';
+    const before = (await packedBody(distDir, changed)) as PackedBody;
+    await writeFile(path.join(await realpath(distDir), before.pack), 'damaged');
+    const currencyFile = path.join(dataDir, 'records', 'currency.json');
+    await writeFile(currencyFile, (await readFile(currencyFile, 'utf8')).replace('"Turkish Lira"', '"Türk Lirası"'));
+    const second = await buildDist({ dataDir, distDir, entriesPerShard: 4 });
+    expect(second.rebuilt).toEqual({ reason: `the previous build's pack ${before.pack} cannot be read (its bytes are not those its name says)` });
+    const after = (await packedBody(distDir, changed)) as PackedBody;
+    expect(JSON.parse(after.bytes.toString('utf8'))).toMatchObject({ name: 'Türk Lirası' });
+  });
 });
 
 describe('a build that fails', () => {
