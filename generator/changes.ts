@@ -4,9 +4,10 @@
  * moved. Worked out at build time from the kept builds' exports, one list per kept build, so that
  * a request for one is a file like any other and nothing is compared per request.
  *
- * A kept build is a directory beside this one under `.dist-builds/` with an exports index: the
- * current and the previous build whole, older ones down to their `exports/` (write.ts prunes them).
- * A type whose NDJSON hash is the same in both builds is not read at all.
+ * A kept build is a directory beside this one under `.dist-builds/` with an exports index (write.ts
+ * keeps them and prunes the rest).
+ * A type whose NDJSON hash is the same in both builds is not read at all; of another, only the
+ * chunks whose text differs (compareType).
  */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -16,17 +17,15 @@ import { changeListFile, exportFile, firstChangeListFile, type ChangeList, type 
 import { jsonType } from '../contract/http.ts';
 import type { Manifest } from '../contract/manifest.ts';
 import { recordTypes, type RecordType } from '../contract/routes.ts';
-import { readExportsIndex } from './exports.ts';
+import { readExportsIndex, type ExportedType, type ExportsOf } from './exports.ts';
+import { readMembers, readMemberTexts } from './gzipMembers.ts';
 import { movedSources } from './sources.ts';
 import type { DownloadFile } from './write.ts';
 
 const decompress = promisify(gunzip);
 
 /** A build whose exports are kept: its directory and its exports index. */
-export interface KeptBuild {
-  readonly dir: string;
-  readonly index: ExportsIndex;
-}
+export type KeptBuild = ExportsOf;
 
 /**
  * The builds under `buildsRoot` whose exports a new build keeps: the one it replaces (`previousDir`)
@@ -77,10 +76,32 @@ export function compareLines(before: readonly string[], after: readonly string[]
   return { added, removed: [...earlier.keys()], changed };
 }
 
-async function readLines(build: KeptBuild, type: RecordType): Promise<string[]> {
-  if (!build.index.exports[type]) return [];
-  const text = (await decompress(await readFile(path.join(build.dir, exportFile(type))))).toString('utf8');
-  return text === '' ? [] : text.slice(0, -1).split('\n');
+/** The lines of an NDJSON text, each ended by a newline there. */
+const linesOf = (text: Buffer): string[] => (text.length === 0 ? [] : text.toString('utf8').slice(0, -1).split('\n'));
+
+/**
+ * One type's changes from a kept build's export to this build's. A chunk whose text hash both
+ * sides hold is the same lines on both, and an id is on one line of a type only, so none of its
+ * records is in the other chunks of either side: compareLines over the other chunks gives what it
+ * gives over every line, and only the kept file's members with another text are read, each at its
+ * offset. A file without member headers (from a build made before them) is read whole.
+ */
+async function compareType(build: KeptBuild, type: RecordType, current: ExportedType | undefined): Promise<RecordChanges> {
+  const after = current ?? { count: 0, chunks: [], lines: () => [] };
+  if (!build.index.exports[type]) return compareLines([], after.lines(0, after.count));
+  const file = path.join(build.dir, exportFile(type));
+  const members = await readMembers(file);
+  if (!members) return compareLines(linesOf(await decompress(await readFile(file))), after.lines(0, after.count));
+  const before = new Set(members.map((member) => member.textSha256));
+  const now = new Set(after.chunks.map((chunk) => chunk.textSha256));
+  const earlier = await readMemberTexts(
+    file,
+    members.filter((member) => !now.has(member.textSha256)),
+  );
+  return compareLines(
+    earlier.flatMap(linesOf),
+    after.chunks.filter((chunk) => !before.has(chunk.textSha256)).flatMap((chunk) => after.lines(chunk.start, chunk.end)),
+  );
 }
 
 /** What is written: the change-list files, and the manifest's `changes`. */
@@ -98,7 +119,7 @@ const referenceOf = ({ buildId, builtAt, dataVersion }: ExportsIndex): ChangeLis
  */
 export async function buildChangeLists(
   current: ExportsIndex,
-  lines: ReadonlyMap<RecordType, readonly string[]>,
+  lines: ReadonlyMap<RecordType, ExportedType>,
   kept: readonly KeptBuild[],
   replaced: string | undefined,
 ): Promise<BuiltChangeLists> {
@@ -119,7 +140,7 @@ export async function buildChangeLists(
       const memo = `${type}:${before?.sha256 ?? 'none'}`;
       let changes = compared.get(memo);
       if (!changes) {
-        changes = compareLines(await readLines(build, type), lines.get(type) ?? []);
+        changes = await compareType(build, type, lines.get(type));
         compared.set(memo, changes);
       }
       if (changes.added.length + changes.removed.length + changes.changed.length > 0) records[type] = changes;

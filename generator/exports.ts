@@ -1,41 +1,34 @@
 /**
  * The exports: per record type, every record as the API shows it (shownFields), one JSON object a
  * line in data order, gzipped; and their index (contract/downloads.ts), which states each type's
- * licence and attribution where its sources ask for them. The same data gives the same
- * bytes: a fixed compression level and no time or name in the gzip header, so an unchanged type
- * keeps its SHA-256 and ETag from build to build, and a mirror downloads only what changed.
+ * licence and attribution where its sources ask for them. The same data gives the same bytes: a
+ * fixed compression level and no time or name in the gzip headers, so an unchanged type keeps its
+ * SHA-256 and ETag from build to build, and a mirror downloads only what changed.
  *
- * A type whose NDJSON is the previous build's is not compressed again: the previous file is read,
- * checked against its index, and hard-linked by write.ts.
+ * Each file is a run of gzip members, one per chunk of about a megabyte of lines (exportChunks.ts):
+ * a rebuild compresses only the chunks whose text the previous build's file does not hold. A type
+ * whose NDJSON is the previous build's comes out as the previous file, which write.ts hard-links.
  */
-import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import { gzip } from 'node:zlib';
-import { exportFile, exportsIndexFile, exportsIndexSchema, gzipType, recordAreas, recordLicences, type ExportsIndex } from '../contract/downloads.ts';
+import { exportFile, exportsIndexFile, exportsIndexSchema, recordAreas, recordLicences, type ExportsIndex } from '../contract/downloads.ts';
 import { jsonType } from '../contract/http.ts';
-import { computeEtag } from '../contract/manifest.ts';
 import { recordTypes, type RecordType } from '../contract/routes.ts';
 import type { IndexedBodies } from './bodies.ts';
+import { chunkWriter, defaultChunkSize, keepType, readEarlierFile, writeType, type ExportedType } from './exportChunks.ts';
+import { patchType } from './exportPatch.ts';
 import type { DataSources } from './sources.ts';
 import type { Dataset } from './validate.ts';
 import type { DownloadFile } from './write.ts';
 
-const compress = promisify(gzip);
-
-/**
- * zlib's best compression: 4 % smaller than its default on the real data, for about half a second
- * more per full build (both cores). Fixed, because another level would change every file's hash.
- */
-const gzipLevel = 9;
+export type { ExportedType };
 
 export interface BuiltExports {
   /** The files by their path in the build: the index and one gzip file per record type. */
   readonly files: ReadonlyMap<string, DownloadFile>;
   readonly index: ExportsIndex;
-  /** Each type's NDJSON lines (without the newline), for the change lists. */
-  readonly lines: ReadonlyMap<RecordType, readonly string[]>;
+  /** Each type's chunks, and its lines when asked for: what the change lists compare. */
+  readonly lines: ReadonlyMap<RecordType, ExportedType>;
 }
 
 /** Who the index describes: the build being written. */
@@ -46,7 +39,24 @@ export interface ExportedBuild {
   readonly sources: DataSources;
 }
 
-const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
+/** A build whose exports another starts from: its directory and its exports index. */
+export interface ExportsOf {
+  readonly dir: string;
+  readonly index: ExportsIndex;
+}
+
+export interface ExportOptions {
+  /**
+   * What a rebuild knows changed since `previous` (made by the same code and settings): per record
+   * type, the ids of the records added, removed or changed; a type it does not name has the same
+   * records. A type not named is taken from the previous file as it is (keepType), a type named is
+   * made from the previous file and its changed records' lines (exportPatch.ts): neither makes
+   * the lines of records that did not change. Without it, every line is made.
+   */
+  readonly changed?: ReadonlyMap<RecordType, ReadonlySet<string>>;
+  /** Characters per chunk on average: smaller in tests, to have many members. */
+  readonly chunkSize?: number;
+}
 
 /** The index of the build in `buildDir`, if it has one that parses: a kept build's, or the previous build's. */
 export async function readExportsIndex(buildDir: string): Promise<ExportsIndex | undefined> {
@@ -60,15 +70,6 @@ export async function readExportsIndex(buildDir: string): Promise<ExportsIndex |
   }
 }
 
-/** The previous build's gzip file of a type, when its NDJSON was exactly `ndjsonSha256` and the file is intact. */
-async function reusable(previous: { dir: string; index: ExportsIndex } | undefined, type: RecordType, ndjsonSha256: string): Promise<DownloadFile | undefined> {
-  const entry = previous?.index.exports[type];
-  if (!previous || entry?.ndjson.sha256 !== ndjsonSha256) return undefined;
-  const file = path.join(previous.dir, exportFile(type));
-  const bytes = await readFile(file).catch(() => undefined);
-  return bytes && sha256(bytes) === entry.sha256 ? { bytes, contentType: gzipType, linkFrom: file } : undefined;
-}
-
 /** The type's terms for its index entry (NDJSON has no place for them without changing the records' lines). */
 function licenceOf(type: RecordType): Pick<ExportsIndex['exports'][string], 'licence'> {
   const licence = recordLicences[type];
@@ -77,38 +78,41 @@ function licenceOf(type: RecordType): Pick<ExportsIndex['exports'][string], 'lic
 
 /**
  * `shown` is the record as its bodies show it (bodies.ts): its shown fields in schema order, the id
- * first, which compareLines (changes.ts) relies on.
+ * first, which compareLines (changes.ts) relies on. `previous` is the build this one replaces,
+ * whose files' members are reused.
  */
 export async function buildExports(
   dataset: Dataset,
   shown: IndexedBodies['shown'],
   build: ExportedBuild,
-  previous: { dir: string; index: ExportsIndex } | undefined,
+  previous: ExportsOf | undefined,
+  { changed, chunkSize = defaultChunkSize }: ExportOptions = {},
 ): Promise<BuiltExports> {
-  const files = new Map<string, DownloadFile>();
-  const lines = new Map<RecordType, string[]>();
-  const exports: ExportsIndex['exports'] = {};
+  const how = chunkWriter(shown, chunkSize);
   // Side by side: zlib compresses on libuv's threads, so the largest types share the cores.
-  const built = await Promise.all(
+  const written = await Promise.all(
     recordTypes.map(async (type) => {
-      const typeLines = (dataset.records.get(type) ?? []).map((record) => shown(type, record));
-      const ndjson = Buffer.from(typeLines.map((line) => `${line}\n`).join(''), 'utf8');
-      const ndjsonSha256 = sha256(ndjson);
-      const file = (await reusable(previous, type, ndjsonSha256)) ?? { bytes: await compress(ndjson, { level: gzipLevel }), contentType: gzipType };
-      return { type, typeLines, ndjson, ndjsonSha256, file };
+      const records = dataset.records.get(type) ?? [];
+      const earlier = previous && (await readEarlierFile(path.join(previous.dir, exportFile(type)), previous.index.exports[type]));
+      const ids = changed?.get(type);
+      const known = changed === undefined ? undefined : ids ? await patchType(type, records, ids, earlier, how) : await keepType(type, records, earlier, how);
+      return { type, ...(known ?? (await writeType(type, records, earlier, how))) };
     }),
   );
-  for (const { type, typeLines, ndjson, ndjsonSha256, file } of built) {
-    lines.set(type, typeLines);
+  const files = new Map<string, DownloadFile>();
+  const lines = new Map<RecordType, ExportedType>();
+  const exports: ExportsIndex['exports'] = {};
+  for (const { type, exported, file, sha256, etag, ndjson } of written) {
+    lines.set(type, exported);
     files.set(exportFile(type), file);
     exports[type] = {
       path: `/${exportFile(type)}`,
       area: recordAreas[type],
-      records: typeLines.length,
+      records: exported.count,
       bytes: file.bytes.length,
-      sha256: sha256(file.bytes),
-      etag: computeEtag(file.bytes),
-      ndjson: { bytes: ndjson.length, sha256: ndjsonSha256 },
+      sha256,
+      etag,
+      ndjson,
       ...licenceOf(type),
     };
   }

@@ -1,0 +1,292 @@
+/**
+ * One record type's export file: its lines cut into chunks of about a megabyte, each chunk one gzip
+ * member (gzipMembers.ts). Where a chunk ends depends only on the line that ends it, so a change to
+ * one record changes one chunk's text and leaves the others as they were: a rebuild compresses the
+ * chunks whose text the previous build's file does not hold and copies the other members' bytes
+ * from it, and the change lists read only the chunks whose text differs (changes.ts).
+ *
+ * At the world's size the build's heap is gigabytes, and a collection of it costs seconds; Node
+ * counts buffers against it, and starts one after some 64 MB of them. So a previous file is read
+ * where its bytes are needed, a member at a time straight into the new file, not whole into a
+ * buffer first.
+ */
+import { createHash } from 'node:crypto';
+import { open, readFile } from 'node:fs/promises';
+import { gzipType, type ExportsIndex } from '../contract/downloads.ts';
+import { computeEtag } from '../contract/manifest.ts';
+import type { RecordType } from '../contract/routes.ts';
+import type { IndexedBodies } from './bodies.ts';
+import { compressMember, readMembers, writerTag, type ChunkFacts, type GzipMember } from './gzipMembers.ts';
+import type { DataRecord } from './schemas.ts';
+import type { DownloadFile } from './write.ts';
+
+/**
+ * The size a chunk has on average, in characters of its lines: a megabyte of text compresses as
+ * well in one member as in a whole file (deflate looks back 32 KB), costs a hundred bytes of
+ * header, and a change to one record recompresses about 20 ms of it. Fixed: another size cuts
+ * every file anew.
+ */
+export const defaultChunkSize = 1 << 20;
+
+/** A chunk of a type's lines, [start, end), and the SHA-256 of its text (the lines, each with its newline). */
+export interface ExportChunk {
+  readonly start: number;
+  readonly end: number;
+  readonly textSha256: string;
+}
+
+/** A type's export as the change lists compare it: its chunks, and its lines when asked for. */
+export interface ExportedType {
+  /** Its lines, one per record. */
+  readonly count: number;
+  /** In file order, one per member; an empty type has one empty chunk (a gzip file holds at least one member). */
+  readonly chunks: readonly ExportChunk[];
+  /** How many of its members this build compressed; the others were copied from the previous build's file. */
+  readonly compressed: number;
+  /** Its lines [start, end), without their newlines: made again when asked for, the few a change list reads. */
+  lines(start: number, end: number): string[];
+}
+
+/** How this build writes the files: the records as shown, the chunk size, and the writer's tag the members carry. */
+export interface ChunkWriter {
+  readonly shown: IndexedBodies['shown'];
+  readonly chunkSize: number;
+  readonly writer: number;
+}
+
+export function chunkWriter(shown: IndexedBodies['shown'], chunkSize = defaultChunkSize): ChunkWriter {
+  return { shown, chunkSize, writer: writerTag(`chunks of ${chunkSize} by FNV-1a/fmix32 of the id`) };
+}
+
+type ExportEntry = ExportsIndex['exports'][string];
+
+/** A type's file as written, with what its index entry and the change lists need of it. */
+export interface WrittenType {
+  readonly exported: ExportedType;
+  readonly file: DownloadFile;
+  readonly sha256: string;
+  readonly etag: string;
+  readonly ndjson: ExportEntry['ndjson'];
+}
+
+/** A previous build's file of a type, intact (its SHA-256 that of its index entry), and its members. */
+export interface EarlierFile {
+  readonly path: string;
+  readonly entry: ExportEntry;
+  /** In file order; empty for a file of another form (a single member without the field, from an older build). */
+  readonly members: readonly GzipMember[];
+}
+
+const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
+
+/** A file's SHA-256, read 64 KB at a time into one buffer. */
+async function fileSha256(file: string): Promise<string | undefined> {
+  const handle = await open(file, 'r').catch(() => undefined);
+  if (!handle) return undefined;
+  try {
+    const hash = createHash('sha256');
+    const buffer = Buffer.allocUnsafe(1 << 16);
+    for (let read = -1; read !== 0; ) {
+      ({ bytesRead: read } = await handle.read(buffer, 0, buffer.length, null));
+      hash.update(buffer.subarray(0, read));
+    }
+    return hash.digest('hex');
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The previous build's file of a type, when its index lists one and the file is as the index says. */
+export async function readEarlierFile(file: string, entry: ExportEntry | undefined): Promise<EarlierFile | undefined> {
+  if (!entry || (await fileSha256(file)) !== entry.sha256) return undefined;
+  return { path: file, entry, members: (await readMembers(file)) ?? [] };
+}
+
+/**
+ * A 32-bit hash of a record id (FNV-1a, then murmur3's finaliser to spread its bits): where chunks
+ * end. Any fixed hash would do; this one costs 0.1 s for a million ids.
+ */
+function idHash(id: string): number {
+  let hash = 0x811c9dc5;
+  for (let at = 0; at < id.length; at++) hash = Math.imul(hash ^ id.charCodeAt(at), 0x01000193);
+  hash = Math.imul(hash ^ (hash >>> 16), 0x85ebca6b);
+  hash = Math.imul(hash ^ (hash >>> 13), 0xc2b2ae35);
+  return (hash ^ (hash >>> 16)) >>> 0;
+}
+
+/**
+ * Whether a chunk ends after a record's line: when its id's hash, read as a fraction of 2^32, falls
+ * below the line's share of the chunk size (its length with the newline, divided by it). The cut
+ * depends on that line alone, so chunks are about the chunk size long whatever a type's lines
+ * measure, a record added or removed changes one chunk (or joins or splits it), and a record
+ * changed keeps its chunk's ends unless its new length moves the cut after it: a change of n
+ * characters does that with a chance of n in the chunk size. The last line ends a chunk too.
+ */
+export function endsChunk(id: string, line: string, how: ChunkWriter): boolean {
+  return idHash(id) < ((line.length + 1) * 2 ** 32) / how.chunkSize;
+}
+
+/** Text in UTF-8, a line at a time, in one buffer grown as needed and used again for the next chunk. */
+export class LineBuffer {
+  #buffer = Buffer.allocUnsafe(1 << 16);
+  #size = 0;
+
+  /** Adds a line and its newline: written into the buffer line by line, twice as fast as joining the lines into one string first. */
+  add(line: string): void {
+    const most = this.#size + 3 * line.length + 1;
+    if (most > this.#buffer.length) {
+      const grown = Buffer.allocUnsafe(Math.max(most, 2 * this.#buffer.length));
+      this.#buffer.copy(grown, 0, 0, this.#size);
+      this.#buffer = grown;
+    }
+    this.#size += this.#buffer.write(line, this.#size, 'utf8');
+    this.#buffer[this.#size++] = 0x0a;
+  }
+
+  /** The text so far, valid until the next add, which starts anew. */
+  take(): Buffer {
+    const text = this.#buffer.subarray(0, this.#size);
+    this.#size = 0;
+    return text;
+  }
+}
+
+/** Which records a chunk holds, as its member's header says: the hash of their ids, and the last one's id. */
+export type ChunkIds = Pick<ChunkFacts, 'idsSha256' | 'lastId'>;
+
+/** The ids of records [start, end) as a member's header states them; `ids` is a buffer to use. */
+export function chunkIds(records: readonly DataRecord[], start: number, end: number, ids: LineBuffer): ChunkIds {
+  for (let at = start; at < end; at++) ids.add((records[at] as DataRecord).id);
+  return { idsSha256: sha256(ids.take()), lastId: records[end - 1]?.id ?? '' };
+}
+
+/**
+ * A type's file put together chunk by chunk, in order: each chunk an earlier member copied, or its
+ * text compressed into a new one.
+ */
+export class ExportFile {
+  readonly #earlier: EarlierFile | undefined;
+  readonly #how: ChunkWriter;
+  readonly #reusable: ReadonlyMap<string, GzipMember>;
+  readonly #chunks: ExportChunk[] = [];
+  readonly #members: (GzipMember | Promise<Buffer>)[] = [];
+  #compressed = 0;
+
+  constructor(earlier: EarlierFile | undefined, how: ChunkWriter) {
+    this.#earlier = earlier;
+    this.#how = how;
+    this.#reusable = new Map((earlier?.members ?? []).filter((member) => member.writer === how.writer).map((member) => [member.textSha256, member]));
+  }
+
+  /** An earlier member of this writer with the text whose hash is `textSha256`, if there is one. */
+  reusable(textSha256: string): GzipMember | undefined {
+    return this.#reusable.get(textSha256);
+  }
+
+  /** The chunk of lines [start, end) as a copy of an earlier member of this writer (one `reusable` gave). */
+  copy(start: number, end: number, member: GzipMember): void {
+    this.#chunks.push({ start, end, textSha256: member.textSha256 });
+    this.#members.push(member);
+  }
+
+  /** The chunk of lines [start, end) with its text (read during the call only): copied where an earlier member holds it, else compressed. */
+  add(start: number, end: number, text: Buffer, ids: ChunkIds, textSha256 = sha256(text)): void {
+    const same = this.reusable(textSha256);
+    if (same) this.copy(start, end, same);
+    else {
+      this.#chunks.push({ start, end, textSha256 });
+      // Compressed on libuv's threads while the next chunks are cut: the largest types share the cores.
+      this.#members.push(compressMember(Buffer.from(text), { lines: end - start, writer: this.#how.writer, textSha256, ...ids }));
+      this.#compressed++;
+    }
+  }
+
+  /** The file: the new members, and the copied ones read from the earlier file straight into it. */
+  async finish(type: RecordType, records: readonly DataRecord[], ndjson: ExportEntry['ndjson']): Promise<WrittenType> {
+    const earlier = this.#earlier;
+    const members = await Promise.all(this.#members);
+    const bytes = Buffer.allocUnsafe(members.reduce((total, member) => total + (Buffer.isBuffer(member) ? member.length : member.bytes), 0));
+    const handle = earlier && members.some((member) => !Buffer.isBuffer(member)) ? await open(earlier.path, 'r') : undefined;
+    try {
+      let offset = 0;
+      for (const member of members) {
+        if (Buffer.isBuffer(member)) offset += member.copy(bytes, offset);
+        else if ((await handle?.read(bytes, offset, member.bytes, member.offset))?.bytesRead === member.bytes) offset += member.bytes;
+        else throw new Error(`${earlier?.path}: the member at ${member.offset} is cut short`);
+      }
+    } finally {
+      await handle?.close();
+    }
+    const fileSha256 = sha256(bytes);
+    const same = earlier?.entry.sha256 === fileSha256;
+    return {
+      exported: { count: records.length, chunks: this.#chunks, compressed: this.#compressed, lines: linesOf(type, records, this.#how.shown) },
+      file: { bytes, contentType: gzipType, ...(same && earlier ? { linkFrom: earlier.path } : {}) },
+      sha256: fileSha256,
+      etag: same && earlier ? earlier.entry.etag : computeEtag(bytes),
+      ndjson,
+    };
+  }
+}
+
+const linesOf =
+  (type: RecordType, records: readonly DataRecord[], shown: IndexedBodies['shown']): ExportedType['lines'] =>
+  (start, end) =>
+    records.slice(start, end).map((record) => shown(type, record));
+
+/** A type's file written from every record's line (endsChunk cuts them). */
+export async function writeType(type: RecordType, records: readonly DataRecord[], earlier: EarlierFile | undefined, how: ChunkWriter): Promise<WrittenType> {
+  const file = new ExportFile(earlier, how);
+  const ndjson = createHash('sha256');
+  let ndjsonBytes = 0;
+  const text = new LineBuffer();
+  const ids = new LineBuffer();
+  const endChunk = (start: number, end: number): void => {
+    const bytes = text.take();
+    ndjson.update(bytes);
+    ndjsonBytes += bytes.length;
+    file.add(start, end, bytes, chunkIds(records, start, end, ids));
+  };
+  let start = 0;
+  for (const [at, record] of records.entries()) {
+    const line = how.shown(type, record);
+    text.add(line);
+    if (endsChunk(record.id, line, how) || at === records.length - 1) {
+      endChunk(start, at + 1);
+      start = at + 1;
+    }
+  }
+  if (records.length === 0) endChunk(0, 0);
+  return file.finish(type, records, { bytes: ndjsonBytes, sha256: ndjson.digest('hex') });
+}
+
+/**
+ * A type's file taken as `earlier` holds it, without making its lines, for a type whose records
+ * the build knows to be the previous build's: when every member is this writer's and they hold
+ * as many lines as there are records, the file is the one writeType would write. Else undefined.
+ */
+export async function keepType(
+  type: RecordType,
+  records: readonly DataRecord[],
+  earlier: EarlierFile | undefined,
+  how: ChunkWriter,
+): Promise<WrittenType | undefined> {
+  if (!earlier || earlier.entry.records !== records.length || earlier.members.length === 0) return undefined;
+  if (earlier.members.some((member) => member.writer !== how.writer)) return undefined;
+  const chunks: ExportChunk[] = [];
+  let start = 0;
+  for (const member of earlier.members) {
+    chunks.push({ start, end: start + member.lines, textSha256: member.textSha256 });
+    start += member.lines;
+  }
+  const bytes = await readFile(earlier.path).catch(() => undefined);
+  if (start !== records.length || !bytes || sha256(bytes) !== earlier.entry.sha256) return undefined;
+  const { entry } = earlier;
+  return {
+    exported: { count: records.length, chunks, compressed: 0, lines: linesOf(type, records, how.shown) },
+    file: { bytes, contentType: gzipType, linkFrom: earlier.path },
+    sha256: entry.sha256,
+    etag: entry.etag,
+    ndjson: entry.ndjson,
+  };
+}
