@@ -11,12 +11,13 @@
  * buffer first.
  */
 import { createHash } from 'node:crypto';
+import { readSync } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
 import { gzipType, type ExportsIndex } from '../contract/downloads.ts';
 import { computeEtag } from '../contract/manifest.ts';
 import type { RecordType } from '../contract/routes.ts';
 import type { IndexedBodies } from './bodies.ts';
-import { compressMember, readMembers, writerTag, type ChunkFacts, type GzipMember } from './gzipMembers.ts';
+import { MemberPress, readMembers, writerTag, type ChunkFacts, type GzipMember, type NewMember } from './gzipMembers.ts';
 import type { DataRecord } from './schemas.ts';
 import type { DownloadFile } from './write.ts';
 
@@ -28,11 +29,12 @@ import type { DownloadFile } from './write.ts';
  */
 export const defaultChunkSize = 1 << 20;
 
-/** A chunk of a type's lines, [start, end), and the SHA-256 of its text (the lines, each with its newline). */
+/** A chunk of a type's lines, [start, end), with the SHA-256 of its text (the lines, each with its newline) and of its records' ids. */
 export interface ExportChunk {
   readonly start: number;
   readonly end: number;
   readonly textSha256: string;
+  readonly idsSha256: string;
 }
 
 /** A type's export as the change lists compare it: its chunks, and its lines when asked for. */
@@ -47,15 +49,29 @@ export interface ExportedType {
   lines(start: number, end: number): string[];
 }
 
-/** How this build writes the files: the records as shown, the chunk size, and the writer's tag the members carry. */
+/**
+ * How this build writes the files, one type after another: the records as shown, the chunk size,
+ * the writer's tag the members carry, the press that compresses them, and the buffers a chunk's
+ * text and ids are written into, used again for every chunk.
+ */
 export interface ChunkWriter {
   readonly shown: IndexedBodies['shown'];
   readonly chunkSize: number;
   readonly writer: number;
+  readonly press: MemberPress;
+  readonly text: LineBuffer;
+  readonly ids: LineBuffer;
 }
 
 export function chunkWriter(shown: IndexedBodies['shown'], chunkSize = defaultChunkSize): ChunkWriter {
-  return { shown, chunkSize, writer: writerTag(`chunks of ${chunkSize} by FNV-1a/fmix32 of the id`) };
+  return {
+    shown,
+    chunkSize,
+    writer: writerTag(`chunks of ${chunkSize} by FNV-1a/fmix32 of the id`),
+    press: new MemberPress(),
+    text: new LineBuffer(),
+    ids: new LineBuffer(),
+  };
 }
 
 type ExportEntry = ExportsIndex['exports'][string];
@@ -79,17 +95,14 @@ export interface EarlierFile {
 
 const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
 
-/** A file's SHA-256, read 64 KB at a time into one buffer. */
+/** A file's SHA-256, read 256 KB at a time into one buffer (without waiting on libuv for each: the file is in the page cache). */
 async function fileSha256(file: string): Promise<string | undefined> {
   const handle = await open(file, 'r').catch(() => undefined);
   if (!handle) return undefined;
   try {
     const hash = createHash('sha256');
-    const buffer = Buffer.allocUnsafe(1 << 16);
-    for (let read = -1; read !== 0; ) {
-      ({ bytesRead: read } = await handle.read(buffer, 0, buffer.length, null));
-      hash.update(buffer.subarray(0, read));
-    }
+    const buffer = Buffer.allocUnsafe(1 << 18);
+    for (let read = readSync(handle.fd, buffer); read > 0; read = readSync(handle.fd, buffer)) hash.update(buffer.subarray(0, read));
     return hash.digest('hex');
   } finally {
     await handle.close();
@@ -143,6 +156,11 @@ export class LineBuffer {
     this.#buffer[this.#size++] = 0x0a;
   }
 
+  /** Empties it, of what a type given up half-way left. */
+  clear(): void {
+    this.#size = 0;
+  }
+
   /** The text so far, valid until the next add, which starts anew. */
   take(): Buffer {
     const text = this.#buffer.subarray(0, this.#size);
@@ -169,7 +187,7 @@ export class ExportFile {
   readonly #how: ChunkWriter;
   readonly #reusable: ReadonlyMap<string, GzipMember>;
   readonly #chunks: ExportChunk[] = [];
-  readonly #members: (GzipMember | Promise<Buffer>)[] = [];
+  readonly #members: (GzipMember | Promise<NewMember>)[] = [];
   #compressed = 0;
 
   constructor(earlier: EarlierFile | undefined, how: ChunkWriter) {
@@ -185,34 +203,39 @@ export class ExportFile {
 
   /** The chunk of lines [start, end) as a copy of an earlier member of this writer (one `reusable` gave). */
   copy(start: number, end: number, member: GzipMember): void {
-    this.#chunks.push({ start, end, textSha256: member.textSha256 });
+    this.#chunks.push({ start, end, textSha256: member.textSha256, idsSha256: member.idsSha256 });
     this.#members.push(member);
   }
 
-  /** The chunk of lines [start, end) with its text (read during the call only): copied where an earlier member holds it, else compressed. */
-  add(start: number, end: number, text: Buffer, ids: ChunkIds, textSha256 = sha256(text)): void {
+  /**
+   * The chunk of lines [start, end) with its text, copied where an earlier member holds it, else
+   * compressed: on libuv's threads while the next chunks are cut, so that the largest types share
+   * the cores. `text` may be written over once this resolves.
+   */
+  async add(start: number, end: number, text: Buffer, ids: ChunkIds, textSha256 = sha256(text)): Promise<void> {
     const same = this.reusable(textSha256);
-    if (same) this.copy(start, end, same);
-    else {
-      this.#chunks.push({ start, end, textSha256 });
-      // Compressed on libuv's threads while the next chunks are cut: the largest types share the cores.
-      this.#members.push(compressMember(Buffer.from(text), { lines: end - start, writer: this.#how.writer, textSha256, ...ids }));
-      this.#compressed++;
-    }
+    if (same) return this.copy(start, end, same);
+    this.#chunks.push({ start, end, textSha256, idsSha256: ids.idsSha256 });
+    this.#members.push((await this.#how.press.press(text, { lines: end - start, writer: this.#how.writer, textSha256, ...ids })).member);
+    this.#compressed++;
   }
 
   /** The file: the new members, and the copied ones read from the earlier file straight into it. */
   async finish(type: RecordType, records: readonly DataRecord[], ndjson: ExportEntry['ndjson']): Promise<WrittenType> {
     const earlier = this.#earlier;
     const members = await Promise.all(this.#members);
-    const bytes = Buffer.allocUnsafe(members.reduce((total, member) => total + (Buffer.isBuffer(member) ? member.length : member.bytes), 0));
-    const handle = earlier && members.some((member) => !Buffer.isBuffer(member)) ? await open(earlier.path, 'r') : undefined;
+    const bytes = Buffer.allocUnsafe(members.reduce((total, member) => total + member.bytes, 0));
+    const handle = earlier && members.some((member) => 'offset' in member) ? await open(earlier.path, 'r') : undefined;
     try {
       let offset = 0;
       for (const member of members) {
-        if (Buffer.isBuffer(member)) offset += member.copy(bytes, offset);
-        else if ((await handle?.read(bytes, offset, member.bytes, member.offset))?.bytesRead === member.bytes) offset += member.bytes;
-        else throw new Error(`${earlier?.path}: the member at ${member.offset} is cut short`);
+        if (!('offset' in member)) {
+          member.header.copy(bytes, offset);
+          member.body.copy(bytes, offset + member.header.length);
+        } else if ((await handle?.read(bytes, offset, member.bytes, member.offset))?.bytesRead !== member.bytes) {
+          throw new Error(`${earlier?.path}: the member at ${member.offset} is cut short`);
+        }
+        offset += member.bytes;
       }
     } finally {
       await handle?.close();
@@ -239,24 +262,25 @@ export async function writeType(type: RecordType, records: readonly DataRecord[]
   const file = new ExportFile(earlier, how);
   const ndjson = createHash('sha256');
   let ndjsonBytes = 0;
-  const text = new LineBuffer();
-  const ids = new LineBuffer();
-  const endChunk = (start: number, end: number): void => {
+  const { text, ids } = how;
+  text.clear();
+  ids.clear();
+  const endChunk = (start: number, end: number): Promise<void> => {
     const bytes = text.take();
     ndjson.update(bytes);
     ndjsonBytes += bytes.length;
-    file.add(start, end, bytes, chunkIds(records, start, end, ids));
+    return file.add(start, end, bytes, chunkIds(records, start, end, ids));
   };
   let start = 0;
   for (const [at, record] of records.entries()) {
     const line = how.shown(type, record);
     text.add(line);
     if (endsChunk(record.id, line, how) || at === records.length - 1) {
-      endChunk(start, at + 1);
+      await endChunk(start, at + 1);
       start = at + 1;
     }
   }
-  if (records.length === 0) endChunk(0, 0);
+  if (records.length === 0) await endChunk(0, 0);
   return file.finish(type, records, { bytes: ndjsonBytes, sha256: ndjson.digest('hex') });
 }
 
@@ -276,7 +300,7 @@ export async function keepType(
   const chunks: ExportChunk[] = [];
   let start = 0;
   for (const member of earlier.members) {
-    chunks.push({ start, end: start + member.lines, textSha256: member.textSha256 });
+    chunks.push({ start, end: start + member.lines, textSha256: member.textSha256, idsSha256: member.idsSha256 });
     start += member.lines;
   }
   const bytes = await readFile(earlier.path).catch(() => undefined);

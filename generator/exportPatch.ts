@@ -19,7 +19,7 @@
  * every chunk's text in order, and ExportFile copies or compresses each member as for writeType.
  */
 import type { RecordType } from '../contract/routes.ts';
-import { chunkIds, endsChunk, ExportFile, LineBuffer, type ChunkWriter, type EarlierFile, type WrittenType } from './exportChunks.ts';
+import { chunkIds, endsChunk, ExportFile, type ChunkWriter, type EarlierFile, type WrittenType } from './exportChunks.ts';
 import { digestNdjson, type DigestPart } from './ndjsonDigest.ts';
 import type { DataRecord } from './schemas.ts';
 
@@ -43,8 +43,9 @@ export async function patchType(
   const byIds = new Map(members.map((member) => [member.idsSha256, member]));
   const file = new ExportFile(earlier, how);
   const parts: DigestPart[] = [];
-  const text = new LineBuffer();
-  const ids = new LineBuffer();
+  const { text, ids } = how;
+  text.clear();
+  ids.clear();
   let start = 0;
   let touched = false;
   for (const [at, record] of records.entries()) {
@@ -68,14 +69,14 @@ export async function patchType(
       }
       const bytes = text.take();
       parts.push({ text: Buffer.from(bytes) });
-      file.add(start, end, bytes, chunk);
+      await file.add(start, end, bytes, chunk);
     }
     start = end;
     touched = false;
   }
   if (records.length === 0) {
     parts.push({ text: Buffer.alloc(0) });
-    file.add(0, 0, Buffer.alloc(0), chunkIds(records, 0, 0, ids));
+    await file.add(0, 0, Buffer.alloc(0), chunkIds(records, 0, 0, ids));
   }
   return file.finish(type, records, await digestNdjson(earlier.path, parts));
 }

@@ -89,16 +89,15 @@ export async function buildExports(
   { changed, chunkSize = defaultChunkSize }: ExportOptions = {},
 ): Promise<BuiltExports> {
   const how = chunkWriter(shown, chunkSize);
-  // Side by side: zlib compresses on libuv's threads, so the largest types share the cores.
-  const written = await Promise.all(
-    recordTypes.map(async (type) => {
-      const records = dataset.records.get(type) ?? [];
-      const earlier = previous && (await readEarlierFile(path.join(previous.dir, exportFile(type)), previous.index.exports[type]));
-      const ids = changed?.get(type);
-      const known = changed === undefined ? undefined : ids ? await patchType(type, records, ids, earlier, how) : await keepType(type, records, earlier, how);
-      return { type, ...(known ?? (await writeType(type, records, earlier, how))) };
-    }),
-  );
+  // One type after another: a type's chunks are compressed side by side (how.press), a few at a time.
+  const written = [];
+  for (const type of recordTypes) {
+    const records = dataset.records.get(type) ?? [];
+    const earlier = previous && (await readEarlierFile(path.join(previous.dir, exportFile(type)), previous.index.exports[type]));
+    const ids = changed?.get(type);
+    const known = changed === undefined ? undefined : ids ? await patchType(type, records, ids, earlier, how) : await keepType(type, records, earlier, how);
+    written.push({ type, ...(known ?? (await writeType(type, records, earlier, how))) });
+  }
   const files = new Map<string, DownloadFile>();
   const lines = new Map<RecordType, ExportedType>();
   const exports: ExportsIndex['exports'] = {};

@@ -18,11 +18,14 @@
  * together from an earlier build's members is the file a build from scratch writes.
  */
 import { createHash } from 'node:crypto';
+import { readSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
 
 const compress = promisify(gzip);
+/** Members read and decompressed side by side by readMemberTexts. */
+const readAhead = 4;
 const decompress = promisify(gunzip);
 
 /**
@@ -75,8 +78,15 @@ export interface GzipMember extends ChunkFacts {
   readonly bytes: number;
 }
 
+/** A member made by this build: its header and the deflate data with gzip's trailer, to be copied into the file one after the other. */
+export interface NewMember {
+  readonly header: Buffer;
+  readonly body: Buffer;
+  readonly bytes: number;
+}
+
 /** A chunk's text compressed into one member, with a header stating `facts`. */
-export async function compressMember(text: Buffer, facts: ChunkFacts): Promise<Buffer> {
+async function compressMember(text: Buffer, facts: ChunkFacts): Promise<NewMember> {
   const zipped = await compress(text, { level: gzipLevel });
   const lastId = Buffer.from(facts.lastId, 'utf8');
   const headerBytes = fixedHeader + lastId.length;
@@ -92,7 +102,42 @@ export async function compressMember(text: Buffer, facts: ChunkFacts): Promise<B
   header.write(facts.textSha256, 28, 'hex');
   header.write(facts.idsSha256, 60, 'hex');
   lastId.copy(header, fixedHeader);
-  return Buffer.concat([header, zipped.subarray(zlibHeaderBytes)], bytes);
+  return { header, body: zipped.subarray(zlibHeaderBytes), bytes };
+}
+
+/**
+ * Compresses chunks into members on libuv's threads, at most `slots` at once, each from an input
+ * buffer used again for a later chunk. Node counts every buffer made against the heap until the
+ * next collection, and starts one after some 64 MB of them: a copy of every chunk's text (the
+ * world's exports are 300 MB) would start several, each seconds on a heap of gigabytes.
+ */
+export class MemberPress {
+  readonly #slots: number;
+  readonly #idle: Buffer[] = [];
+  readonly #waiting: (() => void)[] = [];
+  #busy = 0;
+
+  constructor(slots = 4) {
+    this.#slots = slots;
+  }
+
+  /**
+   * Waits for a free slot and copies `text` into its buffer: `text` may be written over once this
+   * resolves. The member comes when its compression ends.
+   */
+  async press(text: Buffer, facts: ChunkFacts): Promise<{ readonly member: Promise<NewMember> }> {
+    while (this.#busy >= this.#slots) await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    this.#busy++;
+    const idle = this.#idle.pop();
+    const input = idle && idle.length >= text.length ? idle : Buffer.allocUnsafe(Math.max(text.length, 1 << 20));
+    text.copy(input);
+    const member = compressMember(input.subarray(0, text.length), facts).finally(() => {
+      this.#idle.push(input);
+      this.#busy--;
+      this.#waiting.shift()?.();
+    });
+    return { member };
+  }
 }
 
 /**
@@ -129,13 +174,12 @@ export async function readMembers(file: string): Promise<GzipMember[] | undefine
   try {
     const { size } = await handle.stat();
     const members: GzipMember[] = [];
+    const window = Buffer.allocUnsafe(headerWindow);
+    // Read without waiting on libuv for each of a hundred headers: the file is in the page cache, a read takes microseconds.
+    const readAt = (buffer: Buffer, offset: number): Buffer => buffer.subarray(0, readSync(handle.fd, buffer, 0, buffer.length, offset));
     for (let offset = 0; offset < size; ) {
-      let header = Buffer.alloc(headerWindow);
-      let member = parseHeader(header.subarray(0, (await handle.read(header, 0, headerWindow, offset)).bytesRead), offset);
-      if (typeof member === 'number') {
-        header = Buffer.alloc(member);
-        member = parseHeader(header.subarray(0, (await handle.read(header, 0, member, offset)).bytesRead), offset);
-      }
+      let member = parseHeader(readAt(window, offset), offset);
+      if (typeof member === 'number') member = parseHeader(readAt(Buffer.allocUnsafe(member), offset), offset);
       if (typeof member !== 'object' || offset + member.bytes > size) return undefined;
       members.push(member);
       offset += member.bytes;
@@ -146,22 +190,27 @@ export async function readMembers(file: string): Promise<GzipMember[] | undefine
   }
 }
 
-/** The texts of some members of a file on disk, each read at its offset, decompressed alone and checked against its hash. */
+/**
+ * The texts of some members of a file on disk, each read at its offset, decompressed alone (a few
+ * side by side, on libuv's threads) and checked against its hash.
+ */
 export async function readMemberTexts(file: string, members: readonly GzipMember[]): Promise<Buffer[]> {
   if (members.length === 0) return [];
   const handle = await open(file, 'r');
   try {
-    const texts: Buffer[] = [];
-    for (const member of members) {
-      const bytes = Buffer.alloc(member.bytes);
+    const textOf = async (member: GzipMember): Promise<Buffer> => {
+      const bytes = Buffer.allocUnsafe(member.bytes);
       const { bytesRead } = await handle.read(bytes, 0, member.bytes, member.offset);
       if (bytesRead !== member.bytes) throw new Error(`${file}: the member at ${member.offset} is cut short (${bytesRead} of ${member.bytes} bytes)`);
-      const text = await decompress(bytes);
+      // One buffer of the size its trailer states (ISIZE), not zlib's 16 KB pieces.
+      const text = await decompress(bytes, { chunkSize: Math.max(bytes.readUInt32LE(member.bytes - 4), 1 << 14) });
       if (createHash('sha256').update(text).digest('hex') !== member.textSha256) {
         throw new Error(`${file}: the member at ${member.offset} does not hold the text its header names`);
       }
-      texts.push(text);
-    }
+      return text;
+    };
+    const texts: Buffer[] = [];
+    for (let start = 0; start < members.length; start += readAhead) texts.push(...(await Promise.all(members.slice(start, start + readAhead).map(textOf))));
     return texts;
   } finally {
     await handle.close();
