@@ -61,6 +61,8 @@ export interface ChunkWriter {
   readonly press: MemberPress;
   readonly text: LineBuffer;
   readonly ids: LineBuffer;
+  /** What previous files are read into to be hashed. */
+  readonly reading: Buffer;
 }
 
 export function chunkWriter(shown: IndexedBodies['shown'], chunkSize = defaultChunkSize): ChunkWriter {
@@ -69,8 +71,10 @@ export function chunkWriter(shown: IndexedBodies['shown'], chunkSize = defaultCh
     chunkSize,
     writer: writerTag(`chunks of ${chunkSize} by FNV-1a/fmix32 of the id`),
     press: new MemberPress(),
-    text: new LineBuffer(),
+    // Four times the average chunk: one chunk in fifty is longer, and grows it once.
+    text: new LineBuffer(4 * chunkSize),
     ids: new LineBuffer(),
+    reading: Buffer.allocUnsafe(1 << 18),
   };
 }
 
@@ -95,13 +99,12 @@ export interface EarlierFile {
 
 const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
 
-/** A file's SHA-256, read 256 KB at a time into one buffer (without waiting on libuv for each: the file is in the page cache). */
-async function fileSha256(file: string): Promise<string | undefined> {
+/** A file's SHA-256, read a piece at a time into `buffer` (without waiting on libuv for each: the file is in the page cache). */
+async function fileSha256(file: string, buffer: Buffer): Promise<string | undefined> {
   const handle = await open(file, 'r').catch(() => undefined);
   if (!handle) return undefined;
   try {
     const hash = createHash('sha256');
-    const buffer = Buffer.allocUnsafe(1 << 18);
     for (let read = readSync(handle.fd, buffer); read > 0; read = readSync(handle.fd, buffer)) hash.update(buffer.subarray(0, read));
     return hash.digest('hex');
   } finally {
@@ -110,8 +113,8 @@ async function fileSha256(file: string): Promise<string | undefined> {
 }
 
 /** The previous build's file of a type, when its index lists one and the file is as the index says. */
-export async function readEarlierFile(file: string, entry: ExportEntry | undefined): Promise<EarlierFile | undefined> {
-  if (!entry || (await fileSha256(file)) !== entry.sha256) return undefined;
+export async function readEarlierFile(file: string, entry: ExportEntry | undefined, how: ChunkWriter): Promise<EarlierFile | undefined> {
+  if (!entry || (await fileSha256(file, how.reading)) !== entry.sha256) return undefined;
   return { path: file, entry, members: (await readMembers(file)) ?? [] };
 }
 
@@ -141,8 +144,13 @@ export function endsChunk(id: string, line: string, how: ChunkWriter): boolean {
 
 /** Text in UTF-8, a line at a time, in one buffer grown as needed and used again for the next chunk. */
 export class LineBuffer {
-  #buffer = Buffer.allocUnsafe(1 << 16);
+  #buffer: Buffer;
   #size = 0;
+
+  /** `size` to start with: a buffer grown later is a second one. */
+  constructor(size = 1 << 16) {
+    this.#buffer = Buffer.allocUnsafe(size);
+  }
 
   /** Adds a line and its newline: written into the buffer line by line, twice as fast as joining the lines into one string first. */
   add(line: string): void {

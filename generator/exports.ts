@@ -93,7 +93,7 @@ export async function buildExports(
   const written = [];
   for (const type of recordTypes) {
     const records = dataset.records.get(type) ?? [];
-    const earlier = previous && (await readEarlierFile(path.join(previous.dir, exportFile(type)), previous.index.exports[type]));
+    const earlier = previous && (await readEarlierFile(path.join(previous.dir, exportFile(type)), previous.index.exports[type], how));
     const ids = changed?.get(type);
     const known = changed === undefined ? undefined : ids ? await patchType(type, records, ids, earlier, how) : await keepType(type, records, earlier, how);
     written.push({ type, ...(known ?? (await writeType(type, records, earlier, how))) });
