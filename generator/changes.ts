@@ -5,9 +5,8 @@
  * a request for one is a file like any other and nothing is compared per request.
  *
  * A kept build is a directory beside this one under `.dist-builds/` with an exports index (write.ts
- * keeps them and prunes the rest).
- * A type whose NDJSON hash is the same in both builds is not read at all; of another, only the
- * chunks whose text differs (compareType).
+ * keeps them and prunes the rest). A type whose NDJSON hash is the same in both builds is not read
+ * at all; of another, only the chunks whose text differs (compareType).
  */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -164,7 +163,7 @@ async function compareType(build: KeptBuild, type: RecordType, current: Exported
   for (const member of earlier) {
     const text = scratch.texts.get(member.textSha256) ?? Buffer.alloc(0);
     if (laterIds.get(member.idsSha256) === member.lines) paired.set(member.idsSha256, text);
-    else unpaired.push(...linesOf(text));
+    else for (const line of linesOf(text)) unpaired.push(line);
   }
   const comparison = new Comparison(unpaired);
   for (const chunk of later) {

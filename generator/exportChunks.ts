@@ -228,7 +228,7 @@ export class ExportFile {
     this.#compressed++;
   }
 
-  /** The file: the new members, and the copied ones read from the earlier file straight into it. */
+  /** The file: the new members, and the copied ones read from the earlier file straight into it (from the page cache: no wait on libuv for each). */
   async finish(type: RecordType, records: readonly DataRecord[], ndjson: ExportEntry['ndjson']): Promise<WrittenType> {
     const earlier = this.#earlier;
     const members = await Promise.all(this.#members);
@@ -240,7 +240,7 @@ export class ExportFile {
         if (!('offset' in member)) {
           member.header.copy(bytes, offset);
           member.body.copy(bytes, offset + member.header.length);
-        } else if ((await handle?.read(bytes, offset, member.bytes, member.offset))?.bytesRead !== member.bytes) {
+        } else if (!handle || readSync(handle.fd, bytes, offset, member.bytes, member.offset) !== member.bytes) {
           throw new Error(`${earlier?.path}: the member at ${member.offset} is cut short`);
         }
         offset += member.bytes;
@@ -311,8 +311,9 @@ export async function keepType(
     chunks.push({ start, end: start + member.lines, textSha256: member.textSha256, idsSha256: member.idsSha256 });
     start += member.lines;
   }
+  // readEarlierFile has checked its hash.
   const bytes = await readFile(earlier.path).catch(() => undefined);
-  if (start !== records.length || !bytes || sha256(bytes) !== earlier.entry.sha256) return undefined;
+  if (start !== records.length || bytes?.length !== earlier.entry.bytes) return undefined;
   const { entry } = earlier;
   return {
     exported: { count: records.length, chunks, compressed: 0, lines: linesOf(type, records, how.shown) },
