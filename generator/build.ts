@@ -195,6 +195,8 @@ async function buildLocked({ dataDir, distDir, force = false, keepBuilds = defau
     shown,
     { buildId, builtAt, dataVersion: loaded.dataVersion, sources },
     kept.find((build) => build.dir === replaced),
+    // What a rebuild knows changed since the build it replaces: the other records' lines are not made again.
+    made ? { changed: made.changedRecords } : {},
   );
   stage('openapi and exports');
   const changeLists = await buildChangeLists(exported.index, exported.lines, kept, replaced);
@@ -236,7 +238,9 @@ async function buildLocked({ dataDir, distDir, force = false, keepBuilds = defau
     console.warn(`the record files could not be kept for the next build, which will make every body: ${(error as Error).message}`),
   );
   stage('write');
-  const rebuilt = made ? { changed: made.patch.changes.size, records: Object.fromEntries(made.changedRecords) } : { reason: reason ?? 'unknown' };
+  const rebuilt = made
+    ? { changed: made.patch.changes.size, records: Object.fromEntries([...made.changedRecords].map(([type, ids]) => [type, ids.size])) }
+    : { reason: reason ?? 'unknown' };
   return { ...written, buildId, dataVersion: loaded.dataVersion, counts, ambiguous: indexed.ambiguous.length, upToDate: false, stages, rebuilt };
 }
 
@@ -250,7 +254,7 @@ async function patchOf(
   previousDir: string,
   dataset: Dataset,
   settings: BuildSettings,
-): Promise<{ indexed: IndexedBodies; patch: BodyPatch; changedRecords: ReadonlyMap<string, number> }> {
+): Promise<{ indexed: IndexedBodies; patch: BodyPatch; changedRecords: RebuildPlan['changed'] }> {
   const [{ indexData }, { routes }, { manifestFileName, manifestHeadSchema }] = await Promise.all([
     import('./bodies.ts'),
     import('../contract/routes.ts'),

@@ -120,8 +120,8 @@ export interface RebuildPlan {
   readonly before: Dataset;
   readonly plans: ReadonlyMap<string, RoutePlan>;
   readonly plansBefore: ReadonlyMap<string, RoutePlan>;
-  /** Records changed, per type (added, removed or different: their ids). */
-  readonly changed: ReadonlyMap<RecordType, number>;
+  /** Records changed, per type (added, removed or different): their ids. */
+  readonly changed: ReadonlyMap<RecordType, ReadonlySet<string>>;
 }
 
 export interface RebuildInputs {
@@ -271,7 +271,7 @@ export async function planRebuild({ buildsRoot, basis, current, loaded, dataset,
     before,
     plans,
     plansBefore,
-    changed: new Map([...changed].map(([type, { after, before }]) => [type, new Set([...after, ...before].map((record) => record.id)).size])),
+    changed: new Map([...changed].map(([type, { after, before }]) => [type, new Set([...after, ...before].map((record) => record.id))])),
   };
 }
 

@@ -17,7 +17,10 @@ import { buildFixture, copyFixture, fixtureData, fixtureRecords, pick, repoRoot,
 
 const api = 'addressmanagement/api';
 
-const sha256Of = async (file: string): Promise<string> => createHash('sha256').update(await readFile(file)).digest('hex');
+const sha256Of = async (file: string): Promise<string> =>
+  createHash('sha256')
+    .update(await readFile(file))
+    .digest('hex');
 
 async function readBody(distDir: string, file: string): Promise<unknown> {
   const body = await packedBody(distDir, file);
@@ -100,9 +103,7 @@ describe('the generator on the fixture dataset', () => {
         settings: await sha256Of(path.join(fixtureData, 'build.json')),
         entriesPerShard,
         records: Object.fromEntries(
-          await Promise.all(
-            (await fg('records/**/*.json', { cwd: fixtureData })).map(async (file) => [file, await sha256Of(path.join(fixtureData, file))]),
-          ),
+          await Promise.all((await fg('records/**/*.json', { cwd: fixtureData })).map(async (file) => [file, await sha256Of(path.join(fixtureData, file))])),
         ),
       },
     });

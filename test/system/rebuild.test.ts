@@ -84,10 +84,12 @@ function row(rows: readonly Row[], index: number): Row {
   return found;
 }
 
-/** What must be equal between two builds of the same data: the index's shards, and the manifest's data parts. */
+/** What must be equal between two builds of the same data: the index's shards, the manifest's data parts, the exports. */
 async function comparable(distDir: string) {
   const head = await readLookupHead(distDir);
   const manifest = JSON.parse(await readFile(path.join(distDir, 'manifest.json'), 'utf8')) as Row;
+  // Each export's bytes, through its hash (the gzip members' too, not only the lines).
+  const { exports } = JSON.parse(await readFile(path.join(distDir, 'exports', 'index.json'), 'utf8')) as { exports: Record<string, { sha256: string }> };
   return {
     count: head.count,
     shards: head.shards,
@@ -95,6 +97,7 @@ async function comparable(distDir: string) {
     aliases: manifest.aliases,
     languages: manifest.languages,
     counts: manifest.counts,
+    exports: Object.fromEntries(Object.entries(exports).map(([type, { sha256 }]) => [type, sha256])),
   };
 }
 
