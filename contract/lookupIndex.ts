@@ -1,38 +1,42 @@
 /**
  * A build's lookup index and its bodies: which body files exist, with their size and ETag, found
  * by path, and where their bytes are. The generator writes it beside manifest.json; a proxy serves
- * from it instead, without ever holding all of it. It comes in three parts:
+ * from it instead, reading only the few bytes each lookup needs. It comes in three parts:
  *
  * - `lookups.idx`, the head: the manifest without its files, and a directory of shards (how many
- *   entries each holds, its size and ETag). A proxy reads it at start and at every build switch.
- * - `lookups/<ETag>.idx`, one file per shard: a hash table over the paths whose FNV-1a hash falls
- *   in it (the hash's top bits choose the shard), each entry with its body's size, ETag and offset
- *   in the shard's pack. A proxy reads a shard the first time a lookup needs it and keeps it in a
- *   cache bounded in bytes.
+ *   entries each holds, its size and ETag, its pack's ETag). A proxy reads it at start and at
+ *   every build switch.
+ * - `lookups/<ETag>.idx`, one file per shard: an on-disk hash table over the paths whose FNV-1a
+ *   hash falls in it (the hash's top bits choose the shard), in pages of 4,096 bytes: each entry,
+ *   with its body's size, ETag and offset in the shard's pack, in the page its hash makes its home
+ *   (or the next with room: pages are filled to about two thirds, so that is rare). A lookup is
+ *   one read of one page, whatever the build's size, with the operating system's page cache as
+ *   the cache: a hash table whose buckets are the page cache's own unit.
  * - `lookups/<ETag>.pack`, one file per shard: the bodies of its entries, one after another, each
  *   distinct body once. A body is one read of `size` bytes at its offset (a `Range` request from
  *   an origin).
  *
  * Shards and packs are named by their content, so one unchanged by a rebuild keeps its name: any
- * cache of it (a proxy's, Varnish's) stays valid, and the build hard-links it from the previous
- * one. A worker's memory and start-up depend on the cache's bound and the number of shards (a few
- * thousand entries each), not on the number of bodies; a build writes a few files per thousand
- * bodies instead of one per body.
+ * cache of it (Varnish's, an origin copy's) stays valid, and the build hard-links it from the
+ * previous one. Shards exist for the build, not for the lookup: a rebuild rewrites only the
+ * shards its changed bodies fall in.
  *
  * Layout (integers little-endian):
  *
- *   head:  "RDLI"  u32 version (2)  u32 headLength  head: the manifest without `files`, JSON (UTF-8)
+ *   head:  "RDLI"  u32 version (3)  u32 headLength  head: the manifest without `files`, JSON (UTF-8)
  *          u8 shardBits  u32 count (all entries)
- *          2^shardBits × shard: u32 count, u32 size, u8 tagLength, the shard file's ETag without quotes
- *   shard: "RDLS"  u32 version (2)  u8 shardBits  u32 shard number  u8 packTagLength, its pack's ETag without quotes
- *          u32 count  u32 slots (a power of two, at least twice count)
- *          slots × u32: the hash table, open addressing with linear probing; 1 + an entry's number, 0 empty
- *          count × u32: each entry's offset
- *          count × entry: u16 pathLength, the path (latin1), u32 size, u32 offset in the pack,
- *                         u8 tagLength, the ETag without its quotes
+ *          2^shardBits × shard: u32 count, u32 size, u8 tagLength, the shard file's ETag without quotes,
+ *                               u8 packTagLength, its pack's ETag without quotes
+ *   shard: "RDLS"  u32 version (3)  u8 shardBits  u32 shard number  u8 packTagLength, its pack's ETag without quotes
+ *          u32 count  u32 pages, the header padded to 4,096 bytes
+ *          pages × 4,096 bytes: u16 entries, u16 overflowed (1: an entry whose home is this page lies in a
+ *                  later one), then the entries whose home it is (or an earlier full page's)
+ *          count × u32: each entry's offset, in path order
+ *   entry: u32 the path's hash, u16 pathLength, the path (latin1), u32 size, u32 offset in the pack,
+ *          u8 tagLength, the ETag without its quotes
  *
  * Paths are ASCII (contract/keys.ts writes keys so); a path with a character above U+00FF is
- * never found.
+ * never found. A lookup compares the path itself, never the hash alone.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -44,13 +48,27 @@ export const lookupShardsDir = 'lookups';
 
 const headMagic = 'RDLI';
 const shardMagic = 'RDLS';
-const version = 2;
+const version = 3;
 /** The fixed part of a shard's header, before its pack's tag. */
 const shardHeaderLength = 14;
+/**
+ * A page of a shard's hash table: the unit a lookup reads, the operating system's page, so that one
+ * read is one page of the page cache.
+ */
+export const pageBytes = 4096;
+/** A page's header: its entries' count, and whether an entry whose home it is lies in a later page. */
+const pageHeaderBytes = 4;
+/** Pages are filled to about this many bytes on average: few pages overflow into the next. */
+const pageFill = 2_600;
+/** The fixed part of an entry: the path's hash and length before the path; size, offset in the pack and the tag's length after. */
+const entryFixedBytes = 15;
+/** The longest ETag (without quotes) an entry holds. */
+const longestTag = 255;
 
 /**
- * Entries a shard holds on average, at most: a shard is then about 270 KB to 380 KB, read and
- * checked in about 3 ms, and a cache of 32 MB holds about a hundred of them (`npm run bench:memory`).
+ * Entries a shard holds on average, at most. A lookup reads a few dozen bytes of a shard whatever
+ * its size; the size is what a rebuild rewrites when one of its bodies changes, and what an origin
+ * copy fetches at once (about 300 KB), so a few thousand.
  */
 export const entriesPerShard = 4_096;
 
@@ -90,18 +108,27 @@ export interface PackedEntry extends ManifestEntry {
   readonly offset: number;
 }
 
-function slotsFor(count: number): number {
-  let slots = 16;
-  while (slots < count * 2) slots *= 2;
-  return slots;
+/** The pages of a shard's hash table for entries of `bytes` bytes in all. */
+function pagesFor(bytes: number): number {
+  return Math.max(1, Math.ceil(bytes / pageFill));
+}
+
+/**
+ * The page an entry's path hash makes its home, of `pages`. The hash's top bits chose the shard, so
+ * they are mixed down first; then the range is scaled without a division (Lemire's fastrange).
+ */
+function homePage(hash: number, pages: number): number {
+  const mixed = Math.imul(hash ^ (hash >>> 16), 0x45d9f3b) >>> 0;
+  return Math.floor((mixed * pages) / 0x100000000);
+}
+
+/** An entry's bytes: its fixed part, its path and its tag (without quotes). */
+function entryBytes(file: string, etag: string): number {
+  return entryFixedBytes + file.length + etag.length - 2;
 }
 
 /** How many bits of a path's hash choose its shard, for `count` entries of `perShard` or fewer per shard on average. */
 export function shardBitsFor(count: number, perShard = entriesPerShard): number {
-  return bitsFor(count, perShard);
-}
-
-function bitsFor(count: number, perShard: number): number {
   let bits = 0;
   while (bits < 16 && count > perShard << bits) bits++;
   return bits;
@@ -111,6 +138,8 @@ function bitsFor(count: number, perShard: number): number {
 export interface ShardEntry extends ManifestEntry {
   /** Its entries. */
   readonly count: number;
+  /** Its pack's ETag (quoted): the pack file is packFileOf(packEtag). */
+  readonly packEtag: string;
 }
 
 /** Which paths go into which shard: 2^shardBits lists of paths, each in path order. */
@@ -122,7 +151,7 @@ export interface ShardPlan {
 /** Splits a build's body paths into shards of `perShard` entries or fewer on average. */
 export function planShards(paths: Iterable<string>, perShard = entriesPerShard): ShardPlan {
   const all = [...paths];
-  const shardBits = bitsFor(all.length, perShard);
+  const shardBits = shardBitsFor(all.length, perShard);
   const shards: string[][] = Array.from({ length: 2 ** shardBits }, () => []);
   for (const file of all) {
     if (file.length > 0xffff || /[^\x20-\x7e]/.test(file)) throw new Error(`${file.slice(0, 200)}: a body file's path must be printable ASCII`);
@@ -165,45 +194,59 @@ export function encodePack(paths: readonly string[], bodyOf: (file: string) => B
   return { bytes, etag: computeEtag(bytes), entries };
 }
 
-/** Shard `number` of 2^shardBits: its paths' entries in `pack`. */
+/**
+ * Shard `number` of 2^shardBits: its paths' entries in `pack`, each in the page its path's hash
+ * makes its home, or, where that page is full, in the first later one with room (the pages it
+ * passes say so, for a lookup to read on).
+ */
 export function encodeShard(paths: readonly string[], pack: EncodedPack, shardBits: number, number: number): Buffer {
   const entryOf = (file: string): ManifestEntry & { readonly offset: number } => {
     const entry = pack.entries.get(file);
     if (entry === undefined) throw new Error(`${file}: not in the shard's pack`);
     if (!/^"[A-Za-z0-9_-]{1,255}"$/.test(entry.etag)) throw new Error(`${file}: the ETag ${entry.etag} is not a strong one of at most 255 characters`);
+    if (pageHeaderBytes + entryBytes(file, entry.etag) > pageBytes) throw new Error(`${file.slice(0, 200)}: a body file's path must fit a page of the index`);
     return entry;
   };
   const packTag = pack.etag.slice(1, -1);
-  const headerLength = shardHeaderLength + packTag.length;
-  const slots = slotsFor(paths.length);
-  const recordBytes = paths.reduce((sum, file) => sum + 2 + file.length + 8 + 1 + (entryOf(file).etag.length - 2), 0);
-  const tableStart = headerLength + 8;
-  const offsetsStart = tableStart + slots * 4;
-  const recordsStart = offsetsStart + paths.length * 4;
-  const buffer = Buffer.alloc(recordsStart + recordBytes);
+  const headerLength = shardHeaderLength + packTag.length + 8;
+  const totalBytes = paths.reduce((sum, file) => sum + entryBytes(file, entryOf(file).etag), 0);
+  const pages = pagesFor(totalBytes);
+  const offsetsStart = pageBytes + pages * pageBytes;
+  if (offsetsStart + paths.length * 4 > 0xffffffff) throw new Error(`shard ${number}: its entries must add up to less than 4 GiB`);
+  const buffer = Buffer.alloc(offsetsStart + paths.length * 4);
   buffer.write(shardMagic, 0, 'latin1');
   buffer.writeUInt32LE(version, 4);
   buffer.writeUInt8(shardBits, 8);
   buffer.writeUInt32LE(number, 9);
   buffer.writeUInt8(packTag.length, 13);
   buffer.write(packTag, 14, 'latin1');
-  buffer.writeUInt32LE(paths.length, tableStart - 8);
-  buffer.writeUInt32LE(slots, tableStart - 4);
-  let at = recordsStart;
+  buffer.writeUInt32LE(paths.length, headerLength - 8);
+  buffer.writeUInt32LE(pages, headerLength - 4);
+  const used = new Array<number>(pages).fill(pageHeaderBytes);
   paths.forEach((file, entryNumber) => {
     const entry = entryOf(file);
-    let slot = hashOf(file) & (slots - 1);
-    while (buffer.readUInt32LE(tableStart + slot * 4) !== 0) slot = (slot + 1) & (slots - 1);
-    buffer.writeUInt32LE(entryNumber + 1, tableStart + slot * 4);
+    const hash = hashOf(file);
+    const length = entryBytes(file, entry.etag);
+    let page = homePage(hash, pages);
+    for (let passed = 0; (used[page] as number) + length > pageBytes; passed++) {
+      if (passed === pages) throw new Error(`shard ${number}: its entries do not fit its pages`);
+      buffer.writeUInt16LE(1, pageBytes + page * pageBytes + 2);
+      page = (page + 1) % pages;
+    }
+    const pageStart = pageBytes + page * pageBytes;
+    const at = pageStart + (used[page] as number);
+    buffer.writeUInt16LE(buffer.readUInt16LE(pageStart) + 1, pageStart);
+    used[page] = (used[page] as number) + length;
     buffer.writeUInt32LE(at, offsetsStart + entryNumber * 4);
-    buffer.writeUInt16LE(file.length, at);
-    buffer.write(file, at + 2, 'latin1');
-    buffer.writeUInt32LE(entry.size, at + 2 + file.length);
-    buffer.writeUInt32LE(entry.offset, at + 6 + file.length);
+    buffer.writeUInt32LE(hash, at);
+    buffer.writeUInt16LE(file.length, at + 4);
+    buffer.write(file, at + 6, 'latin1');
+    const after = at + 6 + file.length;
+    buffer.writeUInt32LE(entry.size, after);
+    buffer.writeUInt32LE(entry.offset, after + 4);
     const tag = entry.etag.slice(1, -1);
-    buffer.writeUInt8(tag.length, at + 10 + file.length);
-    buffer.write(tag, at + 11 + file.length, 'latin1');
-    at += 2 + file.length + 8 + 1 + tag.length;
+    buffer.writeUInt8(tag.length, after + 8);
+    buffer.write(tag, after + 9, 'latin1');
   });
   return buffer;
 }
@@ -211,7 +254,7 @@ export function encodeShard(paths: readonly string[], pack: EncodedPack, shardBi
 /** The head: the manifest without its files, and the directory of shards. */
 export function encodeHead(head: ManifestHead, shardBits: number, shards: readonly ShardEntry[]): Buffer {
   const headBytes = Buffer.from(JSON.stringify(head), 'utf8');
-  const directoryBytes = shards.reduce((sum, shard) => sum + 9 + shard.etag.length - 2, 0);
+  const directoryBytes = shards.reduce((sum, shard) => sum + 10 + shard.etag.length - 2 + shard.packEtag.length - 2, 0);
   const buffer = Buffer.alloc(12 + headBytes.length + 5 + directoryBytes);
   buffer.write(headMagic, 0, 'latin1');
   buffer.writeUInt32LE(version, 4);
@@ -224,15 +267,21 @@ export function encodeHead(head: ManifestHead, shardBits: number, shards: readon
     at + 1,
   );
   at += 5;
-  for (const { count, size, etag } of shards) {
-    const tag = etag.slice(1, -1);
+  for (const { count, size, etag, packEtag } of shards) {
     buffer.writeUInt32LE(count, at);
     buffer.writeUInt32LE(size, at + 4);
-    buffer.writeUInt8(tag.length, at + 8);
-    buffer.write(tag, at + 9, 'latin1');
-    at += 9 + tag.length;
+    at = writeTag(buffer, at + 8, etag);
+    at = writeTag(buffer, at, packEtag);
   }
   return buffer;
+}
+
+/** Writes a quoted ETag without its quotes after its length; returns the offset after it. */
+function writeTag(buffer: Buffer, at: number, etag: string): number {
+  const tag = etag.slice(1, -1);
+  buffer.writeUInt8(tag.length, at);
+  buffer.write(tag, at + 1, 'latin1');
+  return at + 1 + tag.length;
 }
 
 /** One shard encoded: its pack, its index file's bytes, and its entry in the head's directory. */
@@ -251,7 +300,7 @@ export function encodeShardFiles(plan: ShardPlan, number: number, bodyOf: (file:
 export function encodeShardOf(paths: readonly string[], shardBits: number, number: number, bodyOf: (file: string) => Buffer): EncodedShard {
   const pack = encodePack(paths, bodyOf);
   const bytes = encodeShard(paths, pack, shardBits, number);
-  return { pack, bytes, entry: { count: paths.length, size: bytes.length, etag: computeEtag(bytes) } };
+  return { pack, bytes, entry: { count: paths.length, size: bytes.length, etag: computeEtag(bytes), packEtag: pack.etag } };
 }
 
 /** An index encoded whole in memory: its head, its shard and pack files by path, and each body's entry. */
@@ -281,9 +330,11 @@ export async function readLookupHead(buildDir: string): Promise<LookupHead> {
   return new LookupHead(await readFile(path.join(buildDir, lookupIndexFileName)));
 }
 
-/** Shard `number` of `head`, read from the build directory on the disk. */
+/** Shard `number` of `head`, read whole from the build directory on the disk. */
 export async function readLookupShard(buildDir: string, head: LookupHead, number: number): Promise<LookupShard> {
-  return new LookupShard(await readFile(path.join(buildDir, shardFileOf(head.shards[number]?.etag ?? '""'))), head.shardBits, number);
+  const entry = head.shards[number];
+  if (entry === undefined) throw new RangeError(`no shard ${number}`);
+  return LookupShard.over(await readFile(path.join(buildDir, shardFileOf(entry.etag))), head.shardBits, number, entry);
 }
 
 /** Whether `bytes` start as a lookup index's head does (rather than as manifest.json). */
@@ -293,6 +344,14 @@ export function isLookupIndex(bytes: Uint8Array): boolean {
 
 function failWith(problem: string): never {
   throw new Error(problem);
+}
+
+/** Reads a length-prefixed tag at `at` and returns it quoted with the offset after it, or fails naming `what`. */
+function readTag(bytes: Buffer, at: number, what: string): [etag: string, next: number] {
+  if (at + 1 > bytes.length) failWith(`${what} runs past its end`);
+  const end = at + 1 + bytes.readUInt8(at);
+  if (end > bytes.length) failWith(`${what} runs past its end`);
+  return [`"${bytes.toString('latin1', at + 1, end)}"`, end];
 }
 
 /** An index's head opened over its bytes: the manifest's head and the directory of shards. */
@@ -317,11 +376,13 @@ export class LookupHead {
     const shards: ShardEntry[] = [];
     let at = headEnd + 5;
     for (let number = 0; number < 2 ** this.shardBits; number++) {
-      if (at + 9 > bytes.length) failWith(`its shard ${number} runs past its end`);
-      const tagLength = bytes.readUInt8(at + 8);
-      if (at + 9 + tagLength > bytes.length) failWith(`its shard ${number} runs past its end`);
-      shards.push({ count: bytes.readUInt32LE(at), size: bytes.readUInt32LE(at + 4), etag: `"${bytes.toString('latin1', at + 9, at + 9 + tagLength)}"` });
-      at += 9 + tagLength;
+      if (at + 8 > bytes.length) failWith(`its shard ${number} runs past its end`);
+      const count = bytes.readUInt32LE(at);
+      const size = bytes.readUInt32LE(at + 4);
+      const [etag, afterTag] = readTag(bytes, at + 8, `its shard ${number}`);
+      const [packEtag, next] = readTag(bytes, afterTag, `its shard ${number}`);
+      shards.push({ count, size, etag, packEtag });
+      at = next;
     }
     if (at !== bytes.length) failWith('it has bytes after its last shard');
     if (shards.reduce((sum, shard) => sum + shard.count, 0) !== this.count) failWith('its shards do not add up to its count');
@@ -339,113 +400,137 @@ export class LookupHead {
   }
 }
 
-/** The bytes of a shard file that hold its pack's name, at most. */
-export const shardHeaderBytes = shardHeaderLength + 255;
+/**
+ * Reads into `target` the bytes of a shard file from `position` on, as many as fit: returns how
+ * many it read (fewer at the file's end). A pread(2) on a file, or a copy from bytes in memory.
+ */
+export type PositionalRead = (target: Buffer, position: number) => number;
 
-/** The ETag (quoted) of the pack a shard names, from the shard's first bytes (at least its header). */
-export function shardPackEtag(bytes: Buffer): string {
-  if (bytes.length < shardHeaderLength || bytes.toString('latin1', 0, 4) !== shardMagic) failWith(`it does not start with ${shardMagic}`);
-  const end = shardHeaderLength + bytes.readUInt8(13);
-  if (end > bytes.length) failWith('its header runs past its end');
-  return `"${bytes.toString('latin1', shardHeaderLength, end)}"`;
+/** A positional read over bytes in memory. */
+export function readFromBytes(bytes: Buffer): PositionalRead {
+  return (target, position) => (position >= bytes.length ? 0 : bytes.copy(target, 0, position, Math.min(bytes.length, position + target.length)));
 }
 
-/** One shard opened over its bytes: found by path, listed in path order. Never throws on a lookup. */
+/**
+ * Scratch space for a lookup's read: one page. Shared by every shard of a process: a lookup reads
+ * and decodes synchronously, so no two use it at once.
+ */
+const pageScratch = Buffer.alloc(pageBytes);
+
+const tagPattern = /^[A-Za-z0-9_-]+$/;
+
+/**
+ * One shard, read through positional reads: a lookup reads the one page its path's hash names (and
+ * the next, rarely, where that page overflowed), never the whole shard. Its header is read and
+ * checked against the head's entry when it is opened. Never throws on a lookup, whatever the
+ * bytes: an entry that does not hold the path asked for, or lies outside its page, is a miss.
+ */
 export class LookupShard {
   readonly count: number;
-  /** Its bytes' length: what it costs a cache. */
-  readonly size: number;
-  readonly #bytes: Buffer;
-  readonly #slots: number;
-  readonly #tableStart: number;
-  readonly #offsetsStart: number;
-
   /** Its pack file, relative to the build (`lookups/<ETag>.pack`). */
   readonly pack: string;
   /** Its pack's ETag (quoted). */
   readonly packEtag: string;
+  readonly #read: PositionalRead;
+  readonly #pages: number;
+  readonly #offsetsStart: number;
 
-  /** Reads the layout; throws an Error naming what is wrong when the bytes are not shard `number` of 2^shardBits. */
-  constructor(bytes: Buffer, shardBits: number, number: number) {
-    if (bytes.length < shardHeaderLength + 8 || bytes.toString('latin1', 0, 4) !== shardMagic) failWith(`it does not start with ${shardMagic}`);
-    if (bytes.readUInt32LE(4) !== version) failWith(`it is version ${bytes.readUInt32LE(4)}, this service reads ${version}`);
-    if (bytes.readUInt8(8) !== shardBits || bytes.readUInt32LE(9) !== number)
-      failWith(`it is shard ${bytes.readUInt32LE(9)} of 2^${bytes.readUInt8(8)}, not shard ${number} of 2^${shardBits}`);
-    const headerLength = shardHeaderLength + bytes.readUInt8(13);
-    if (headerLength + 8 > bytes.length) failWith('its header runs past its end');
-    this.packEtag = `"${bytes.toString('latin1', 14, headerLength)}"`;
+  /**
+   * Opens shard `number` of 2^shardBits, as the head lists it, over `read`: reads its header and
+   * throws an Error naming what is wrong when it is not that shard.
+   */
+  constructor(read: PositionalRead, shardBits: number, number: number, listed: ShardEntry) {
+    const header = Buffer.alloc(shardHeaderLength + longestTag + 8);
+    const got = read(header, 0);
+    if (got < shardHeaderLength + 8 || header.toString('latin1', 0, 4) !== shardMagic) failWith(`it does not start with ${shardMagic}`);
+    if (header.readUInt32LE(4) !== version) failWith(`it is version ${header.readUInt32LE(4)}, this service reads ${version}`);
+    if (header.readUInt8(8) !== shardBits || header.readUInt32LE(9) !== number)
+      failWith(`it is shard ${header.readUInt32LE(9)} of 2^${header.readUInt8(8)}, not shard ${number} of 2^${shardBits}`);
+    const headerLength = shardHeaderLength + header.readUInt8(13) + 8;
+    if (headerLength > got) failWith('its header runs past its end');
+    this.packEtag = `"${header.toString('latin1', 14, headerLength - 8)}"`;
+    if (this.packEtag !== listed.packEtag) failWith(`its pack is ${this.packEtag}, the head lists ${listed.packEtag}`);
+    if (!tagPattern.test(this.packEtag.slice(1, -1))) failWith(`its pack's ${JSON.stringify(this.packEtag)} is not a strong ETag`);
     this.pack = packFileOf(this.packEtag);
-    const tableStart = headerLength + 8;
-    this.count = bytes.readUInt32LE(tableStart - 8);
-    this.#slots = bytes.readUInt32LE(tableStart - 4);
-    if (this.#slots === 0 || (this.#slots & (this.#slots - 1)) !== 0 || this.#slots < this.count)
-      failWith('its hash table is not a power of two larger than its entries');
-    this.#bytes = bytes;
-    this.size = bytes.length;
-    this.#tableStart = tableStart;
-    this.#offsetsStart = tableStart + this.#slots * 4;
-    if (this.#offsetsStart + this.count * 4 > bytes.length) failWith('its entries run past its end');
+    this.count = header.readUInt32LE(headerLength - 8);
+    if (this.count !== listed.count) failWith(`it holds ${this.count} entries, the head lists ${listed.count}`);
+    this.#pages = header.readUInt32LE(headerLength - 4);
+    if (this.#pages === 0) failWith('its hash table has no page');
+    this.#read = read;
+    this.#offsetsStart = pageBytes + this.#pages * pageBytes;
   }
 
-  /** The entry of body file `file`, or undefined. */
+  /** Shard `number` over bytes in memory (the generator, tools and tests). */
+  static over(bytes: Buffer, shardBits: number, number: number, listed: ShardEntry): LookupShard {
+    return new LookupShard(readFromBytes(bytes), shardBits, number, listed);
+  }
+
+  /** The entry of body file `file`, or undefined: one page read, as a rule. */
   find(file: string): PackedEntry | undefined {
-    const bytes = this.#bytes;
-    const mask = this.#slots - 1;
-    for (let slot = hashOf(file) & mask, probes = 0; probes < this.#slots; slot = (slot + 1) & mask, probes++) {
-      const number = bytes.readUInt32LE(this.#tableStart + slot * 4);
-      if (number === 0) return undefined;
-      const at = this.#offsetOf(number - 1);
-      if (at !== undefined && this.#pathEquals(at, file)) return this.#entryAt(at);
+    const hash = hashOf(file);
+    let page = homePage(hash, this.#pages);
+    for (let read = 0; read < this.#pages; read++) {
+      const bytes = pageScratch;
+      if (this.#read(bytes, pageBytes + page * pageBytes) < pageBytes) return undefined;
+      const count = bytes.readUInt16LE(0);
+      let at = pageHeaderBytes;
+      for (let entry = 0; entry < count && at + entryFixedBytes <= pageBytes; entry++) {
+        const pathLength = bytes.readUInt16LE(at + 4);
+        const tagLengthAt = at + 6 + pathLength + 8;
+        if (tagLengthAt >= pageBytes) return undefined;
+        const end = tagLengthAt + 1 + bytes.readUInt8(tagLengthAt);
+        if (end > pageBytes) return undefined;
+        if (bytes.readUInt32LE(at) === hash && pathLength === file.length && pathEquals(bytes, at + 6, file)) return this.#entryAt(bytes, at, pathLength);
+        at = end;
+      }
+      // Only a page some entry passed over to reach a later one can hold more of this hash's.
+      if (bytes.readUInt16LE(2) === 0) return undefined;
+      page = (page + 1) % this.#pages;
     }
     return undefined;
   }
 
-  /** The path of entry `number` (0 to count − 1), or undefined when its record lies outside the bytes. */
-  pathAt(number: number): string | undefined {
-    const at = this.#offsetOf(number);
-    return at === undefined ? undefined : this.#bytes.toString('latin1', at + 2, at + 2 + this.#bytes.readUInt16LE(at));
+  /** The entry at `at` of `bytes` (whose path is `pathLength` long), or undefined where its tag is not a strong ETag. */
+  #entryAt(bytes: Buffer, at: number, pathLength: number): PackedEntry | undefined {
+    const after = at + 6 + pathLength;
+    const tag = bytes.toString('latin1', after + 9, after + 9 + bytes.readUInt8(after + 8));
+    if (!tagPattern.test(tag)) return undefined;
+    return { size: bytes.readUInt32LE(after), etag: `"${tag}"`, pack: this.pack, offset: bytes.readUInt32LE(after + 4) };
   }
 
-  /** The entry of entry `number`, or undefined when its record lies outside the bytes. */
-  entryAt(number: number): PackedEntry | undefined {
-    const at = this.#offsetOf(number);
-    return at === undefined ? undefined : this.#entryAt(at);
+  /** The path and entry of entry `number` (0 to count − 1) in path order, or undefined when it lies outside the file. */
+  entryAt(number: number): readonly [string, PackedEntry] | undefined {
+    if (number < 0 || number >= this.count) return undefined;
+    const word = Buffer.alloc(4);
+    if (this.#read(word, this.#offsetsStart + number * 4) < 4) return undefined;
+    const at = word.readUInt32LE(0);
+    // An entry never crosses a page: reading up to the end of its page reads all of it.
+    if (at < pageBytes || at >= this.#offsetsStart) return undefined;
+    const bytes = Buffer.alloc(pageBytes - (at % pageBytes));
+    const got = this.#read(bytes, at);
+    if (got < entryFixedBytes) return undefined;
+    const pathLength = bytes.readUInt16LE(4);
+    if (entryFixedBytes + pathLength > got || entryFixedBytes + pathLength + bytes.readUInt8(6 + pathLength + 8) > got) return undefined;
+    const entry = this.#entryAt(bytes, 0, pathLength);
+    return entry === undefined ? undefined : [bytes.toString('latin1', 6, 6 + pathLength), entry];
+  }
+
+  /** The path of entry `number` (0 to count − 1), or undefined when its entry lies outside the file. */
+  pathAt(number: number): string | undefined {
+    return this.entryAt(number)?.[0];
   }
 
   /** Every body file and its entry, in path order. */
   *entries(): Generator<readonly [string, PackedEntry]> {
     for (let number = 0; number < this.count; number++) {
-      const at = this.#offsetOf(number);
-      if (at === undefined) continue;
-      yield [this.#bytes.toString('latin1', at + 2, at + 2 + this.#bytes.readUInt16LE(at)), this.#entryAt(at)];
+      const found = this.entryAt(number);
+      if (found !== undefined) yield found;
     }
   }
+}
 
-  #offsetOf(number: number): number | undefined {
-    if (number < 0 || number >= this.count) return undefined;
-    const at = this.#bytes.readUInt32LE(this.#offsetsStart + number * 4);
-    if (at + 2 > this.#bytes.length) return undefined;
-    const tagAt = at + 2 + this.#bytes.readUInt16LE(at) + 8;
-    if (tagAt + 1 > this.#bytes.length) return undefined;
-    return tagAt + 1 + this.#bytes.readUInt8(tagAt) <= this.#bytes.length ? at : undefined;
-  }
-
-  #pathEquals(at: number, file: string): boolean {
-    const bytes = this.#bytes;
-    if (bytes.readUInt16LE(at) !== file.length) return false;
-    for (let index = 0; index < file.length; index++) if (bytes[at + 2 + index] !== file.charCodeAt(index)) return false;
-    return true;
-  }
-
-  #entryAt(at: number): PackedEntry {
-    const pathLength = this.#bytes.readUInt16LE(at);
-    const sizeAt = at + 2 + pathLength;
-    const tagLength = this.#bytes.readUInt8(sizeAt + 8);
-    return {
-      size: this.#bytes.readUInt32LE(sizeAt),
-      etag: `"${this.#bytes.toString('latin1', sizeAt + 9, sizeAt + 9 + tagLength)}"`,
-      pack: this.pack,
-      offset: this.#bytes.readUInt32LE(sizeAt + 4),
-    };
-  }
+/** Whether the latin1 bytes at `at` are `file`'s. */
+function pathEquals(bytes: Buffer, at: number, file: string): boolean {
+  for (let index = 0; index < file.length; index++) if (bytes[at + index] !== file.charCodeAt(index)) return false;
+  return true;
 }

@@ -74,6 +74,12 @@ export const manifestHeadSchema = z.strictObject({
    */
   aliases: z.record(z.string(), z.record(z.string(), z.string())).default({}),
   /**
+   * Whose districts and neighbourhoods the build serves (data/build.json `addressCountries`):
+   * `all`, or the served countries' alpha-2 codes by their ids. A lookup of another country's
+   * answers 404 naming the setting.
+   */
+  addressCountries: z.union([z.literal('all'), z.record(z.string(), z.string().regex(/^[A-Z]{2}$/))]).default('all'),
+  /**
    * Files served as they are, without a token: the OpenAPI document and the docs page's assets
    * (e.g. `openapi.json`, `docs/index.html`). Nothing outside this list is reachable that way.
    */

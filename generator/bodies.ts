@@ -13,13 +13,16 @@ import { Projection } from './bodies/projection.ts';
 import { RecordKeys } from './bodies/recordKeys.ts';
 import { indexSearch, searchScopes } from './bodies/search.ts';
 import { indexSingle, singleTuples } from './bodies/singles.ts';
+import type { BodySink } from './bodySpill.ts';
 import { BuildError } from './errors.ts';
+import { silentProgress, type Progress } from './progress.ts';
 import { ParentLanguages } from './languages.ts';
 import type { BuildSettings, DataRecord } from './schemas.ts';
 import type { Dataset } from './validate.ts';
 
-export interface IndexedBodies {
-  readonly bodies: ReadonlyMap<string, string>;
+export interface IndexedBodies<Bodies extends BodySink = Map<string, string>> {
+  /** Every body made, by its file's path: where indexData was told to put them. */
+  readonly bodies: Bodies;
   readonly ambiguous: Manifest['ambiguous'];
   readonly aliases: Manifest['aliases'];
   readonly languages: Manifest['languages'];
@@ -58,8 +61,23 @@ export function groupsOf(route: Route, record: DataRecord, indexing: Pick<Indexi
   return route.shape === 'list' ? listTuples(route, record, indexing) : singleTuples(route, record, indexing);
 }
 
-/** Every body of the routes (those `plans` name, as they say; a rebuild's), with the manifest's parts that come with them. */
-export function indexData(dataset: Dataset, settings: BuildSettings, routes: readonly Route[], plans?: ReadonlyMap<string, RoutePlan>): IndexedBodies {
+/** Where indexData puts the bodies it makes (a new map unless given), and whom it tells as each route is done. */
+export interface IndexOptions<Bodies extends BodySink> {
+  readonly bodies?: Bodies;
+  readonly progress?: Progress;
+}
+
+/**
+ * Every body of the routes (those `plans` name, as they say; a rebuild's), with the manifest's parts
+ * that come with them.
+ */
+export function indexData<Bodies extends BodySink = Map<string, string>>(
+  dataset: Dataset,
+  settings: BuildSettings,
+  routes: readonly Route[],
+  plans?: ReadonlyMap<string, RoutePlan>,
+  { bodies = new Map<string, string>() as unknown as Bodies, progress = silentProgress }: IndexOptions<Bodies> = {},
+): IndexedBodies<Bodies> {
   const problems: string[] = [];
   const keys = new RecordKeys(dataset, problems);
   const languages = gatherLanguages(routes, dataset, keys);
@@ -70,7 +88,7 @@ export function indexData(dataset: Dataset, settings: BuildSettings, routes: rea
     keys,
     projection: new Projection(),
     languages,
-    bodies: new Map<string, string>(),
+    bodies,
     ambiguous: [],
     aliases: {},
     problems,
@@ -85,9 +103,10 @@ export function indexData(dataset: Dataset, settings: BuildSettings, routes: rea
     else if (route.search) indexSearch(route, records, indexing, only);
     else if (route.shape === 'list') indexList(route, records, indexing, only);
     else indexSingle(route, records, indexing, only);
+    progress.advance();
   }
   if (problems.length > 0) throw new BuildError(problems);
-  const { bodies, ambiguous, aliases, projection } = indexing;
+  const { ambiguous, aliases, projection } = indexing;
   // By file: the same data gives the same list, however many of its bodies a build made.
   ambiguous.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
   return { bodies, ambiguous, aliases, languages: languages.toManifest(), shown: (type, record) => projection.project(type, record, []) };

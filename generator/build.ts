@@ -11,7 +11,7 @@
  * rebuild), unless --force. The dist directory defaults to $DIST_DIR, then `dist`, as for the proxy.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { access, readFile, realpath } from 'node:fs/promises';
+import { access, readFile, realpath, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -24,6 +24,8 @@ import { buildsRootOf } from '../contract/builds.ts';
 import { withBuildLock } from './buildLock.ts';
 import { PatchNotApplicable, repairPointer, type BodyPatch, type WrittenBuild } from './write.ts';
 import type { IndexedBodies } from './bodies.ts';
+import { SpilledBodies, spillDirName, type BodySink } from './bodySpill.ts';
+import { createProgress, silentProgress, type Progress } from './progress.ts';
 import type { RebuildPlan } from './rebuild.ts';
 import type { BuildSettings } from './schemas.ts';
 import type { Dataset } from './validate.ts';
@@ -38,6 +40,8 @@ export interface BuildOptions {
   readonly keepBuilds?: number;
   /** Bodies per shard of the lookup index, on average at most (contract/lookupIndex.ts); smaller in tests, to have many shards. */
   readonly entriesPerShard?: number;
+  /** Told how far a full build's long stages are (the CLI draws it); silent when absent. */
+  readonly progress?: Progress;
 }
 
 export const defaultKeepBuilds = 10;
@@ -105,10 +109,24 @@ export async function buildCodeFingerprint(root = repoRoot): Promise<string> {
  * build or a rollback started meanwhile is refused.
  */
 export async function buildDist(options: BuildOptions): Promise<BuildSummary> {
-  return withBuildLock(buildsRootOf(options.distDir), 'build', () => buildLocked(options));
+  const buildsRoot = buildsRootOf(options.distDir);
+  return withBuildLock(buildsRoot, 'build', async () => {
+    try {
+      return await buildLocked(options);
+    } finally {
+      await rm(path.join(buildsRoot, spillDirName), { recursive: true, force: true });
+    }
+  });
 }
 
-async function buildLocked({ dataDir, distDir, force = false, keepBuilds = defaultKeepBuilds, entriesPerShard }: BuildOptions): Promise<BuildSummary> {
+async function buildLocked({
+  dataDir,
+  distDir,
+  force = false,
+  keepBuilds = defaultKeepBuilds,
+  entriesPerShard,
+  progress = silentProgress,
+}: BuildOptions): Promise<BuildSummary> {
   const stages: Record<string, number> = {};
   let stageStart = performance.now();
   const stage = (name: string): void => {
@@ -180,8 +198,13 @@ async function buildLocked({ dataDir, distDir, force = false, keepBuilds = defau
       reason = error.message;
     }
   }
-  const full = made === undefined ? indexData(dataset, settings, routes) : undefined;
-  const { shown } = (made?.indexed ?? full) as IndexedBodies;
+  // A full build's bodies go to the disk as they are made (bodySpill.ts); a rebuild's few stay in memory.
+  const makeAll = (): IndexedBodies<SpilledBodies> => {
+    progress.stage('bodies', routes.length, 'routes');
+    return indexData(dataset, settings, routes, undefined, { bodies: new SpilledBodies(path.join(buildsRoot, spillDirName)), progress });
+  };
+  const full = made === undefined ? makeAll() : undefined;
+  const { shown } = (made?.indexed ?? full) as IndexedBodies<BodySink>;
   stage('bodies');
   const now = new Date();
   const buildId = newBuildId(now);
@@ -201,16 +224,17 @@ async function buildLocked({ dataDir, distDir, force = false, keepBuilds = defau
   stage('openapi and exports');
   const changeLists = await buildChangeLists(exported.index, exported.lines, kept, replaced);
   stage('change lists');
-  const write = (indexed: IndexedBodies, patch?: BodyPatch) =>
+  const write = (indexed: IndexedBodies<BodySink>, patch?: BodyPatch) =>
     writeDist(
       distDir,
-      patch ? new Map() : indexed.bodies,
+      patch ? new Map() : (indexed.bodies as SpilledBodies),
       {
         buildId,
         builtAt,
         dataVersion: loaded.dataVersion,
         inputsVersion,
         holidayYears: settings.holidayYears,
+        addressCountries: servedAddressCountries(settings, dataset),
         counts,
         ambiguous: indexed.ambiguous,
         aliases: indexed.aliases,
@@ -220,16 +244,16 @@ async function buildLocked({ dataDir, distDir, force = false, keepBuilds = defau
       },
       publicFiles,
       new Map([...exported.files, ...changeLists.files]),
-      { keep: kept.map((build) => build.dir), entriesPerShard, patch, basis },
+      { keep: kept.map((build) => build.dir), entriesPerShard, patch, basis, progress },
     );
   let written: WrittenBuild;
-  let indexed = (made?.indexed ?? full) as IndexedBodies;
+  let indexed = (made?.indexed ?? full) as IndexedBodies<BodySink>;
   try {
     written = await write(indexed, made?.patch);
   } catch (error) {
     if (!(error instanceof PatchNotApplicable)) throw error;
     reason = error.message;
-    indexed = indexData(dataset, settings, routes);
+    indexed = makeAll();
     made = undefined;
     written = await write(indexed);
   }
@@ -242,6 +266,13 @@ async function buildLocked({ dataDir, distDir, force = false, keepBuilds = defau
     ? { changed: made.patch.changes.size, records: Object.fromEntries([...made.changedRecords].map(([type, ids]) => [type, ids.size])) }
     : { reason: reason ?? 'unknown' };
   return { ...written, buildId, dataVersion: loaded.dataVersion, counts, ambiguous: indexed.ambiguous.length, upToDate: false, stages, rebuilt };
+}
+
+/** The head's `addressCountries`: `all`, or the alpha-2 code of each country whose addresses the build serves, by its id. */
+function servedAddressCountries({ addressCountries }: BuildSettings, dataset: Dataset): ManifestHead['addressCountries'] {
+  if (addressCountries === undefined || addressCountries === 'all') return 'all';
+  const countries = (dataset.records.get('country') ?? []).filter((country) => addressCountries.includes(String(country.alpha2Code)));
+  return Object.fromEntries(countries.map((country) => [country.id, String(country.alpha2Code)]));
 }
 
 /**
@@ -327,7 +358,8 @@ async function main(): Promise<void> {
     console.log(`${distDir}/ has no build yet: building it from ${values.data}/`);
   }
   const started = performance.now();
-  const summary = await buildDist({ dataDir: values.data, distDir, force: values.force, keepBuilds });
+  const progress = createProgress(process.stderr);
+  const summary = await buildDist({ dataDir: values.data, distDir, force: values.force, keepBuilds, progress }).finally(() => progress.end());
   const seconds = ((performance.now() - started) / 1000).toFixed(2);
   if (summary.upToDate) {
     console.log(
@@ -351,6 +383,7 @@ async function main(): Promise<void> {
     console.log(`  made from the previous build: ${rebuilt.changed} bodies changed (records changed: ${changed || 'none'})`);
   }
   if (summary.ambiguous > 0) console.log(`  ${summary.ambiguous} ambiguous names resolved by the documented rule (see manifest.json)`);
+  console.log(`  peak memory ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB (resident)`);
   if (summary.stages)
     console.log(
       `  stages: ${Object.entries(summary.stages)

@@ -66,7 +66,7 @@ async function checkBuild(buildDir: string): Promise<string[]> {
     const shardBytes = await readFile(path.join(buildDir, shardFileOf(shard.etag))).catch(() => undefined);
     if (shardBytes === undefined || shardBytes.length !== shard.size) continue; // reported below
     try {
-      const opened = new LookupShard(shardBytes, head.shardBits, number);
+      const opened = LookupShard.over(shardBytes, head.shardBits, number, shard);
       let end = 0;
       for (const [, entry] of opened.entries()) end = Math.max(end, entry.offset + entry.size);
       listed.push([opened.pack, { size: end, atLeast: true }]);

@@ -19,19 +19,16 @@
  * reading from this disk has named in `.dist-builds/.readers/`; everything else is pruned.
  */
 import { hostname } from 'node:os';
-import { link, lstat, mkdir, open, readdir, readFile, readlink, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { link, lstat, mkdir, readdir, readFile, readlink, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { buildIdFileName, buildsRootOf, readerLeaseSchema, readersDirOf } from '../contract/builds.ts';
 import { isProcessAlive } from './buildLock.ts';
 import {
   encodeHead,
-  encodeShardFiles,
   encodeShardOf,
   readLookupHead,
   readLookupShard,
   shardBitsFor,
-  shardHeaderBytes,
-  shardPackEtag,
   type LookupShard,
   lookupIndexFileName,
   lookupShardsDir,
@@ -42,6 +39,8 @@ import {
   type ShardEntry,
 } from '../contract/lookupIndex.ts';
 import { computeEtag, currentBuildFile, manifestFileName, type CurrentBuild, type Manifest } from '../contract/manifest.ts';
+import { SpilledBodies } from './bodySpill.ts';
+import { silentProgress, type Progress } from './progress.ts';
 import type { RebuildBasis } from './rebuild.ts';
 import { summaryFileName, type BuildSummaryFile } from './summary.ts';
 
@@ -97,28 +96,49 @@ interface WrittenBodies {
 async function writeBodies(
   buildDir: string,
   head: ManifestHead,
-  bodies: ReadonlyMap<string, string>,
-  { previousDir, entriesPerShard }: { readonly previousDir: string | undefined; readonly entriesPerShard: number | undefined },
+  bodies: ReadonlyMap<string, string> | SpilledBodies,
+  {
+    previousDir,
+    entriesPerShard,
+    progress,
+  }: { readonly previousDir: string | undefined; readonly entriesPerShard: number | undefined; readonly progress: Progress },
 ): Promise<WrittenBodies> {
   await mkdir(path.join(buildDir, lookupShardsDir), { recursive: true });
-  const plan = planShards(bodies.keys(), entriesPerShard);
   const directory: ShardEntry[] = [];
   const place = (file: string, bytes: Buffer): Promise<void> =>
     linkOrWrite(previousDir === undefined ? undefined : path.join(previousDir, file), path.join(buildDir, file), bytes);
   let count = 0;
   let bytes = 0;
-  for (let number = 0; number < plan.shards.length; number++) {
-    const { pack, bytes: shard, entry } = encodeShardFiles(plan, number, (file) => Buffer.from(bodies.get(file) ?? '', 'utf8'));
+  const shardBits = bodies instanceof SpilledBodies ? bodies.shardBits(entriesPerShard) : shardBitsFor(bodies.size, entriesPerShard);
+  progress.stage('write', 2 ** shardBits, 'shards');
+  for (const [number, shardBodies] of shardsOf(bodies, shardBits, entriesPerShard)) {
+    const paths = [...shardBodies.keys()].sort();
+    const { pack, bytes: shard, entry } = encodeShardOf(paths, shardBits, number, (file) => shardBodies.get(file) as Buffer);
     await Promise.all([place(packFileOf(pack.etag), pack.bytes), place(shardFileOf(entry.etag), shard)]);
     directory[number] = entry;
     for (const { size } of pack.entries.values()) bytes += size;
     count += pack.entries.size;
+    progress.advance();
   }
   // manifest.json: the head, for people and tools (the bodies' entries are in the index's shards).
   await writeFile(path.join(buildDir, manifestFileName), `${JSON.stringify(head)}\n`);
   // Last: the head names every shard, each already in place.
-  await writeFile(path.join(buildDir, lookupIndexFileName), encodeHead(head, plan.shardBits, directory));
+  await writeFile(path.join(buildDir, lookupIndexFileName), encodeHead(head, shardBits, directory));
   return { count, bytes };
+}
+
+/** Each shard's bodies by path, in shard order: read back from the spill, or taken from a map. */
+function* shardsOf(
+  bodies: ReadonlyMap<string, string> | SpilledBodies,
+  shardBits: number,
+  entriesPerShard: number | undefined,
+): Generator<readonly [number, ReadonlyMap<string, Buffer>]> {
+  if (bodies instanceof SpilledBodies) {
+    yield* bodies.shards(shardBits);
+    return;
+  }
+  const plan = planShards(bodies.keys(), entriesPerShard);
+  for (const [number, paths] of plan.shards.entries()) yield [number, new Map(paths.map((file) => [file, Buffer.from(bodies.get(file) ?? '', 'utf8')]))];
 }
 
 /**
@@ -132,17 +152,6 @@ export interface BodyPatch {
   /** The previous build's bodies and their bytes (its summary's), which the changes adjust. */
   readonly files: number;
   readonly bytes: number;
-}
-
-/** The ETag of the pack a shard file names, read from its header alone. */
-async function packEtagOf(shardFile: string): Promise<string> {
-  const file = await open(shardFile, 'r');
-  try {
-    const { buffer, bytesRead } = await file.read(Buffer.alloc(shardHeaderBytes), 0, shardHeaderBytes, 0);
-    return shardPackEtag(buffer.subarray(0, bytesRead));
-  } finally {
-    await file.close();
-  }
 }
 
 /**
@@ -224,11 +233,10 @@ async function patchBodies(buildDir: string, head: ManifestHead, patch: BodyPatc
     await Promise.all([place(packFileOf(encoded.pack.etag), encoded.pack.bytes), place(shardFileOf(encoded.entry.etag), encoded.bytes)]);
     directory[number] = encoded.entry;
   }
-  // Every other shard and its pack as they are (a pack's name is in its shard's header).
+  // Every other shard and its pack as they are (the head names both).
   for (const [number, entry] of directory.entries()) {
     if (touched.has(number)) continue;
-    const shardFile = shardFileOf(entry.etag);
-    for (const file of [shardFile, packFileOf(await packEtagOf(path.join(previousDir, shardFile)))]) {
+    for (const file of [shardFileOf(entry.etag), packFileOf(entry.packEtag)]) {
       await link(path.join(previousDir, file), path.join(buildDir, file)).catch((error: NodeJS.ErrnoException) => {
         if (error.code !== 'EEXIST') throw error;
       });
@@ -353,7 +361,7 @@ export async function pruneBuilds(buildsRoot: string, keep: readonly (string | u
 
 export async function writeDist(
   distDir: string,
-  bodies: ReadonlyMap<string, string>,
+  bodies: ReadonlyMap<string, string> | SpilledBodies,
   manifest: Omit<Manifest, 'files' | 'public' | 'downloads'>,
   publicFiles: ReadonlyMap<string, PublicFile> = new Map(),
   downloads: ReadonlyMap<string, DownloadFile> = new Map(),
@@ -362,6 +370,7 @@ export async function writeDist(
     entriesPerShard,
     patch,
     basis,
+    progress = silentProgress,
   }: {
     /** Older builds kept whole (their directories), besides the new one and the one it replaces. */
     readonly keep?: readonly string[];
@@ -371,6 +380,8 @@ export async function writeDist(
     readonly patch?: BodyPatch | undefined;
     /** What the next build starts from (rebuild.ts), kept in the summary. */
     readonly basis?: RebuildBasis | undefined;
+    /** Told as each shard is written. */
+    readonly progress?: Progress;
   } = {},
 ): Promise<WrittenBuild> {
   const absoluteDist = path.resolve(distDir);
@@ -387,7 +398,7 @@ export async function writeDist(
     const head = { ...manifest, public: publicEntries, downloads: downloadEntries };
     written = patch
       ? await patchBodies(partialDir, head, patch, entriesPerShard)
-      : await writeBodies(partialDir, head, bodies, { previousDir, entriesPerShard });
+      : await writeBodies(partialDir, head, bodies, { previousDir, entriesPerShard, progress });
     const summary: BuildSummaryFile = {
       inputsVersion: manifest.inputsVersion,
       buildId: manifest.buildId,

@@ -1,5 +1,6 @@
 /** What the list and single lookups' indexers share while every body of a build is made. */
 import type { Manifest } from '../../contract/manifest.ts';
+import type { BodySink } from '../bodySpill.ts';
 import type { ParentLanguages } from '../languages.ts';
 import type { BuildSettings } from '../schemas.ts';
 import type { Dataset } from '../validate.ts';
@@ -13,8 +14,8 @@ export interface Indexing {
   readonly projection: Projection;
   /** The languages of every parent of a route with names in several, gathered before any body is made. */
   readonly languages: ParentLanguages;
-  /** Each body by its file's path in dist/. */
-  readonly bodies: Map<string, string>;
+  /** Where each body goes, by its file's path in dist/: a map, or the spill of a full build. */
+  readonly bodies: BodySink;
   /** Each single lookup's key that names several records, with the one chosen. */
   readonly ambiguous: Manifest['ambiguous'];
   /** The lookups answered with another's bodies: each first key with the parent id's key (routes.ts `aliasOf`). */

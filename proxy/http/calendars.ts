@@ -17,6 +17,7 @@ import { findTarget } from './lookups.ts';
 import { chooseEncoding, codedEtag, matchesIfNoneMatch } from './negotiation.ts';
 import { collectParams, noOperation } from './query.ts';
 import { whenReady } from './respond.ts';
+import { whenIndexed } from '../store/manifestIndex.ts';
 
 /** A request for a calendar file: a route that offers `ics`, and `format=ics` in the query (any case). */
 export function isCalendarRequest(pathname: string, query: string): boolean {
@@ -55,7 +56,10 @@ function resolveCalendar(exchange: Exchange) {
   return findTarget(route, exchange.query, exchange.context.store());
 }
 
-export const answerCalendar: Handler = (exchange: Exchange) => {
+/** A calendar, resolved again once a shard it needs is fetched (an origin's, see lookups.ts). */
+export const answerCalendar: Handler = (exchange: Exchange) => whenIndexed(() => answerResolved(exchange));
+
+function answerResolved(exchange: Exchange): void | Promise<void> {
   const { context, request, method } = exchange;
   const store = context.store();
   const target = request.url ?? exchange.pathname;
@@ -73,7 +77,7 @@ export const answerCalendar: Handler = (exchange: Exchange) => {
   };
   const known = rendered.get(etag);
   const body = known === undefined ? (store.cached(entry) ?? store.read(file, entry)) : undefined;
-  const made = known ?? (body instanceof Promise ? body.then(kept) : kept(body as Buffer));
+  const made = known ?? whenReady(body as Buffer | Promise<Buffer>, kept);
   return whenReady(made, (calendar) => {
     const headers: http.OutgoingHttpHeaders = {
       ETag: etag,
@@ -91,4 +95,4 @@ export const answerCalendar: Handler = (exchange: Exchange) => {
     }
     return whenReady(encodeResponse('', calendar.text, '', etag, wanted), (encoded) => exchange.sendEncoded(calendarType, headers, encoded));
   });
-};
+}

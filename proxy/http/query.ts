@@ -149,6 +149,11 @@ export function notFound(route: Route, { keys, given }: Pick<ResolvedKeys, 'keys
   if (named && byId && !store.find(byId, [keys[keys.length - 1] ?? ''])) {
     return new ServiceError('ERR_NOT_FOUND', `No ${recordLabels[named]} has ${optional?.name} ${echo(given[keys.length - 1] ?? '')}.`);
   }
+  const unserved = unservedCountry(route, keys, store);
+  // A country the build leaves out: the setting is the answer, whatever else the other keys find.
+  if (unserved !== undefined && route.params.some((param, position) => param.field === 'countryId' && position < keys.length)) {
+    return new ServiceError('ERR_NOT_FOUND', `No ${recordLabels[route.record]} has ${criteria}: ${unserved}.`);
+  }
   if (first?.kind === 'postalCode') {
     const zeros = withLeadingZeros(route, keys, store);
     if (zeros !== undefined) {
@@ -188,7 +193,25 @@ export function notFound(route: Route, { keys, given }: Pick<ResolvedKeys, 'keys
       `No bank has code ${echo(given[0] ?? '')}: Türkiye's bank codes are three digits, such as 010 (leading zeros optional); financemanagement/api/bank/getbycountryid lists them.`,
     );
   }
-  return new ServiceError('ERR_NOT_FOUND', `No ${recordLabels[route.record]} has ${criteria}.`);
+  return new ServiceError('ERR_NOT_FOUND', `No ${recordLabels[route.record]} has ${criteria}${unserved === undefined ? '' : `: ${unserved}`}.`);
+}
+
+/** The record types a build may serve for some countries only (data/build.json `addressCountries`). */
+const addressRecords = new Set<string>(['district', 'neighborhood']);
+
+/**
+ * Why a district or neighbourhood lookup may have found nothing, where the build serves some
+ * countries' addresses only and the lookup names none of them (or no country at all, as a postal
+ * code alone does); undefined where the build serves them all, or the country asked for.
+ */
+export function unservedCountry(route: Route, keys: readonly string[], store: BodyStore): string | undefined {
+  const served = store.manifest.addressCountries;
+  if (served === 'all' || !addressRecords.has(route.record)) return undefined;
+  const countryAt = route.params.findIndex((param) => param.field === 'countryId');
+  const asked = countryAt === -1 ? undefined : keys[countryAt];
+  if (asked !== undefined && Object.hasOwn(served, asked)) return undefined;
+  const codes = Object.values(served).sort().join(', ');
+  return `this build serves the districts and postal codes of ${codes} only (addressCountries in data/build.json); a build with "all" there serves every country's`;
 }
 
 /**

@@ -54,6 +54,6 @@ export function commonHeaders(requestId: string, cors: Readonly<Record<string, s
  * already there: an API key, a cached JWT, a cached body and an identity or stitched-gzip response
  * are all answered synchronously, without a microtask in between.
  */
-export function whenReady<T>(value: T | Promise<T>, next: (value: T) => void | Promise<void>): void | Promise<void> {
+export function whenReady<T, R>(value: T | Promise<T>, next: (value: T) => R | Promise<R>): R | Promise<R> {
   return value instanceof Promise ? value.then(next) : next(value);
 }

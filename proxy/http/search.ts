@@ -10,7 +10,8 @@ import { candidatesMark, keyCharacters, rankedAnswer, type CandidatesFile } from
 import { recordLabels, recordTypes, routes, type Route } from '../../contract/routes.ts';
 import type { Lookup } from '../store/manifestIndex.ts';
 import type { BodyStore } from '../store/store.ts';
-import { echo, type ResolvedKeys } from './query.ts';
+import { echo, unservedCountry, type ResolvedKeys } from './query.ts';
+import { whenReady } from './respond.ts';
 import type { ResolvedTarget } from './targets.ts';
 
 /** A search's answer made by the proxy: its body and the entry that names it (ETag, size). */
@@ -58,13 +59,47 @@ export function findSearch(route: Route, query: ResolvedKeys, store: BodyStore):
       throw new ServiceError('ERR_NOT_FOUND', `No ${recordLabels[type]} has ${param.name} ${echo(query.given[position + 1] ?? '')}.`);
     }
   });
+  // A country whose addresses the build leaves out has no search files: a 404 that says so, not an empty list.
+  const unserved = scope.length > 0 ? unservedCountry(route, ['', ...scope], store) : undefined;
+  if (unserved !== undefined) throw new ServiceError('ERR_NOT_FOUND', `No ${recordLabels[route.record]} can be searched there: ${unserved}.`);
   const answer = store.find(route.path, [...scope, text]);
   if (answer) return { route, found: answer };
-  for (let count = characters.length; count >= 0; count--) {
-    const candidates = store.find(route.path, [...scope, `${candidatesMark}${characters.slice(0, count).join('')}`]);
-    if (candidates) return { route, found: candidates, search: text };
-  }
+  const candidates = candidatesOf(characters, minLength, (key) => store.find(route.path, [...scope, key]));
+  if (candidates) return { route, found: candidates, search: text };
   return { route, found: { file: '', entry: { etag: '"none"', size: none.length } }, search: text };
+}
+
+/**
+ * The candidates file of a query (its characters, whose full answer file the build lacks), found in
+ * a number of lookups that grows with the logarithm of the query's length, not with it. Along a
+ * query's prefixes the build has, from `minLength` characters on, an answer file for each prefix
+ * that more than leafSize records match, then the candidates of the first one that fewer do, then
+ * nothing (contract/search.ts): the longest prefix with a file of either kind is found by
+ * bisection. Below `minLength` a prefix has no answer file, only candidates where its scope has few
+ * records: those few prefixes are asked one by one.
+ */
+export function candidatesOf(characters: readonly string[], minLength: number, find: (key: string) => Lookup | undefined): Lookup | undefined {
+  const prefix = (count: number): string => characters.slice(0, count).join('');
+  const asked = new Map<number, Lookup | undefined>();
+  const candidatesAt = (count: number): Lookup | undefined => {
+    if (!asked.has(count)) asked.set(count, find(`${candidatesMark}${prefix(count)}`));
+    return asked.get(count);
+  };
+  for (let count = 0; count < minLength && count <= characters.length; count++) {
+    const found = candidatesAt(count);
+    if (found) return found;
+  }
+  // The full query's answer file was asked for already: it has none.
+  const hasFile = (count: number): boolean => candidatesAt(count) !== undefined || (count < characters.length && find(prefix(count)) !== undefined);
+  let low = minLength;
+  let high = characters.length;
+  if (low > high || !hasFile(low)) return undefined;
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    if (hasFile(middle)) low = middle;
+    else high = middle - 1;
+  }
+  return candidatesAt(low);
 }
 
 /** Candidates files as read, by ETag: a few hundred of a few kilobytes. */
@@ -94,5 +129,5 @@ export function makeAnswer(store: BodyStore, target: ResolvedTarget): MadeAnswer
   const read = parsed.get(entry.etag);
   if (read) return fromCandidates(read);
   const cached = store.cached(entry);
-  return cached ? fromFile(cached) : store.read(file, entry).then(fromFile);
+  return whenReady(cached ?? store.read(file, entry), fromFile);
 }

@@ -52,7 +52,10 @@ function liveStore(
       .then((next) => {
         if (next.manifest.buildId === current.manifest.buildId) return;
         log.info({ event: 'build-switched', reason, from: current.manifest.buildId, to: next.manifest.buildId, dataVersion: next.manifest.dataVersion });
+        const previous = current;
         current = next;
+        // Its files closed now, so a pruned build frees its space; requests still on it reopen what they read.
+        previous.close();
         switched(next);
       })
       .catch((error: unknown) => log.error({ event: 'build-switch-failed', reason, error: (error as Error).message }, 'keeping the current build'))

@@ -24,6 +24,11 @@ export class LoadingCache<Value extends object> {
     return this.#cache.get(key);
   }
 
+  /** Keeps `value` under `key`: a value loaded by its caller, synchronously. */
+  set(key: string, value: Value): void {
+    this.#cache.set(key, value);
+  }
+
   /** The value under `key`, running `load` only if it is neither cached nor already loading. */
   load(key: string, load: () => Promise<Value>): Promise<Value> {
     const kept = this.#cache.get(key);

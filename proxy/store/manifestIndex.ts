@@ -1,20 +1,20 @@
 /**
- * A build's manifest and the index a request finds its body in, read on demand.
+ * A build's manifest and the index a request finds its body in, read in place.
  *
  * A build's lookup index (contract/lookupIndex.ts) is a head, read when a build is opened, and
- * shards, each read the first time a lookup needs it and then kept in a cache bounded in bytes
- * and shared by every build a process serves (a shard is named and cached by its content's hash,
- * so a shard a rebuild left unchanged stays warm). A shard's paths and ETags are checked when it
- * is read, before any of its entries is used: no index, not even one tampered with, can make the
- * proxy read outside the build. manifest.json, the head as JSON, is for people and tools: the
- * proxy never reads it.
+ * shards, on-disk hash tables. A lookup reads one run of slots and one entry of its shard with
+ * positional reads (pread(2) on a local build), so what a worker holds does not grow with the
+ * build or with the keys asked: the operating system's page cache, shared by every worker, is the
+ * cache. A shard's header is checked against the head when it is first opened; an entry is used
+ * only if it holds the very path asked for and a strong ETag, and its pack is the one the head
+ * names: no index, not even one tampered with, can make the proxy read outside the build.
+ * manifest.json, the head as JSON, is for people and tools: the proxy never reads it.
  *
- * `find` answers synchronously from a shard in memory; when the shard is not, it throws an
- * `IndexPending` carrying the shard's load, and the lookup waits for it and resolves again
- * (proxy/http/lookups.ts). No request blocks on the disk, and the request path stays synchronous
- * wherever the shard is warm.
+ * `find` is synchronous. Only a shard that must first be fetched (an origin's, not yet in the local
+ * copy) makes it throw an `IndexPending` carrying the fetch: the lookup waits for it and resolves
+ * again (proxy/http/lookups.ts).
  */
-import { LookupHead, LookupShard, isLookupIndex, shardFileOf, type PackedEntry, type ShardEntry } from '../../contract/lookupIndex.ts';
+import { LookupHead, LookupShard, isLookupIndex, shardFileOf, type PackedEntry, type PositionalRead, type ShardEntry } from '../../contract/lookupIndex.ts';
 import { manifestHeadSchema, type Manifest, type ManifestEntry } from '../../contract/manifest.ts';
 import { ServiceError } from '../../contract/errors.ts';
 import { defaultIndexCacheMb } from '../config/config.ts';
@@ -43,26 +43,27 @@ export class ManifestError extends ServiceError {
 }
 
 /**
- * A shard of the index is not in memory: the lookup waits for `loaded` (which rejects with the
- * StoreError that says why the shard cannot be had) and resolves again. Not a failure: nothing
- * answers a client with it.
+ * A shard of the index must be fetched before the lookup can read it: the lookup waits for
+ * `loaded` (which rejects with the StoreError that says why the shard cannot be had) and resolves
+ * again. Not a failure: nothing answers a client with it.
  */
 export class IndexPending extends Error {
   constructor(readonly loaded: Promise<unknown>) {
-    super('a shard of the lookup index is being read');
+    super('a shard of the lookup index is being fetched');
   }
 }
 
 /**
- * Index shards one lookup may wait for: more than any lookup reads (a search reads three, a
- * holiday lookup one per language of its country), so only an index cache too small for the load,
- * pushing shards out before they are used, runs out.
+ * Shard fetches one lookup may wait for: more than any lookup reads (a search reads at most the
+ * build's search depth and its scope, a holiday lookup one per language of its country). A fetched
+ * shard stays at hand in the origin's local copy, so only a copy that cannot be written together
+ * with an index cache too small for the load, pushing shards out before they are used, runs out.
  */
-const indexWaits = 32;
+const indexWaits = 64;
 
 /**
  * `attempt`'s answer, attempted again each time it throws IndexPending once the shard it waits for
- * is read: synchronous while every shard it needs is in memory.
+ * is fetched: synchronous whenever every shard it needs is at hand (always, on a local build).
  */
 export function whenIndexed<T>(attempt: () => T | Promise<T>, waits = 0): T | Promise<T> {
   try {
@@ -72,22 +73,38 @@ export function whenIndexed<T>(attempt: () => T | Promise<T>, waits = 0): T | Pr
     if (waits >= indexWaits) {
       throw new ServiceError(
         'ERR_BODY_UNREADABLE',
-        'The lookup index cache (INDEX_CACHE_MB) is too small for this load: the shards this lookup needs were pushed out before it could use them.',
+        'The lookup index cache (INDEX_CACHE_MB) is too small for this load and ORIGIN_CACHE_DIR cannot be written: the shards this lookup needs were pushed out before it could use them.',
       );
     }
     return error.loaded.then(() => whenIndexed(attempt, waits + 1));
   }
 }
 
-/** Index shards kept in memory per process, by ETag: shared by every build it serves. */
-export type ShardCache = LoadingCache<LookupShard>;
+/** Index shards' bytes kept in memory per process, by ETag, where no file of theirs is at hand (an origin without a local copy). */
+export type ShardCache = LoadingCache<Buffer>;
 
 export function createShardCache(maxBytes = defaultIndexCacheMb * 1024 * 1024): ShardCache {
-  return new LoadingCache<LookupShard>(maxBytes, (shard) => shard.size);
+  return new LoadingCache<Buffer>(maxBytes, (bytes) => bytes.length);
 }
 
-/** Reads a shard file's bytes (checked against its size and ETag) from where the build is. */
-export type ShardReader = (file: string, entry: ManifestEntry) => Promise<Buffer>;
+/** A shard file opened for positional reads: `lasting` when it stays readable (a file), not bytes a cache may drop. */
+export interface OpenedShard {
+  readonly read: PositionalRead;
+  readonly lasting: boolean;
+}
+
+/** Where a build's shard files are, and how the index reads them. */
+export interface ShardSource {
+  /**
+   * Shard file `file` (listed as `entry`) opened for positional reads, or undefined when it must
+   * be fetched first (`fetch`). Throws a StoreError when it cannot be had.
+   */
+  open(file: string, entry: ShardEntry): OpenedShard | undefined;
+  /** Brings shard file `file` at hand for `open`; rejects with the StoreError that says why it cannot. */
+  fetch(file: string, entry: ShardEntry): Promise<void>;
+  /** The whole shard file, checked against its size and ETag: for listing a build's bodies. */
+  readWhole(file: string, entry: ShardEntry): Promise<Buffer>;
+}
 
 /**
  * A body file's path as the generator writes it: `<area>/api/<record>/<operation>[/<key>…].json`,
@@ -100,21 +117,26 @@ function describeIssue(issue: { readonly path: readonly PropertyKey[]; readonly 
   return issue ? `${issue.path.map(String).join('.') || 'the manifest'}: ${issue.message}` : 'an unknown problem';
 }
 
-/** The body files of a build, found by their path; shards are read as lookups need them. */
+/**
+ * The body files of a build, found by their path. A lookup reads one run of slots and one entry of
+ * its shard (contract/lookupIndex.ts), never the whole shard: a shard is opened once, its header
+ * checked against the head, and read in place from then on.
+ */
 export class LookupIndex {
   /** Body files in the build. */
   readonly count: number;
   readonly #head: LookupHead;
-  readonly #cache: ShardCache;
-  readonly #read: ShardReader;
+  readonly #source: ShardSource;
   readonly #where: string;
+  /** Shards opened over files, by number. */
+  readonly #opened: (LookupShard | undefined)[];
 
-  constructor(head: LookupHead, cache: ShardCache, read: ShardReader, where: string) {
+  constructor(head: LookupHead, source: ShardSource, where: string) {
     this.count = head.count;
     this.#head = head;
-    this.#cache = cache;
-    this.#read = read;
+    this.#source = source;
     this.#where = where;
+    this.#opened = new Array(head.shards.length);
   }
 
   /** The shards as the head lists them. */
@@ -122,23 +144,40 @@ export class LookupIndex {
     return this.#head.shards;
   }
 
-  /** The entry of body file `file`, or undefined; throws IndexPending when its shard is not in memory. */
+  /**
+   * The entry of body file `file`, or undefined. Throws IndexPending when its shard must be fetched
+   * first (an origin's, not yet in the local copy), ManifestError when its shard is not the one the
+   * head lists.
+   */
   find(file: string): PackedEntry | undefined {
     const number = this.#head.shardOf(file);
-    const entry = this.#head.shards[number] as ShardEntry;
-    const shard = this.#cache.get(entry.etag);
+    const shard = this.#opened[number] ?? this.#open(number);
     if (shard !== undefined) return shard.find(file);
-    throw new IndexPending(this.shard(number));
+    const entry = this.#head.shards[number] as ShardEntry;
+    throw new IndexPending(this.#source.fetch(shardFileOf(entry.etag), entry));
   }
 
-  /** Shard `number`, from the cache or read and checked. */
-  shard(number: number): Promise<LookupShard> {
+  #open(number: number): LookupShard | undefined {
+    const entry = this.#head.shards[number] as ShardEntry;
+    const file = shardFileOf(entry.etag);
+    const opened = this.#source.open(file, entry);
+    if (opened === undefined) return undefined;
+    let shard: LookupShard;
+    try {
+      shard = new LookupShard(opened.read, this.#head.shardBits, number, entry);
+    } catch (error) {
+      throw new ManifestError(`${this.#where}: ${file} is not a shard of a lookup index written by npm run build: ${(error as Error).message}`);
+    }
+    if (opened.lasting) this.#opened[number] = shard;
+    return shard;
+  }
+
+  /** Shard `number` read whole and checked: every path and ETag. */
+  async shard(number: number): Promise<LookupShard> {
     const entry = this.#head.shards[number];
-    if (entry === undefined) return Promise.reject(new RangeError(`no shard ${number}`));
-    return this.#cache.load(entry.etag, async () => {
-      const file = shardFileOf(entry.etag);
-      return checkShard(await this.#read(file, entry), this.#head.shardBits, number, `${this.#where}: ${file}`);
-    });
+    if (entry === undefined) throw new RangeError(`no shard ${number}`);
+    const file = shardFileOf(entry.etag);
+    return checkShard(await this.#source.readWhole(file, entry), this.#head.shardBits, number, entry, `${this.#where}: ${file}`);
   }
 
   /** Every body file with its entry, a shard at a time (`only` picks the shards read). */
@@ -155,10 +194,8 @@ export class LookupIndex {
     let before = 0;
     for (const [number, entry] of this.#head.shards.entries()) {
       if (position < before + entry.count) {
-        const shard = await this.shard(number);
-        const file = shard.pathAt(position - before);
-        const found = shard.entryAt(position - before);
-        return file === undefined || found === undefined ? undefined : { file, entry: found };
+        const found = (await this.shard(number)).entryAt(position - before);
+        return found === undefined ? undefined : { file: found[0], entry: found[1] };
       }
       before += entry.count;
     }
@@ -167,19 +204,18 @@ export class LookupIndex {
 }
 
 /** A shard's bytes opened and every path and ETag checked (`where` names it in errors). */
-function checkShard(bytes: Buffer, shardBits: number, number: number, where: string): LookupShard {
+function checkShard(bytes: Buffer, shardBits: number, number: number, listed: ShardEntry, where: string): LookupShard {
   const invalid = (problem: string): ManifestError => new ManifestError(`${where} is not a shard of a lookup index written by npm run build: ${problem}`);
   let shard: LookupShard;
   try {
-    shard = new LookupShard(bytes, shardBits, number);
+    shard = LookupShard.over(bytes, shardBits, number, listed);
   } catch (error) {
     throw invalid((error as Error).message);
   }
-  if (!etagPattern.test(shard.packEtag)) throw invalid(`its pack's ${JSON.stringify(shard.packEtag)} is not a strong ETag`);
   for (let entryNumber = 0; entryNumber < shard.count; entryNumber++) {
-    const file = shard.pathAt(entryNumber);
-    const entry = shard.entryAt(entryNumber);
-    if (file === undefined || entry === undefined) throw invalid(`entry ${entryNumber} lies outside the shard`);
+    const found = shard.entryAt(entryNumber);
+    if (found === undefined) throw invalid(`entry ${entryNumber} lies outside the shard`);
+    const [file, entry] = found;
     if (!bodyFilePattern.test(file)) throw invalid(`${JSON.stringify(file.slice(0, 200))} is not a body file's path`);
     if (!etagPattern.test(entry.etag)) throw invalid(`${file}: ${JSON.stringify(entry.etag)} is not a strong ETag`);
   }
@@ -203,7 +239,8 @@ export function readManifest(bytes: Uint8Array, where: string): OpenedManifest {
     throw invalid((error as Error).message);
   }
   for (const [number, shard] of head.shards.entries())
-    if (!etagPattern.test(shard.etag)) throw invalid(`shard ${number}: ${JSON.stringify(shard.etag)} is not a strong ETag`);
+    for (const etag of [shard.etag, shard.packEtag])
+      if (!etagPattern.test(etag)) throw invalid(`shard ${number}: ${JSON.stringify(etag)} is not a strong ETag`);
   let parsedHead: unknown;
   try {
     parsedHead = JSON.parse(head.headBytes().toString('utf8'));

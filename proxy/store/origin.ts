@@ -8,12 +8,15 @@
  * whole, checked against the manifest's hash, cached, then answered as local mode answers them.
  * A private bucket (s3.ts) is the same origin with every request signed.
  */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { Agent, errors } from 'undici';
 import { buildScopedPath, computeEtag, currentBuildFile, currentBuildSchema, type ManifestEntry } from '../../contract/manifest.ts';
-import { lookupIndexFileName, lookupShardsDir, type PackedEntry } from '../../contract/lookupIndex.ts';
+import { lookupIndexFileName, lookupShardsDir, readFromBytes, type PackedEntry } from '../../contract/lookupIndex.ts';
 import { ServiceError } from '../../contract/errors.ts';
-import { findLookup, LookupIndex, readManifest } from './manifestIndex.ts';
-import type { OriginCopy } from './originCopy.ts';
+import { BuildFiles } from './buildFiles.ts';
+import { findLookup, LookupIndex, readManifest, type OpenedShard, type ShardCache, type ShardSource } from './manifestIndex.ts';
+import { bodyName, type OriginCopy } from './originCopy.ts';
 import { isPacked, StoreError, type BodyStore, type StoreCaches } from './store.ts';
 import { noMetrics, type Metrics } from '../observe/metrics.ts';
 import { s3ErrorCode, s3ErrorHint, signedHeaders, type S3Bucket } from './s3.ts';
@@ -202,7 +205,7 @@ async function spotCheck(store: OriginStore): Promise<void> {
     const lookup = await store.lookupAt(position).catch(incomplete('its lookup index'));
     if (lookup === undefined) continue;
     const { file, entry } = lookup;
-    await store.read(file, entry).catch(incomplete(file));
+    await Promise.resolve(store.read(file, entry)).catch(incomplete(file));
   }
 }
 
@@ -286,6 +289,37 @@ async function keptEtags({ manifest }: OriginStore, index: LookupIndex, copy: Or
   return etags;
 }
 
+/**
+ * An origin's shards, read in place from the local copy once fetched: a shard is fetched whole from
+ * the origin the first time a lookup needs it, checked against its ETag and saved in the copy
+ * (ORIGIN_CACHE_DIR); from then on its lookups are positional reads of that file, as on a local
+ * build. A saved file is checked again once, when first opened. Until the copy holds it (or where
+ * there is no copy), the shard is read from its bytes in memory, kept in the index cache
+ * (INDEX_CACHE_MB).
+ */
+function originShards(copy: OriginCopy, memory: ShardCache, load: (file: string, entry: ManifestEntry) => Promise<Buffer>): ShardSource & { close(): void } {
+  const files = copy.filesDir === undefined ? undefined : new BuildFiles(copy.filesDir);
+  const saved = (etag: string): OpenedShard | undefined => {
+    const name = bodyName(etag);
+    if (files === undefined || copy.filesDir === undefined || name === undefined) return undefined;
+    try {
+      if (computeEtag(readFileSync(path.join(copy.filesDir, name))) !== etag) return undefined;
+      return { read: files.reader(name), lasting: true };
+    } catch {
+      return undefined; // not saved yet: fetched, then read from memory
+    }
+  };
+  return {
+    open: (_file, entry) => {
+      const bytes = memory.get(entry.etag);
+      return saved(entry.etag) ?? (bytes === undefined ? undefined : { read: readFromBytes(bytes), lasting: false });
+    },
+    fetch: (file, entry) => memory.load(entry.etag, () => load(file, entry)).then(() => undefined),
+    readWhole: (file, entry) => memory.load(entry.etag, () => load(file, entry)),
+    close: () => files?.close(),
+  };
+}
+
 function storeFromManifest(
   { bytes, where, manifestTag, scoped }: ManifestBytes,
   { origin, caches, copy }: OriginParts,
@@ -318,7 +352,8 @@ function storeFromManifest(
     void copy.saveBody(etag, body);
     return body;
   };
-  const index = new LookupIndex(head, shards, load, where);
+  const shardSource = originShards(copy, shards, load);
+  const index = new LookupIndex(head, shardSource, where);
 
   const store: OriginStore = {
     manifest,
@@ -331,6 +366,7 @@ function storeFromManifest(
     lookupAt: (position) => index.lookupAt(position),
     cached: (entry) => cache.get(entry.etag),
     read: (file, entry) => cache.load(entry.etag, () => load(file, entry)),
+    close: () => shardSource.close(),
   };
   return { store, index };
 }

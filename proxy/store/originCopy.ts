@@ -32,6 +32,8 @@ export interface OriginCopy {
   /** The body whose ETag is `etag`, if the copy holds it intact. */
   readBody(etag: string): Promise<Buffer | undefined>;
   saveBody(etag: string, body: Buffer): Promise<void>;
+  /** The folder the copy keeps files in (a file's name is fileNameOf(etag)), or undefined when it keeps none. */
+  readonly filesDir: string | undefined;
   /** Whether the copy has a file for `etag` (not checked: readBody checks it when it is read). */
   holds(etag: string): Promise<boolean>;
   /** Removes the bodies no longer listed in the current build (`keep`: its ETags). */
@@ -40,6 +42,7 @@ export interface OriginCopy {
 
 /** With ORIGIN_CACHE_DIR=off: nothing is kept, and a worker cannot start while the origin is down. */
 export const noOriginCopy: OriginCopy = {
+  filesDir: undefined,
   readManifest: async () => undefined,
   saveManifest: async () => undefined,
   readBody: async () => undefined,
@@ -54,8 +57,8 @@ const manifestTagName = 'manifest.etag';
 /** `scoped` when the origin serves builds under `builds/<buildId>/`, `root` when it is a copy of dist/. */
 const manifestLayoutName = 'manifest.layout';
 
-/** An ETag as a file name: the quotes dropped, the base64url characters kept. */
-function bodyName(etag: string): string | undefined {
+/** An ETag as a file name in the copy: the quotes dropped, the base64url characters kept. */
+export function bodyName(etag: string): string | undefined {
   const name = etag.slice(1, -1);
   return /^[A-Za-z0-9_-]+$/.test(name) ? `${name}.json` : undefined;
 }
@@ -86,6 +89,7 @@ export async function openOriginCopy(dir: string, log: Logger): Promise<OriginCo
     }
   };
   return {
+    filesDir: bodiesDir,
     readManifest: async () => {
       const bytes = await readFile(path.join(dir, indexName)).catch(() => undefined);
       if (!bytes) return undefined;

@@ -1,16 +1,26 @@
 /**
- * Body files. The lookup index says what exists (its head read once per build, its shards as
- * lookups need them: manifestIndex.ts); bodies come from a bounded
- * in-memory cache keyed by their ETag, which is a hash of their content: an entry can never be
- * stale, identical bodies (a country by id, by code and by name) share one buffer, and a new build
- * keeps every body it did not change warm. Concurrent misses for one body share one read.
+ * Body files. The lookup index says what exists (its head read once per build, its shards read in
+ * place: manifestIndex.ts); a body is one read of its pack, kept in a bounded in-memory cache keyed
+ * by its ETag, which is a hash of its content: an entry can never be stale, identical bodies (a
+ * country by id, by code and by name) share one buffer, and a new build keeps every body it did
+ * not change warm. On a local build both reads are synchronous preads (buildFiles.ts).
  */
-import { open, readFile, realpath } from 'node:fs/promises';
+import { readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { ServiceError, type ErrorCode } from '../../contract/errors.ts';
 import { lookupIndexFileName, type PackedEntry } from '../../contract/lookupIndex.ts';
 import { computeEtag, type ManifestEntry } from '../../contract/manifest.ts';
-import { createShardCache, findLookup, LookupIndex, readManifest, type Lookup, type ServedManifest, type ShardCache } from './manifestIndex.ts';
+import {
+  createShardCache,
+  findLookup,
+  LookupIndex,
+  readManifest,
+  type Lookup,
+  type ServedManifest,
+  type ShardCache,
+  type ShardSource,
+} from './manifestIndex.ts';
+import { BuildFiles } from './buildFiles.ts';
 import { defaultBodyCacheMb } from '../config/config.ts';
 import { LoadingCache } from './loadingCache.ts';
 
@@ -34,7 +44,7 @@ export interface BodyStore {
   /**
    * The body of a route's lookup by its normalised keys (contract/keys.ts): undefined means no
    * such key exists. Throws IndexPending (manifestIndex.ts) while the part of the index that
-   * knows is being read: wait for it and ask again.
+   * knows must be fetched (an origin's): wait for it and ask again.
    */
   find(routePath: string, keys: readonly string[]): Lookup | undefined;
   /** Every body file with its entry (the manifest's `files`), read from the index a shard at a time. */
@@ -45,28 +55,18 @@ export interface BodyStore {
   cached(entry: ManifestEntry): Buffer | undefined;
   /**
    * The bytes of a body (from its pack, by the entry the index gave) or of a public file or a
-   * download (by its path); only call for what the build lists. Throws a StoreError when they
-   * cannot be had.
+   * download (by its path); only call for what the build lists. The bytes themselves where they
+   * are at hand (a local build's body: one pread), else a promise of them. Never throws: a body
+   * that cannot be had is a promise rejected with a StoreError.
    */
-  read(file: string, entry: ManifestEntry | PackedEntry): Promise<Buffer>;
+  read(file: string, entry: ManifestEntry | PackedEntry): Buffer | Promise<Buffer>;
+  /** Lets go of the build's open files once it is no longer served (requests still on it are answered). */
+  close(): void;
 }
 
 /** Whether an entry is a lookup's body, in a pack. */
 export function isPacked(entry: ManifestEntry | PackedEntry): entry is PackedEntry {
   return 'pack' in entry;
-}
-
-/** `size` bytes at `offset` of a local file: a body in its pack. */
-async function readSlice(file: string, offset: number, size: number): Promise<Buffer> {
-  const handle = await open(file, 'r');
-  try {
-    const bytes = Buffer.allocUnsafe(size);
-    const { bytesRead } = await handle.read(bytes, 0, size, offset);
-    if (bytesRead !== size) throw new Error(`${file} ends before byte ${offset + size}`);
-    return bytes;
-  } finally {
-    await handle.close();
-  }
 }
 
 /** Bodies by ETag; a miss runs the loader its caller passes, once for every caller waiting on it. */
@@ -92,7 +92,7 @@ export function createStoreCaches(bodyBytes?: number, shardBytes?: number): Stor
 }
 
 /** A store over a build on the local disk, `distDir` resolved once to the build it links to. */
-export async function openLocalStore(distDir: string, { bodies: cache, shards }: StoreCaches = createStoreCaches()): Promise<BodyStore> {
+export async function openLocalStore(distDir: string, { bodies: cache }: StoreCaches = createStoreCaches()): Promise<BodyStore> {
   // The build directory behind the dist link, so that a rebuild does not change files under us.
   const buildDir = await realpath(distDir).catch(() => {
     throw new StoreError('ERR_DIST_MISSING', `${distDir} does not exist: run "npm run build" first, or set DIST_DIR`);
@@ -101,17 +101,40 @@ export async function openLocalStore(distDir: string, { bodies: cache, shards }:
   const bytes = await readFile(indexFile).catch(() => {
     throw new StoreError('ERR_DIST_MISSING', `${path.join(distDir, lookupIndexFileName)} is missing: run "npm run build" first`);
   });
-  const readShard = async (file: string, entry: ManifestEntry): Promise<Buffer> => {
-    const shard = await readFile(path.join(buildDir, file)).catch((error: unknown) => {
-      throw new StoreError('ERR_BODY_UNREADABLE', `${path.join(buildDir, file)}, a shard of the lookup index, could not be read`, {}, { cause: error });
-    });
-    // The name is the content's hash: a shard replaced or damaged on the disk is refused, not served from.
-    if (shard.length !== entry.size || computeEtag(shard) !== entry.etag)
-      throw new StoreError('ERR_BODY_UNREADABLE', `${path.join(buildDir, file)}, a shard of the lookup index, is not the one its head lists`);
-    return shard;
+  const files = new BuildFiles(buildDir);
+  const unreadableShard = (file: string, problem: string, cause?: unknown) =>
+    new StoreError('ERR_BODY_UNREADABLE', `${path.join(buildDir, file)}, a shard of the lookup index, ${problem}`, {}, { cause });
+  const source: ShardSource = {
+    open: (file) => {
+      try {
+        return { read: files.reader(file), lasting: true };
+      } catch (error) {
+        throw unreadableShard(file, 'could not be opened', error);
+      }
+    },
+    fetch: () => Promise.resolve(),
+    readWhole: async (file, entry) => {
+      const shard = await readFile(path.join(buildDir, file)).catch((error: unknown) => {
+        throw unreadableShard(file, 'could not be read', error);
+      });
+      // The name is the content's hash: a shard replaced or damaged on the disk is refused, not listed from.
+      if (shard.length !== entry.size || computeEtag(shard) !== entry.etag) throw unreadableShard(file, 'is not the one its head lists');
+      return shard;
+    },
   };
   const { manifest, head } = readManifest(bytes, indexFile);
-  const index = new LookupIndex(head, shards, readShard, indexFile);
+  const index = new LookupIndex(head, source, indexFile);
+  /**
+   * A body read from its pack in place, and checked against its ETag before it is kept or sent: a
+   * pack damaged on the disk costs its lookups a 503, never a body served under another's tag.
+   */
+  const readPacked = (file: string, entry: PackedEntry): Buffer => {
+    const body = Buffer.allocUnsafe(entry.size);
+    if (files.read(entry.pack, body, entry.offset) !== entry.size) throw new Error(`${entry.pack} ends before byte ${entry.offset + entry.size}`);
+    if (computeEtag(body) !== entry.etag) throw new Error(`${file}: its bytes in ${entry.pack} do not hash to its ETag`);
+    cache.set(entry.etag, body);
+    return body;
+  };
   return {
     manifest,
     source: buildDir,
@@ -120,13 +143,21 @@ export async function openLocalStore(distDir: string, { bodies: cache, shards }:
     lookups: () => index.entries(),
     lookupAt: (position) => index.lookupAt(position),
     cached: (entry) => cache.get(entry.etag),
-    read: async (file, entry) => {
+    read: (file, entry) => {
       const unreadable = (cause?: unknown) => new StoreError('ERR_BODY_UNREADABLE', `${file} is listed in the manifest but could not be read`, {}, { cause });
+      if (isPacked(entry)) {
+        try {
+          return cache.get(entry.etag) ?? readPacked(file, entry);
+        } catch (error) {
+          return Promise.reject(unreadable(error));
+        }
+      }
       return cache
-        .load(entry.etag, () => (isPacked(entry) ? readSlice(path.join(buildDir, entry.pack), entry.offset, entry.size) : readFile(path.join(buildDir, file))))
+        .load(entry.etag, () => readFile(path.join(buildDir, file)))
         .catch((error: unknown) => {
           throw unreadable(error);
         });
     },
+    close: () => files.close(),
   };
 }

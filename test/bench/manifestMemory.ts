@@ -1,39 +1,73 @@
 /**
- * `npm run bench:memory`: what one process holds to serve a build's lookup index. Opens the
- * current dist/ (`DIST_DIR`, default dist; run `npm run build` first) the way a worker does (the
- * body store, no body read) and prints the heap and resident set it added: once the head is open
- * (what a worker holds at start), and once every shard has been read through the index cache
- * (INDEX_CACHE_MB: what a worker holds at most), after a full garbage collection each time.
- * Run with `node --expose-gc`; the npm script does.
+ * `npm run bench:memory`: what one process holds and spends to serve a build's lookup index.
+ * Opens the current dist/ (`DIST_DIR`, default dist; run `npm run build` first) the way a worker
+ * does (the body store) and prints the heap and resident set it added once the head is open (what
+ * a worker holds at start); then finds `LOOKUPS` bodies (default 100,000) drawn at random over the
+ * whole build, and reads each from its pack, timing both, and prints what the process holds after
+ * (a full garbage collection before each figure; the body cache is kept at 1 MB so that nearly
+ * every body is read). Run with `node --expose-gc`; the npm script does.
  */
-import { readLookupHead } from '../../contract/lookupIndex.ts';
-import { defaultIndexCacheMb } from '../../proxy/config/config.ts';
+import { seededRandom } from './urls.ts';
 import { createStoreCaches, openLocalStore } from '../../proxy/store/store.ts';
+import type { Lookup } from '../../proxy/store/manifestIndex.ts';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with node --expose-gc (npm run bench:memory does)');
 const distDir = process.env.DIST_DIR ?? 'dist';
-const indexCacheMb = Number(process.env.INDEX_CACHE_MB ?? defaultIndexCacheMb);
+const lookupCount = Number(process.env.LOOKUPS ?? 100_000);
 const megabytes = (bytes: number): string => (bytes / 1024 / 1024).toFixed(1);
 
 gc();
 const before = process.memoryUsage();
-const caches = createStoreCaches(undefined, indexCacheMb * 1024 * 1024);
-const store = await openLocalStore(distDir, caches);
+const store = await openLocalStore(distDir, createStoreCaches(1024 * 1024));
 gc();
 const opened = process.memoryUsage();
-let files = 0;
-const reading = performance.now();
-for await (const _lookup of store.lookups()) files++;
-// Read from the disk (or the page cache), checked and iterated: what a lookup waits for on a miss, and more.
-const readingMs = performance.now() - reading;
-gc();
-const read = process.memoryUsage();
 const added = (after: NodeJS.MemoryUsage): string =>
   `heap ${megabytes(after.heapUsed - before.heapUsed)} MB, outside the heap ${megabytes(after.arrayBuffers - before.arrayBuffers)} MB, resident set ${megabytes(after.rss)} MB`;
-console.log(`${distDir} (build ${store.manifest.buildId}): ${files} body files`);
+console.log(`${distDir} (build ${store.manifest.buildId}): ${store.bodyCount} body files`);
 console.log(`resident set before: ${megabytes(before.rss)} MB`);
 console.log(`head open: ${added(opened)}`);
-const shards = (await readLookupHead(distDir)).shards.length;
-console.log(`${shards} shards read and checked in ${readingMs.toFixed(0)} ms: ${(readingMs / shards).toFixed(2)} ms a shard`);
-console.log(`every shard read once (index cache ${indexCacheMb} MB, ${megabytes(caches.shards.calculatedSize)} MB kept): ${added(read)}`);
+
+// Reservoir sampling over the whole index: every body equally likely, whatever the build's size.
+const random = seededRandom(41);
+const sample: Lookup[] = [];
+let seen = 0;
+for await (const lookup of store.lookups()) {
+  seen++;
+  if (sample.length < lookupCount) sample.push(lookup);
+  else {
+    const slot = Math.floor(random() * seen);
+    if (slot < lookupCount) sample[slot] = lookup;
+  }
+}
+const paths = sample.map(({ file }) => file.slice(0, -'.json'.length).split('/'));
+sample.length = 0;
+gc();
+const sampled = process.memoryUsage();
+
+/** Runs `find` for every sampled path (its route path and its keys joined): microseconds per lookup. */
+function timeFinds(withBody: boolean): number {
+  const started = performance.now();
+  for (const parts of paths) {
+    // The body path's first four segments are the route (`area/api/record/operation`), the rest its keys.
+    const found = store.find(`/${parts.slice(0, 4).join('/')}`, [parts.slice(4).join('/')]);
+    if (found === undefined) throw new Error(`${parts.join('/')}.json: listed by the index but not found`);
+    if (withBody) {
+      const body = store.read(found.file, found.entry);
+      if (body instanceof Promise) throw new Error('a local body is read synchronously');
+    }
+  }
+  return ((performance.now() - started) * 1000) / paths.length;
+}
+
+const first = timeFinds(false);
+const again = timeFinds(false);
+const withBodies = timeFinds(true);
+gc();
+const after = process.memoryUsage();
+console.log(`${paths.length} lookups drawn at random over the build (paths kept: ${added(sampled)})`);
+console.log(`find, first pass (every shard opened on first use): ${first.toFixed(2)} µs a lookup`);
+console.log(`find, again: ${again.toFixed(2)} µs a lookup`);
+console.log(`find and read the body from its pack (checked against its ETag): ${withBodies.toFixed(2)} µs a lookup`);
+console.log(`after: ${added(after)}`);
+store.close();

@@ -137,7 +137,7 @@ describe.each(stores)('%s', (_name, open) => {
     if (!entry) return;
     // Its pack, which holds its bytes.
     await rm(path.join(buildDir, (entry as PackedEntry).pack));
-    const failure = await store.read(file, entry).catch((error: unknown) => error);
+    const failure = await Promise.resolve(store.read(file, entry)).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(StoreError);
     expect(failure).toMatchObject({ code: missingBodyCode });
   });

@@ -2,11 +2,20 @@
  * The body cache (proxy/store/store.ts, proxy/store/loadingCache.ts) under pressure, and reading a build's lookup index (proxy/store/manifestIndex.ts).
  * What every body store must do is test/system/bodyStores.test.ts.
  */
-import { readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { encodeLookupIndex } from '../../contract/lookupIndex.ts';
-import { createShardCache, findLookup, IndexPending, LookupIndex, ManifestError, readManifest, whenIndexed } from '../../proxy/store/manifestIndex.ts';
+import { encodeLookupIndex, packFileOf, pageBytes, readFromBytes, shardFileOf } from '../../contract/lookupIndex.ts';
+import {
+  findLookup,
+  IndexPending,
+  LookupIndex,
+  ManifestError,
+  readManifest,
+  whenIndexed,
+  type Lookup,
+  type ShardSource,
+} from '../../proxy/store/manifestIndex.ts';
 import { createBodyCache, openLocalStore } from '../../proxy/store/store.ts';
 import { buildFixture } from '../support/service.ts';
 
@@ -94,40 +103,75 @@ async function findWaiting(index: LookupIndex, file: string): Promise<ReturnType
   return whenIndexed(() => index.find(file));
 }
 
+/** Reads of shard files, each its file and length. */
+type Reads = { file: string; length: number }[];
+
+/**
+ * Shard files from bytes in memory, every positional read counted. `fetched` set: files are at hand
+ * only once fetched, as an origin's are.
+ */
+function countingSource(files: ReadonlyMap<string, Buffer>, reads: Reads, { fetched }: { fetched?: Set<string> } = {}): ShardSource {
+  const bytesOf = (file: string): Buffer => files.get(file) as Buffer;
+  return {
+    open: (file) => {
+      if (fetched && !fetched.has(file)) return undefined;
+      const read = readFromBytes(bytesOf(file));
+      return {
+        read: (target, position) => {
+          reads.push({ file, length: target.length });
+          return read(target, position);
+        },
+        lasting: true,
+      };
+    },
+    fetch: async (file) => void fetched?.add(file),
+    readWhole: async (file) => bytesOf(file),
+  };
+}
+
 describe('reading a lookup index', () => {
-  /** The fixture build's head with `count` body files of one route, in shards of 1,000: the shards by file, and the reads counted. */
-  async function largeIndex(count: number, cacheBytes = 64 * 1024 * 1024) {
+  /** The fixture build's head with `count` body files of one route, in shards of 1,000: the index over counted reads. */
+  async function largeIndex(count: number, options: { fetched?: Set<string> } = {}) {
     const { manifest } = await openLocalStore(await buildFixture());
     const bodies = new Map<string, Buffer>();
     for (let number = 0; number < count; number++) {
       bodies.set(`addressmanagement/api/neighborhood/getbyid/${number.toString(16).padStart(32, '0')}.json`, Buffer.from(`{"n":${number}}`));
     }
     const encoded = encodeLookupIndex(manifest, bodies, 1_000);
-    const files = encoded.entries;
-    const reads: string[] = [];
-    const read = async (file: string): Promise<Buffer> => {
-      reads.push(file);
-      return encoded.files.get(file) as Buffer;
-    };
+    const reads: Reads = [];
     const { manifest: head, head: opened } = readManifest(encoded.head, 'the large index');
-    const cache = createShardCache(cacheBytes);
-    return { index: new LookupIndex(opened, cache, read, 'the large index'), reads, files, manifest, head, cache, encoded };
+    return {
+      index: new LookupIndex(opened, countingSource(encoded.files, reads, options), 'the large index'),
+      reads,
+      files: encoded.entries,
+      manifest,
+      head,
+      encoded,
+    };
   }
 
-  it('reads a shard only when a lookup needs it, checks it once, and answers from memory after', async () => {
-    const { index, reads, files, manifest, head } = await largeIndex(60_000);
+  it('finds an entry with one read of a page of its shard, whatever the shard holds, and lists the build a shard at a time', async () => {
+    const { index, reads, files, manifest, head, encoded } = await largeIndex(60_000);
     expect(head).toEqual(manifest);
     expect(index.count).toBe(60_000);
     expect(index.shards).toHaveLength(64);
     expect(reads).toEqual([]);
-    const file = `addressmanagement/api/neighborhood/getbyid/${'0'.repeat(31)}a.json`;
-    expect(() => index.find(file)).toThrow(IndexPending);
-    const tenth = files[file];
-    expect(await findWaiting(index, file)).toMatchObject(tenth ?? {});
-    expect(reads).toHaveLength(1);
-    expect(findLookup(index, '/addressmanagement/api/neighborhood/getbyid', [`${'0'.repeat(31)}a`])?.entry).toMatchObject(tenth ?? {});
-    expect(reads).toHaveLength(1);
-    expect(await findWaiting(index, `addressmanagement/api/neighborhood/getbyid/${'f'.repeat(32)}.json`)).toBeUndefined();
+    const shardBytes = Math.min(...[...encoded.files].filter(([file]) => file.endsWith('.idx')).map(([, bytes]) => bytes.length));
+    expect(shardBytes).toBeGreaterThan(20 * pageBytes);
+    for (const number of [10, 4_321, 59_999]) {
+      const key = number.toString(16).padStart(32, '0');
+      const file = `addressmanagement/api/neighborhood/getbyid/${key}.json`;
+      reads.length = 0;
+      expect(findLookup(index, '/addressmanagement/api/neighborhood/getbyid', [key])?.entry).toMatchObject(files[file] ?? {});
+      // The header once, when a shard is first opened; then one page, rarely the next.
+      const pages = reads.filter((read) => read.length === pageBytes);
+      expect(reads.length - pages.length).toBeLessThanOrEqual(1);
+      expect(pages.length).toBeGreaterThanOrEqual(1);
+      expect(pages.length).toBeLessThanOrEqual(2);
+    }
+    reads.length = 0;
+    expect(index.find(`addressmanagement/api/neighborhood/getbyid/${'f'.repeat(32)}.json`)).toBeUndefined();
+    expect(reads.reduce((sum, read) => sum + read.length, 0)).toBeLessThanOrEqual(2 * pageBytes + 300);
     const listed: Record<string, unknown> = {};
     for await (const { file: listedFile, entry } of index.entries()) listed[listedFile] = { size: entry.size, etag: entry.etag };
     expect(listed).toEqual(files);
@@ -135,14 +179,14 @@ describe('reading a lookup index', () => {
     expect(await index.lookupAt(60_000)).toBeUndefined();
   });
 
-  it('holds no more of the index than its cache allows, however many shards a build has', async () => {
-    const { index, cache, encoded } = await largeIndex(60_000, 200_000);
-    const largest = Math.max(...[...encoded.files].filter(([file]) => file.endsWith('.idx')).map(([, bytes]) => bytes.length));
-    expect(largest * 64).toBeGreaterThan(200_000 * 10);
-    let listed = 0;
-    for await (const _lookup of index.entries()) listed++;
-    expect(listed).toBe(60_000);
-    expect(cache.calculatedSize).toBeLessThanOrEqual(200_000);
+  it('waits for a shard that must be fetched first, then finds in place', async () => {
+    const fetched = new Set<string>();
+    const { index, files } = await largeIndex(5_000, { fetched });
+    const file = `addressmanagement/api/neighborhood/getbyid/${'0'.repeat(31)}a.json`;
+    expect(() => index.find(file)).toThrow(IndexPending);
+    expect(await findWaiting(index, file)).toMatchObject(files[file] ?? {});
+    expect(fetched.size).toBe(1);
+    expect(index.find(file)).toMatchObject(files[file] ?? {});
   });
 
   it.each([
@@ -163,38 +207,45 @@ describe('reading a lookup index', () => {
       '"addressmanagement/api/country/getbyid/../../../../etc/passwd.json" is not a body file\'s path',
     ],
     ['a path that is no body file', 'openapi.json', '"openapi.json" is not a body file\'s path'],
-  ])('refuses a shard with %s before any lookup uses it, saying what is wrong', async (_what, file, message) => {
+  ])('never reads a file a shard with %s names: its entries point into the pack the head names, and a listing refuses it', async (_what, file, message) => {
     const { manifest } = await openLocalStore(await buildFixture());
     const encoded = encodeLookupIndex(manifest, new Map([[file, Buffer.from('{}')]]));
     const { head } = readManifest(encoded.head, 'the index');
-    const index = new LookupIndex(head, createShardCache(), async (shardFile) => encoded.files.get(shardFile) as Buffer, 'the index');
-    const refused = findWaiting(index, file);
-    await expect(refused).rejects.toThrow(ManifestError);
-    await expect(refused).rejects.toThrow(`is not a shard of a lookup index written by npm run build: ${message}`);
+    const index = new LookupIndex(head, countingSource(encoded.files, []), 'the index');
+    expect(index.find(file)).toMatchObject({ pack: packFileOf(head.shards[0]?.packEtag ?? '') });
+    const listing = index.shard(0);
+    await expect(listing).rejects.toThrow(ManifestError);
+    await expect(listing).rejects.toThrow(`is not a shard of a lookup index written by npm run build: ${message}`);
   });
 
-  it('refuses a shard file whose bytes are not those its head lists: a lookup needing it fails, the build stays served', async () => {
+  it('never serves a body its damaged shard misplaces: the lookup fails with a 503 code, the build stays served', async () => {
     const distDir = await buildFixture();
     const buildDir = await realpath(distDir);
-    const [shard] = (await readdir(path.join(buildDir, 'lookups'))).filter((name) => name.endsWith('.idx'));
-    const shardFile = path.join(buildDir, 'lookups', shard as string);
+    const store = await openLocalStore(distDir);
+    const found = store.find('/addressmanagement/api/country/getall', []);
+    expect(found).toBeDefined();
+    const { entry } = found as Lookup;
+    const { head } = readManifest(await readFile(path.join(buildDir, 'lookups.idx')), 'the index');
+    const shardFile = path.join(buildDir, shardFileOf(head.shards[head.shardOf(found?.file ?? '')]?.etag ?? ''));
     const bytes = await readFile(shardFile);
-    bytes.writeUInt32LE(bytes.readUInt32LE(bytes.length - 4) ^ 1, bytes.length - 4);
+    // The entry's offset in the pack moved by one byte: its bytes no longer hash to its ETag.
+    const at = bytes.indexOf(Buffer.from(found?.file ?? '', 'latin1')) + (found?.file.length ?? 0);
+    bytes.writeUInt32LE(bytes.readUInt32LE(at + 4) + 1, at + 4);
     await rm(shardFile);
     await writeFile(shardFile, bytes);
-    const store = await openLocalStore(distDir);
-    const pending = (() => {
-      try {
-        store.find('/addressmanagement/api/country/getall', []);
-      } catch (error) {
-        return error;
-      }
-      return undefined;
-    })();
-    expect(pending).toBeInstanceOf(IndexPending);
-    await expect((pending as IndexPending).loaded).rejects.toMatchObject({
+    const damaged = await openLocalStore(distDir);
+    const misplaced = damaged.find('/addressmanagement/api/country/getall', []) as Lookup;
+    expect(misplaced.entry.etag).toBe(entry.etag);
+    await expect(Promise.resolve(damaged.read(misplaced.file, misplaced.entry))).rejects.toMatchObject({ code: 'ERR_BODY_UNREADABLE' });
+    await expect(collect(damaged.lookups())).rejects.toMatchObject({
       code: 'ERR_BODY_UNREADABLE',
       message: expect.stringContaining('is not the one its head lists'),
     });
   });
 });
+
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const all: T[] = [];
+  for await (const item of items) all.push(item);
+  return all;
+}

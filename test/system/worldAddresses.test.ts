@@ -159,11 +159,22 @@ describe('an address form, on a build serving Türkiye, Germany and France', () 
     expect(await countryOfDistrict(itemAt(everywhere, 1).districtId)).toBe(countryIds.FR);
   });
 
-  it("a district of Austria, which this build does not serve, is 404 ERR_NOT_FOUND naming the countryId and name asked; Austria's provinces list no districts", async () => {
+  it("a district of Austria, which this build does not serve, is 404 ERR_NOT_FOUND naming the setting that leaves it out; Austria's provinces list no districts", async () => {
     const target = `${address}/district/getbyname?name=${encodeURIComponent('Wien, Innere Stadt')}&countryid=${countryIds.AT}`;
     const answer = await ask(proxy, target);
     expect([answer.status, answer.errorCode, answer.bodyBytes.toString()]).toEqual([404, 'ERR_NOT_FOUND', 'null']);
-    expect(answer.message).toBe(`No district has countryId "${countryIds.AT}" and name "Wien, Innere Stadt".`);
+    expect(answer.message).toBe(
+      `No district has countryId "${countryIds.AT}" and name "Wien, Innere Stadt": this build serves the districts and postal codes of DE, FR, TR only (addressCountries in data/build.json); a build with "all" there serves every country's.`,
+    );
+    const search = await ask(proxy, `${address}/district/searchbyname?name=wien&countryid=${countryIds.AT}`);
+    expect([search.status, search.errorCode]).toEqual([404, 'ERR_NOT_FOUND']);
+    expect(search.message).toMatch(
+      /^No district can be searched there: this build serves the districts and postal codes of DE, FR, TR only \(addressCountries in data\/build\.json\)/,
+    );
+    // A served country's miss is a plain one.
+    expect((await ask(proxy, `${address}/district/getbyname?name=nowhere&countryid=${countryIds.DE}`)).message).toBe(
+      `No district has countryId "${countryIds.DE}" and name "nowhere".`,
+    );
     const provinces = await get<StateProvince[]>(`${address}/stateprovince/getbycountryid?countryid=${countryIds.AT}`);
     const vienna = provinces.find((province) => province.name === 'Wien');
     expect(vienna).toBeDefined();
@@ -199,5 +210,16 @@ describe('Türkiye, unchanged by the countries added', () => {
     await expectSameAnswer(`${address}/district/getbystateprovinceid?stateprovinceid=${kadikoy.stateProvinceId}`);
     await expectSameAnswer(`${address}/neighborhood/getbydistrictid?districtid=${kadikoy.id}`);
     await expectSameAnswer(`${address}/district/searchbyname?name=kad&countryid=${countryIds.TR}`);
+  });
+
+  it("80331 with Germany's id, on a build of Türkiye alone, is a 404 that names the setting, not a bare miss", async () => {
+    const answer = await ask(turkeyAlone, `${address}/neighborhood/getbyzipcode?zipcode=80331&countryid=${countryIds.DE}`);
+    expect([answer.status, answer.errorCode]).toEqual([404, 'ERR_NOT_FOUND']);
+    expect(answer.message).toBe(
+      `No neighborhood has zipcode "80331" and countryId "${countryIds.DE}": this build serves the districts and postal codes of TR only (addressCountries in data/build.json); a build with "all" there serves every country's.`,
+    );
+    expect((await ask(turkeyAlone, `${address}/neighborhood/getbyzipcode?zipcode=80331`)).message).toMatch(
+      /: this build serves the districts and postal codes of TR only/,
+    );
   });
 });

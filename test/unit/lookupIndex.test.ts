@@ -1,6 +1,17 @@
 /** contract/lookupIndex.ts: bodies in packs, their entries in a head and shards, found by path, never read outside a shard. */
 import { describe, expect, it } from 'vitest';
-import { encodeLookupIndex, isLookupIndex, LookupHead, LookupShard, shardFileOf, type ManifestHead, type PackedEntry } from '../../contract/lookupIndex.ts';
+import {
+  encodeLookupIndex,
+  isLookupIndex,
+  LookupHead,
+  LookupShard,
+  pageBytes,
+  readFromBytes,
+  shardFileOf,
+  type ManifestHead,
+  type PackedEntry,
+  type ShardEntry,
+} from '../../contract/lookupIndex.ts';
 import { computeEtag } from '../../contract/manifest.ts';
 
 const head = { buildId: 'b', counts: { country: 2 } } as unknown as ManifestHead;
@@ -20,7 +31,7 @@ function open(index: ReturnType<typeof encodeLookupIndex>): { head: LookupHead; 
     const bytes = index.files.get(shardFileOf(entry.etag)) as Buffer;
     expect(computeEtag(bytes)).toBe(entry.etag);
     expect(bytes.length).toBe(entry.size);
-    return new LookupShard(bytes, opened.shardBits, number);
+    return LookupShard.over(bytes, opened.shardBits, number, entry);
   });
   return { head: opened, shards, find: (file) => shards[opened.shardOf(file)]?.find(file) };
 }
@@ -72,17 +83,58 @@ describe('the lookup index', () => {
     expect(open(small).find('addressmanagement/api/country/getall.json')).toMatchObject({ size: 2, etag: computeEtag(Buffer.from('[]')), offset: 0 });
   });
 
-  it('answers a miss, never a read outside its bytes, when an entry offset is damaged', () => {
+  it('answers a miss, never a read outside its page, when its entries are damaged', () => {
     const number = opened.shardOf('addressmanagement/api/country/getall.json');
-    const bytes = Buffer.from(index.files.get(shardFileOf(opened.shards[number]?.etag ?? '')) as Buffer);
-    const shard = new LookupShard(bytes, opened.shardBits, number);
-    const tableStart = 14 + bytes.readUInt8(13) + 8;
-    const offsetsStart = tableStart + bytes.readUInt32LE(tableStart - 4) * 4;
+    const listed = opened.shards[number] as ShardEntry;
+    const bytes = Buffer.from(index.files.get(shardFileOf(listed.etag)) as Buffer);
+    const shard = LookupShard.over(bytes, opened.shardBits, number, listed);
+    expect(shard.find('addressmanagement/api/country/getall.json')).toBeDefined();
+    const pages = bytes.readUInt32LE(14 + bytes.readUInt8(13) + 4);
+    const offsetsStart = pageBytes + pages * pageBytes;
+    for (let page = 0; page < pages; page++) {
+      // Every entry's path said to run past its page, and more entries than the page holds.
+      const start = pageBytes + page * pageBytes;
+      for (let at = start + 4, entry = 0; entry < bytes.readUInt16LE(start); entry++) {
+        const next = at + 15 + bytes.readUInt16LE(at + 4) + bytes.readUInt8(at + 14 + bytes.readUInt16LE(at + 4));
+        bytes.writeUInt16LE(0xfff0, at + 4);
+        at = next;
+      }
+      bytes.writeUInt16LE(0xffff, start);
+    }
     for (let entry = 0; entry < shard.count; entry++) bytes.writeUInt32LE(0xfffffff0, offsetsStart + entry * 4);
-    const broken = new LookupShard(bytes, opened.shardBits, number);
+    const broken = LookupShard.over(bytes, opened.shardBits, number, listed);
     expect(broken.find('addressmanagement/api/country/getall.json')).toBeUndefined();
     expect(broken.pathAt(0)).toBeUndefined();
     expect([...broken.entries()]).toEqual([]);
+  });
+
+  it('finds an entry by reading the one page of its shard its hash names, and now and then the next', () => {
+    let reads = 0;
+    let readOnce = 0;
+    let paths = 0;
+    for (const [number, listed] of opened.shards.entries()) {
+      const bytes = index.files.get(shardFileOf(listed.etag)) as Buffer;
+      const counted = new LookupShard(
+        (target, position) => {
+          reads++;
+          expect(target.length).toBeLessThanOrEqual(pageBytes);
+          return readFromBytes(bytes)(target, position);
+        },
+        opened.shardBits,
+        number,
+        listed,
+      );
+      for (const [file] of LookupShard.over(bytes, opened.shardBits, number, listed).entries()) {
+        reads = 0;
+        expect(counted.find(file), file).toMatchObject(files[file] ?? {});
+        expect(reads, file).toBeLessThanOrEqual(3);
+        if (reads === 1) readOnce++;
+        paths++;
+      }
+      expect(bytes.length).toBeGreaterThan(30_000);
+    }
+    expect(paths).toBe(5001);
+    expect(readOnce / paths).toBeGreaterThan(0.95);
   });
 
   it('refuses bytes that are no head or no shard, a shard in the wrong place, and a path that is not printable ASCII', () => {
@@ -91,10 +143,11 @@ describe('the lookup index', () => {
     expect(() => new LookupHead(Buffer.concat([index.head, Buffer.from([0])]))).toThrow(/bytes after its last shard/);
     const older = Buffer.from(index.head);
     older.writeUInt32LE(1, 4);
-    expect(() => new LookupHead(older)).toThrow('it is version 1, this service reads 2: build it again with this version (npm run build)');
+    expect(() => new LookupHead(older)).toThrow('it is version 1, this service reads 3: build it again with this version (npm run build)');
     const first = index.files.get(shardFileOf(opened.shards[0]?.etag ?? '')) as Buffer;
-    expect(() => new LookupShard(first, opened.shardBits, 1)).toThrow(/is shard 0 of 2\^3, not shard 1 of 2\^3/);
-    expect(() => new LookupShard(index.head, opened.shardBits, 0)).toThrow(/does not start with RDLS/);
+    expect(() => LookupShard.over(first, opened.shardBits, 1, opened.shards[1] as ShardEntry)).toThrow(/is shard 0 of 2\^3, not shard 1 of 2\^3/);
+    expect(() => LookupShard.over(index.head, opened.shardBits, 0, opened.shards[0] as ShardEntry)).toThrow(/does not start with RDLS/);
+    expect(() => LookupShard.over(first, opened.shardBits, 0, { ...(opened.shards[0] as ShardEntry), count: 1 })).toThrow(/the head lists 1/);
     expect(() => encodeLookupIndex(head, new Map([['addressmanagement/api/country/getbyname/i̇stanbul.json', Buffer.from('{}')]]))).toThrow(/printable ASCII/);
   });
 });

@@ -35,18 +35,19 @@ const records: DataRecord[] = firsts.flatMap((first, i) =>
 function indexed(): Map<string, string> {
   const dataset = { records: new Map<RecordType, DataRecord[]>([['stateProvince', records]]), where: new Map() };
   const problems: string[] = [];
+  const bodies = new Map<string, string>();
   const indexing = {
     dataset,
     settings: {},
     keys: new RecordKeys(dataset, problems),
     projection: new Projection(),
-    bodies: new Map<string, string>(),
+    bodies,
     ambiguous: [],
     problems,
   } as unknown as Indexing;
   indexSearch(route, records, indexing);
   expect(problems).toEqual([]);
-  return indexing.bodies;
+  return bodies;
 }
 
 /** A store over the files in memory, as a build's would be. */
@@ -121,6 +122,8 @@ describe('prefix search', () => {
       'Yeni Su',
       'tepe',
       'a',
+      `Karacadağ${' ve ötesi'.repeat(20)}`,
+      `kara${'a'.repeat(190)}`,
     ]);
     for (const record of records) {
       const name = String(record.name);
@@ -130,6 +133,24 @@ describe('prefix search', () => {
       if (foldName(query).length < 2) continue;
       expect(await answered(store, query), query).toEqual(expected(foldName(query)));
       expect(await answered(store, query, countryB), `${query} in B`).toEqual(expected(foldName(query), countryB));
+    }
+  });
+
+  it('finds the answer of a query of any length in a few lookups, as many as the logarithm of its length', async () => {
+    const store = storeOf(indexed());
+    let finds = 0;
+    const counting: BodyStore = {
+      ...store,
+      find: (path, wanted) => {
+        finds++;
+        return store.find(path, wanted);
+      },
+    };
+    for (const query of ['Karacadağ', `Karacadağ${'x'.repeat(40)}`, `Kara${'a'.repeat(196)}`, `Yenisu${' tepe'.repeat(38)}`]) {
+      finds = 0;
+      expect(await answered(counting, query), query).toEqual(expected(foldName(query)));
+      // The answer file, the candidates below the shortest query (2 characters), the shortest's two, then two a step of the bisection.
+      expect(finds, query).toBeLessThanOrEqual(1 + 2 + 2 + 2 * Math.ceil(Math.log2(foldName(query).length - 1)));
     }
   });
 
