@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util';
 import fg from 'fast-glob';
 import { ProblemsError } from '../contract/errors.ts';
 import { BuildError } from './errors.ts';
-import { readInputs } from './load.ts';
+import { readInputs, type Inputs, type LoadedData } from './load.ts';
 import { readSummary } from './summary.ts';
 import { buildsRootOf } from '../contract/builds.ts';
 import { withBuildLock } from './buildLock.ts';
@@ -134,15 +134,16 @@ async function buildLocked({
     stages[name] = Math.round(now - stageStart) / 1000;
     stageStart = now;
   };
-  const inputs = await readInputs(dataDir);
+  let inputs: Inputs | undefined = await readInputs(dataDir);
+  const { dataVersion } = inputs;
   const codeVersion = await buildCodeFingerprint();
-  const inputsVersion = createHash('sha256').update(inputs.dataVersion).update(codeVersion).digest('hex').slice(0, 16);
+  const inputsVersion = createHash('sha256').update(dataVersion).update(codeVersion).digest('hex').slice(0, 16);
   const summary = await readSummary(distDir);
   if (summary && summary.inputsVersion === inputsVersion && !force) {
-    const { buildId, dataVersion, counts, ambiguous, files, bytes } = summary;
+    const { buildId, counts, ambiguous, files, bytes } = summary;
     // A build made before the pointer was a link through dist gets its id file and the link.
     await repairPointer(distDir, buildId);
-    return { buildDir: await realpath(distDir), files, bytes, buildId, dataVersion, counts, ambiguous, upToDate: true };
+    return { buildDir: await realpath(distDir), files, bytes, buildId, dataVersion: summary.dataVersion, counts, ambiguous, upToDate: true };
   }
   // Loaded only for a real build, so that a no-op rebuild starts quickly.
   const [
@@ -156,7 +157,7 @@ async function buildLocked({
     { buildExports },
     { buildChangeLists, keptBuilds },
     { validateSources },
-    { basisOf, planRebuild, saveInputs },
+    { basisOf, planRebuild, pruneInputs, saveInputs },
     { entriesPerShard: defaultEntriesPerShard },
   ] = await Promise.all([
     import('./load.ts'),
@@ -172,21 +173,32 @@ async function buildLocked({
     import('./rebuild.ts'),
     import('../contract/lookupIndex.ts'),
   ]);
+  const buildsRoot = buildsRootOf(distDir);
+  const basis = basisOf(inputs, codeVersion, entriesPerShard ?? defaultEntriesPerShard);
+  // Kept by content now, so that the bytes need not be held to the end; a disk that refuses the
+  // copies costs the next build its shortcut only.
+  let inputsKept = true;
+  await saveInputs(buildsRoot, inputs).catch((error: unknown) => {
+    inputsKept = false;
+    console.warn(`the record files could not be kept for the next build, which will make every body: ${(error as Error).message}`);
+  });
   stage('read');
-  const loaded = parseInputs(inputs);
+  // The files as read and as parsed are needed until the rebuild is planned, and then no more: the
+  // world's are gigabytes, which the rest of the build should not carry.
+  let loaded: LoadedData | undefined = parseInputs(inputs);
+  inputs = undefined;
   stage('parse');
   const settings = validateSettings(loaded.settings);
   const dataset = validateData(loaded.files);
   const sources = validateSources(loaded.sources);
   stage('validate');
-  const buildsRoot = buildsRootOf(distDir);
   const replaced = await realpath(distDir).catch(() => undefined);
-  const basis = basisOf(inputs, codeVersion, entriesPerShard ?? defaultEntriesPerShard);
   const plan = force
     ? 'a full build was asked for (--force)'
     : replaced === undefined
       ? 'there is no previous build'
       : await planRebuild({ buildsRoot, basis: summary?.rebuild, current: basis, loaded, dataset, routes });
+  loaded = undefined;
   stage('plan');
   let reason = typeof plan === 'string' ? plan : undefined;
   let made: Awaited<ReturnType<typeof patchOf>> | undefined;
@@ -216,7 +228,7 @@ async function buildLocked({
   const exported = await buildExports(
     dataset,
     shown,
-    { buildId, builtAt, dataVersion: loaded.dataVersion, sources },
+    { buildId, builtAt, dataVersion, sources },
     kept.find((build) => build.dir === replaced),
     // What a rebuild knows changed since the build it replaces: the other records' lines are not made again.
     made ? { changed: made.changedRecords } : {},
@@ -231,7 +243,7 @@ async function buildLocked({
       {
         buildId,
         builtAt,
-        dataVersion: loaded.dataVersion,
+        dataVersion,
         inputsVersion,
         holidayYears: settings.holidayYears,
         addressCountries: servedAddressCountries(settings, dataset),
@@ -257,15 +269,13 @@ async function buildLocked({
     made = undefined;
     written = await write(indexed);
   }
-  // The build is published: a disk that refuses the copies costs the next build its shortcut only.
-  await saveInputs(buildsRoot, inputs).catch((error: unknown) =>
-    console.warn(`the record files could not be kept for the next build, which will make every body: ${(error as Error).message}`),
-  );
+  // The build is published: the saved files no build compares with any more go.
+  if (inputsKept) await pruneInputs(buildsRoot, basis).catch(() => undefined);
   stage('write');
   const rebuilt = made
     ? { changed: made.patch.changes.size, records: Object.fromEntries([...made.changedRecords].map(([type, ids]) => [type, ids.size])) }
     : { reason: reason ?? 'unknown' };
-  return { ...written, buildId, dataVersion: loaded.dataVersion, counts, ambiguous: indexed.ambiguous.length, upToDate: false, stages, rebuilt };
+  return { ...written, buildId, dataVersion, counts, ambiguous: indexed.ambiguous.length, upToDate: false, stages, rebuilt };
 }
 
 /** The head's `addressCountries`: `all`, or the alpha-2 code of each country whose addresses the build serves, by its id. */

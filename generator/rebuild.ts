@@ -59,22 +59,27 @@ export function basisOf(inputs: Inputs, codeVersion: string, entriesPerShard: nu
 }
 
 /**
- * Saves the record files of a finished build by content, and removes those no longer any build's
- * basis but this one's: the next build reads the ones it finds changed from here.
+ * Saves the record files a build read by content, before it makes anything, so that it need not
+ * hold their bytes to the end: the next build reads the ones it finds changed from here. A file
+ * already saved is left as it is; nothing is removed (pruneInputs does, once the build is out).
  */
 export async function saveInputs(buildsRoot: string, inputs: Inputs): Promise<void> {
   const dir = path.join(buildsRoot, inputsDirName);
   await mkdir(dir, { recursive: true });
   const present = new Set(await readdir(dir));
-  const wanted = new Set<string>();
   for (const { sha256: hash, bytes } of inputs.records) {
-    wanted.add(hash);
     if (present.has(hash)) continue;
     const partial = path.join(dir, `${hash}.${process.pid}.partial`);
     await writeFile(partial, bytes);
     await rename(partial, path.join(dir, hash));
   }
-  for (const name of present) if (!wanted.has(name)) await rm(path.join(dir, name), { force: true });
+}
+
+/** Removes the saved record files that are not the finished build's (`basis`): no later build compares with them. */
+export async function pruneInputs(buildsRoot: string, basis: RebuildBasis): Promise<void> {
+  const dir = path.join(buildsRoot, inputsDirName);
+  const wanted = new Set(Object.values(basis.records));
+  for (const name of await readdir(dir).catch(() => [] as string[])) if (!wanted.has(name)) await rm(path.join(dir, name), { force: true });
 }
 
 /** A saved record file, or undefined when it is missing or not what its name says. */
@@ -186,7 +191,7 @@ export async function planRebuild({ buildsRoot, basis, current, loaded, dataset,
       gatedPaths.filter((file) => typeOf.get(file) === type).flatMap((file) => recordsBefore.get(file) ?? dataset.byFile.get(file) ?? []),
     );
   }
-  const before: Dataset = { records: beforeRecords, where: new Map() };
+  const before: Dataset = { records: beforeRecords, where: () => undefined };
   const readBefore = new Set([...recordsBefore.values()].flat());
 
   const changed = new Map<RecordType, Changed>();

@@ -13,8 +13,12 @@ import { buildSettingsSchema, recordDefinitions, type BuildSettings, type DataRe
 /** Every record of every type, in data order (files by path, records as written). */
 export interface Dataset {
   readonly records: ReadonlyMap<RecordType, readonly DataRecord[]>;
-  /** Where each record was read, `data/records/country.json record #12 (id …)`, for later stages' messages. */
-  readonly where: ReadonlyMap<DataRecord, string>;
+  /**
+   * Where a record was read, `data/records/country.json record #12 (id …)`, for later stages'
+   * messages; undefined for a record of no file. Worked out when asked, which is only for a
+   * problem: a string per record would cost the world's build hundreds of megabytes.
+   */
+  readonly where: (record: DataRecord) => string | undefined;
 }
 
 /** The dataset as validated from files: each file's records too. */
@@ -25,7 +29,13 @@ export interface ValidatedDataset extends Dataset {
 
 interface Located {
   readonly record: DataRecord;
-  readonly where: string;
+  readonly file: RecordFile;
+  readonly index: number;
+}
+
+/** Where a located record was read, for a message. */
+function whereOf({ record, file, index }: Located): string {
+  return recordName(file, index, record);
 }
 
 /**
@@ -90,12 +100,11 @@ export function validateData(files: readonly RecordFile[]): ValidatedDataset {
     const { schema } = recordDefinitions[file.recordType];
     const valid: DataRecord[] = [];
     file.records.forEach((raw, index) => {
-      const where = recordName(file, index, raw);
       const result = schema.safeParse(raw);
       if (result.success) {
-        located.get(file.recordType)?.push({ record: result.data as DataRecord, where });
+        located.get(file.recordType)?.push({ record: result.data as DataRecord, file, index });
         valid.push(result.data as DataRecord);
-      } else for (const issue of result.error.issues) problems.push(`${where}: ${describeIssue(issue)}`);
+      } else for (const issue of result.error.issues) problems.push(`${recordName(file, index, raw)}: ${describeIssue(issue)}`);
     });
     byFile.set(file.relativePath, valid);
   }
@@ -115,13 +124,14 @@ export function validateData(files: readonly RecordFile[]): ValidatedDataset {
     // Compared as the lookup compares them (normalised keys), so `90` and `090` would collide. Code
     // lookups read the record's own fields; the derived fields of index.ts serve name and list lookups.
     for (const { params, route, within } of uniqueLookups(type)) {
-      const seen = new Map<string, string>();
+      const seen = new Map<string, Located>();
       const answers = !route
         ? ''
         : within
           ? ` (values of ${route.path} must differ within one ${within.field})`
           : ` (${route.path} answers one record per value)`;
-      for (const { record, where } of records) {
+      for (const entry of records) {
+        const { record } = entry;
         const values = params.map((param) => record[param.field]);
         if (values.some((value) => value === undefined)) continue;
         const keys = params.map((param, position) => normaliseKey(param.kind, String(values[position])));
@@ -131,18 +141,18 @@ export function validateData(files: readonly RecordFile[]): ValidatedDataset {
         const first = seen.get(tuple);
         if (first) {
           const fields = params.map((param) => param.field).join(' + ');
-          problems.push(`${where}: field ${fields}: ${values.map(String).join(' + ')} is already used by ${first}${answers}`);
-        } else seen.set(tuple, where);
+          problems.push(`${whereOf(entry)}: field ${fields}: ${values.map(String).join(' + ')} is already used by ${whereOf(first)}${answers}`);
+        } else seen.set(tuple, entry);
       }
     }
     for (const reference of recordDefinitions[type].references) {
       const toField = reference.toField ?? 'id';
       const existing = targetValues(reference.to, toField);
-      for (const { record, where } of records) {
-        const value = record[reference.field];
+      for (const entry of records) {
+        const value = entry.record[reference.field];
         if (value === null && reference.nullable) continue;
         if (!existing.has(value)) {
-          problems.push(`${where}: field ${reference.field}: no ${recordLabels[reference.to]} has ${toField} ${String(value)}`);
+          problems.push(`${whereOf(entry)}: field ${reference.field}: no ${recordLabels[reference.to]} has ${toField} ${String(value)}`);
         }
       }
     }
@@ -151,8 +161,26 @@ export function validateData(files: readonly RecordFile[]): ValidatedDataset {
   if (problems.length > 0) throw new BuildError(problems);
   return {
     records: new Map([...located].map(([type, records]) => [type, records.map(({ record }) => record)])),
-    where: new Map([...located.values()].flat().map(({ record, where }) => [record, where])),
+    where: lazyWhere(byFile, new Map(files.map((file) => [file.relativePath, file.displayPath]))),
     byFile,
+  };
+}
+
+/**
+ * `where` of a dataset: the records' places indexed the first time one is asked for, from the
+ * records of each file (by its path) and the paths files are shown by.
+ */
+function lazyWhere(byFile: ReadonlyMap<string, readonly DataRecord[]>, shownPaths: ReadonlyMap<string, string>): Dataset['where'] {
+  let places: Map<DataRecord, string> | undefined;
+  return (record) => {
+    if (places === undefined) {
+      places = new Map();
+      for (const [relativePath, records] of byFile) {
+        const displayPath = shownPaths.get(relativePath) ?? relativePath;
+        records.forEach((each, index) => (places as Map<DataRecord, string>).set(each, `${displayPath} record #${index + 1} (id ${each.id})`));
+      }
+    }
+    return places.get(record);
   };
 }
 

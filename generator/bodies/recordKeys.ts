@@ -62,7 +62,7 @@ export class RecordKeys {
 
   /** The record as validate.ts named it: file, position and id. */
   whereIs(type: RecordType, record: DataRecord): string {
-    return this.dataset.where.get(record) ?? `${type} ${record.id}`;
+    return this.dataset.where(record) ?? `${type} ${record.id}`;
   }
 
   /** `value`'s key for `param`, or undefined (and a problem) when it has none; `field` is the one the value came from. */

@@ -44,7 +44,9 @@ const getByName = routes.find((route) => route.path.endsWith('/country/getbyname
 function servedAnswers(countries: readonly Country[]): Map<string, string> {
   if (!getByName) throw new Error('contract/routes.ts has no country/getbyname route');
   const records = countries as unknown as DataRecord[];
-  const { bodies } = indexData({ records: new Map([['country', records]]), where: new Map() }, { holidayYears: { first: 2000, last: 2000 } }, [getByName]);
+  const { bodies } = indexData({ records: new Map([['country', records]]), where: () => undefined }, { holidayYears: { first: 2000, last: 2000 } }, [
+    getByName,
+  ]);
   const prefix = getByName.path.slice(1);
   const alpha2ByBody = new Map<string, string>();
   const answers = new Map<string, string>();

@@ -51,7 +51,7 @@ const initial = (count: number): DataRecord[] => Array.from({ length: count }, (
 const shown = (_type: RecordType, record: DataRecord): string => JSON.stringify(record);
 const linesOf = (records: readonly DataRecord[]): string[] => records.map((record) => shown(type, record));
 
-const datasetOf = (records: readonly DataRecord[]): Dataset => ({ records: new Map([[type, records]]), where: new Map() });
+const datasetOf = (records: readonly DataRecord[]): Dataset => ({ records: new Map([[type, records]]), where: () => undefined });
 
 let builds = 0;
 /** A build's exports of `records`, written into a directory of its own as write.ts writes them (linked where it links). */

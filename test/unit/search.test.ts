@@ -33,7 +33,7 @@ const records: DataRecord[] = firsts.flatMap((first, i) =>
 );
 
 function indexed(): Map<string, string> {
-  const dataset = { records: new Map<RecordType, DataRecord[]>([['stateProvince', records]]), where: new Map() };
+  const dataset = { records: new Map<RecordType, DataRecord[]>([['stateProvince', records]]), where: () => undefined };
   const problems: string[] = [];
   const bodies = new Map<string, string>();
   const indexing = {
