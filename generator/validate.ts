@@ -174,11 +174,12 @@ function lazyWhere(byFile: ReadonlyMap<string, readonly DataRecord[]>, shownPath
   let places: Map<DataRecord, string> | undefined;
   return (record) => {
     if (places === undefined) {
-      places = new Map();
+      const found = new Map<DataRecord, string>();
       for (const [relativePath, records] of byFile) {
         const displayPath = shownPaths.get(relativePath) ?? relativePath;
-        records.forEach((each, index) => (places as Map<DataRecord, string>).set(each, `${displayPath} record #${index + 1} (id ${each.id})`));
+        for (const [index, each] of records.entries()) found.set(each, `${displayPath} record #${index + 1} (id ${each.id})`);
       }
+      places = found;
     }
     return places.get(record);
   };
