@@ -60,7 +60,8 @@ export function findSearch(route: Route, query: ResolvedKeys, store: BodyStore):
     }
   });
   // A country whose addresses the build leaves out has no search files: a 404 that says so, not an empty list.
-  const unserved = scope.length > 0 ? unservedCountry(route, ['', ...scope], store) : undefined;
+  const countryScoped = route.params.some((param, position) => param.field === 'countryId' && position <= scope.length);
+  const unserved = countryScoped ? unservedCountry(route, ['', ...scope], store) : undefined;
   if (unserved !== undefined) throw new ServiceError('ERR_NOT_FOUND', `No ${recordLabels[route.record]} can be searched there: ${unserved}.`);
   const answer = store.find(route.path, [...scope, text]);
   if (answer) return { route, found: answer };

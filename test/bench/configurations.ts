@@ -6,10 +6,10 @@ import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { SignJWT } from 'jose';
-import type { MixId } from './mixes.ts';
+import type { BenchMixId } from './mixes.ts';
 import type { Options } from './options.ts';
-import { configurationLabels, type ConfigurationId } from './report.ts';
-import { startFastify, startFixedFloor, startFloor, startTunedNginx } from './references.ts';
+import { configurationLabels, type ConfigurationId, type ReferenceId } from './report.ts';
+import { startFastify, startFixedFloor, startFloor, startPreadFloor, startTunedNginx } from './references.ts';
 import { freePort } from '../support/programs.ts';
 import { bundleProxy, startNginx, startProxy, type RunningServer } from './servers.ts';
 import type { Lookup, UrlMix } from './urls.ts';
@@ -22,11 +22,11 @@ export interface Configuration {
   /** What every request to it carries (a token, the origin secret). */
   readonly headers: Record<string, string>;
   /** One wrk script per mix. */
-  readonly scripts: ReadonlyMap<MixId, string>;
+  readonly scripts: ReadonlyMap<BenchMixId, string>;
 }
 
 export interface Workload {
-  /** The build directory the proxies serve (DIST_DIR, absolute). */
+  /** The build directory the proxies serve (DIST_DIR, absolute), whose packs the pread floor reads. */
   readonly build: string;
   /**
    * What the references serve (referenceRoot.ts, absolute): every body of the mixes and the fixed
@@ -34,12 +34,12 @@ export interface Workload {
    * serves to the proxies in origin mode.
    */
   readonly references: string;
-  readonly mixes: ReadonlyMap<MixId, UrlMix>;
+  readonly mixes: ReadonlyMap<BenchMixId, UrlMix>;
   /** The one body the fixed floor sends. */
   readonly fixedBody: Lookup;
 }
 
-type ProxyId = Exclude<ConfigurationId, 'nginx-tuned' | 'nginx' | 'node-floor-fixed' | 'node-floor' | 'node-floor-envelope' | 'fastify' | 'fastify-json'>;
+type ProxyId = Exclude<ConfigurationId, ReferenceId>;
 
 /**
  * Starts the configurations of options.only, one at a time so that each start-up is timed on an
@@ -117,6 +117,8 @@ export async function startConfigurations(
         return startFloor({ targets, root: references, workers, envelope: false });
       case 'node-floor-envelope':
         return startFloor({ targets, root: references, workers, envelope: true });
+      case 'node-floor-pread':
+        return startPreadFloor({ targets, build, workers });
       case 'node-floor-fixed':
         return startFixedFloor({ file: fixedBody.file, root: references, workers });
       case 'fastify':
@@ -133,7 +135,7 @@ export async function startConfigurations(
     const server = await start(id);
     if (server !== nginx) started.push(server);
     const headers = headersOf(id);
-    const scripts = new Map<MixId, string>();
+    const scripts = new Map<BenchMixId, string>();
     for (const [mix, { lookups: mixLookups }] of mixes) {
       const paths = mixLookups.map((lookup) => (id === 'nginx' || id === 'nginx-tuned' ? lookup.nginxPath : lookup.proxyPath));
       scripts.set(mix, await writeWrkScript(workDir, `${id}-${mix}`, paths, headers, options.threads));

@@ -2,7 +2,7 @@
  * The report as Markdown tables: readable in a terminal, pasted as they are into a result file.
  */
 import type { BuildFigures } from './build.ts';
-import { mixIds, type MixId } from './mixes.ts';
+import { benchMixIds, type BenchMixId, wholeBuildMixIds } from './mixes.ts';
 import {
   capacityOf,
   configurationIds,
@@ -69,7 +69,7 @@ export function formatResults(rows: readonly ResultRow[]): string {
  */
 export function formatShares(results: Results): string | undefined {
   const lines: string[][] = [];
-  for (const mix of mixIds) {
+  for (const mix of benchMixIds) {
     for (const [concurrency, rows] of Object.entries(results[mix] ?? {})) {
       for (const id of ['local-apikey', 'local-apikey-log-info'] as const satisfies readonly ConfigurationId[]) {
         const row = rows.find((candidate) => candidate.configuration === id);
@@ -87,10 +87,52 @@ export function formatShares(results: Results): string | undefined {
   ]);
 }
 
+/**
+ * The proxy (local, API key) on the mixes drawn over the whole build, beside the floor that reads
+ * each body with one pread (what it is compared with there) and nginx: req/s over theirs in the
+ * same round, and the p99 latency of each.
+ */
+export function formatRandomAccess(results: Results): string | undefined {
+  const lines: string[][] = [];
+  for (const mix of wholeBuildMixIds) {
+    for (const [concurrency, rows] of Object.entries(results[mix] ?? {})) {
+      const rowOf = (id: ConfigurationId): ResultRow | undefined => rows.find((row) => row.configuration === id);
+      const proxy = rowOf('local-apikey');
+      if (!proxy) continue;
+      lines.push([
+        mix,
+        concurrency,
+        number(proxy.requestsPerSecond),
+        ...(['node-floor-pread', 'nginx-tuned', 'nginx'] as const).map((reference) => number(proxy.ratios[reference]?.requestsPerSecond, 2)),
+        ...(['local-apikey', 'node-floor-pread', 'nginx-tuned', 'nginx'] as const).map((id) => number(rowOf(id)?.p99Ms, 2)),
+        number(proxy.ratios['nginx-tuned']?.p99, 2),
+      ]);
+    }
+  }
+  if (lines.length === 0) return undefined;
+  return markdownTable(
+    [
+      'mix',
+      'connections',
+      'proxy req/s',
+      '÷ floor pread',
+      '÷ nginx tuned',
+      '÷ nginx',
+      'p99 ms: proxy',
+      'floor pread',
+      'nginx tuned',
+      'nginx',
+      'proxy p99 ÷ nginx tuned',
+    ],
+    lines,
+    [false, true, true, true, true, true, true, true, true, true, true],
+  );
+}
+
 /** Requests per core and cores per 10,000 requests/s, from the servers' CPU time, at one concurrency. */
 export function formatCapacity(results: Results, concurrency: number): string {
-  const mixes = mixIds.filter((mix) => results[mix]?.[String(concurrency)]);
-  const rowOf = (mix: MixId, id: ConfigurationId): ResultRow | undefined => results[mix]?.[String(concurrency)]?.find((row) => row.configuration === id);
+  const mixes = benchMixIds.filter((mix) => results[mix]?.[String(concurrency)]);
+  const rowOf = (mix: BenchMixId, id: ConfigurationId): ResultRow | undefined => results[mix]?.[String(concurrency)]?.find((row) => row.configuration === id);
   const lines = configurationIds.flatMap((id) => {
     if (!mixes.some((mix) => rowOf(mix, id))) return [];
     return [

@@ -3,8 +3,9 @@
  * time and memory read from /proc while they go.
  */
 import { successHead, successTail } from '../../contract/envelope.ts';
+import { computeEtag } from '../../contract/manifest.ts';
 import type { Configuration } from './configurations.ts';
-import type { MixId } from './mixes.ts';
+import type { BenchMixId } from './mixes.ts';
 import type { Options } from './options.ts';
 import { cpuSeconds, residentKb } from '../support/proc.ts';
 import { treePids, type RunningServer } from './servers.ts';
@@ -21,13 +22,15 @@ async function eachLimited<T>(items: readonly T[], parallel: number, task: (item
 }
 
 /** Bytes an envelope adds around a body: the head with a UUID (36 characters) and the tail. */
-const envelopeBytes = Buffer.byteLength(successHead('0'.repeat(36))) + Buffer.byteLength(successTail);
+const headBytes = Buffer.byteLength(successHead('0'.repeat(36)));
+const envelopeBytes = headBytes + Buffer.byteLength(successTail);
 
 /**
  * Every distinct lookup through one server, before any load: nginx and the floor must send the
  * manifest's size (the fixed floor its one body's), the proxies and Fastify answer 200 with the
  * manifest's ETag and the body in the envelope, which proves the query URL finds the same body as
- * the file path. Also warms caches and the JIT.
+ * the file path. The pread floor's bodies, read from the packs at offsets of its own finding, must
+ * also hash to that ETag. Also warms caches and the JIT.
  */
 export async function preflight(
   configuration: Configuration,
@@ -55,6 +58,8 @@ export async function preflight(
     else if (enveloped && response.headers.get('etag') !== lookup.etag)
       failures.push(`${target}: ETag ${response.headers.get('etag')}, the manifest says ${lookup.etag} for ${lookup.file}`);
     else if (body.length !== expected) failures.push(`${target}: ${body.length} bytes, expected ${expected} (${lookup.file})`);
+    else if (id === 'node-floor-pread' && computeEtag(body.subarray(headBytes, headBytes + lookup.size)) !== lookup.etag)
+      failures.push(`${target}: the body read is not ${lookup.file}'s, whose ETag is ${lookup.etag}`);
   });
   if (failures.length > 0) {
     throw new Error(`preflight: ${failures.length} of ${lookups.length} lookups failed on ${label}:\n  ${failures.slice(0, 10).join('\n  ')}`);
@@ -66,7 +71,7 @@ export type Measured = WrkResult & { cpu: { user: number; system: number }; peak
 /** One load run of one mix, with the server's CPU time and memory read from /proc while it goes. */
 export async function measure(
   configuration: Configuration,
-  mix: MixId,
+  mix: BenchMixId,
   options: Options,
   connections: number,
   seconds: number,

@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { mixIds, parseMixes, type MixId } from './mixes.ts';
+import { benchMixIds, parseMixes, type BenchMixId } from './mixes.ts';
 import { configurationIds, isReference, type ConfigurationId } from './report.ts';
 import { repoRoot } from './servers.ts';
 
@@ -15,7 +15,10 @@ export interface Options {
   readonly rounds: number;
   readonly duration: number;
   readonly concurrency: readonly number[];
+  /** Lookups of each mix drawn by operation (sampled, small, flags). */
   readonly samples: number;
+  /** Lookups of each mix drawn over the whole build (random, skewed). */
+  readonly randomCount: number;
   readonly warmup: number;
   readonly workers: number;
   readonly threads: number;
@@ -27,7 +30,7 @@ export interface Options {
   /** The configurations to run; the references always run, as every ratio is taken against them. */
   readonly only: readonly ConfigurationId[];
   /** The request mixes each configuration is loaded with. */
-  readonly mixes: readonly MixId[];
+  readonly mixes: readonly BenchMixId[];
 }
 
 function positive(name: string, text: string): number {
@@ -57,6 +60,7 @@ export function readOptions(): Options {
       duration: { type: 'string' },
       concurrency: { type: 'string' },
       samples: { type: 'string' },
+      'random-count': { type: 'string' },
       warmup: { type: 'string' },
       workers: { type: 'string', default: '2' },
       threads: { type: 'string', default: '2' },
@@ -74,7 +78,7 @@ export function readOptions(): Options {
   const concurrency = (values.concurrency ?? (smoke ? '8' : '8,64')).split(',').map((level) => positive('concurrency', level.trim()));
   const warmup = Number(values.warmup ?? (smoke ? '0' : '3'));
   if (!Number.isInteger(warmup) || warmup < 0) throw new UsageError(`--warmup takes whole seconds, 0 or more (got ${JSON.stringify(values.warmup)})`);
-  const mixes = parseMixes(values.mix ?? (smoke ? 'sampled' : mixIds.join(',')));
+  const mixes = parseMixes(values.mix ?? (smoke ? 'sampled' : benchMixIds.join(',')), benchMixIds);
   if (typeof mixes === 'string') throw new UsageError(mixes);
   const stamp = new Date().toISOString().replace(/[-:]|\.\d+/g, '');
   return {
@@ -83,6 +87,7 @@ export function readOptions(): Options {
     duration: positive('duration', values.duration ?? (smoke ? '1' : '10')),
     concurrency,
     samples: positive('samples', values.samples ?? (smoke ? '200' : '4000')),
+    randomCount: positive('random-count', values['random-count'] ?? (smoke ? '2000' : '60000')),
     warmup,
     workers: positive('workers', values.workers),
     threads: positive('threads', values.threads),

@@ -75,19 +75,40 @@ export async function* packedBodies(distDir: string, files: Iterable<string>): A
   }
 }
 
-/** Writes `files`' bodies from the build's packs as `<root>/<file>`. */
+/** Files written at once: tens of thousands of bodies (the random mixes) in seconds, without holding them all. */
+const parallelWrites = 32;
+
+/** Writes `files`' bodies from the build's packs as `<root>/<file>`, read in turn and written `parallelWrites` at a time. */
 async function writeBodies(buildDir: string, root: string, files: Iterable<string>): Promise<{ bodies: number; bytes: number }> {
   let bodies = 0;
   let bytes = 0;
+  const folders = new Map<string, Promise<unknown>>();
+  const writing = new Set<Promise<void>>();
+  // The first write that failed: thrown once the writes under way have ended.
+  let failed: { error: unknown } | undefined;
+  const write = async (target: string, body: Buffer): Promise<void> => {
+    const folder = path.dirname(target);
+    if (!folders.has(folder)) folders.set(folder, mkdir(folder, { recursive: true }));
+    await folders.get(folder);
+    // 'wx': never written through a hard link into the build.
+    await writeFile(target, body, { flag: 'wx' });
+  };
   for await (const [file, body] of packedBodies(buildDir, files)) {
     const target = path.resolve(root, file);
     if (!target.startsWith(`${root}${path.sep}`)) throw new Error(`${file}: a body's path must stay inside the root`);
-    await mkdir(path.dirname(target), { recursive: true });
-    // 'wx': never written through a hard link into the build.
-    await writeFile(target, body, { flag: 'wx' });
+    const written: Promise<void> = write(target, body)
+      .catch((error: unknown) => {
+        failed ??= { error };
+      })
+      .finally(() => writing.delete(written));
+    writing.add(written);
+    if (writing.size >= parallelWrites) await Promise.race(writing);
+    if (failed) break;
     bodies++;
     bytes += body.length;
   }
+  await Promise.all(writing);
+  if (failed) throw failed.error;
   return { bodies, bytes };
 }
 

@@ -3,7 +3,8 @@
  * round: nginx tuned to serve the sampled bodies as files as fast as it can (the ceiling), the node:http
  * floors (floor.ts: the limit for any Node server) and Fastify (fastifyServer.ts: the framework a
  * team would otherwise pick, with the proxy's prebuilt bodies and serialising records). nginx as deployed, the fourth, is servers.ts startNginx.
- * All read the bodies as plain files from the references' root (referenceRoot.ts).
+ * All read the bodies as plain files from the references' root (referenceRoot.ts), but the pread
+ * floor, which reads each from the build's packs when it is asked, as the proxy does.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -91,7 +92,7 @@ export async function startTunedNginx(options: TunedNginxOptions): Promise<Runni
   if (process.getuid?.() !== 0 && needed > hardFileLimit()) {
     throw new Error(
       `nginx-tuned needs ${needed} open files per worker (a file cache of ${cachedFiles} for the ${options.files} files requested), ` +
-        `over this shell's hard limit (ulimit -Hn = ${hardFileLimit()}): raise it, or request fewer files with --samples`,
+        `over this shell's hard limit (ulimit -Hn = ${hardFileLimit()}): raise it, or request fewer files with --samples and --random-count`,
     );
   }
   const port = await freePort();
@@ -129,6 +130,13 @@ export async function startFloor(options: NodeReferenceOptions & { readonly enve
     port,
     options.workers,
   );
+}
+
+/** floor.ts pread: each target's body read from the packs of the build at `build` (absolute) when it is asked. */
+export async function startPreadFloor(options: { readonly targets: string; readonly build: string; readonly workers: number }): Promise<RunningServer> {
+  const port = await freePort();
+  const environment = nodeEnvironment(port, options.workers, { FLOOR_TARGETS: options.targets, FLOOR_BUILD: options.build, FLOOR_PREAD: '1' });
+  return startNodeServer('node-floor-pread', ['--import', 'tsx', 'test/bench/floor.ts'], environment, port, options.workers);
 }
 
 /** floor.ts fixed: `file` (relative to `root`) for every request. */

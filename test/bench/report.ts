@@ -3,11 +3,20 @@
  * configuration's ratio to each reference server measured in the same round (targets.ts judges
  * them, format.ts prints them).
  */
-import type { MixId } from './mixes.ts';
+import type { BenchMixId } from './mixes.ts';
 import type { WrkResult } from './wrk.ts';
 
 /** What every other configuration is measured against, in every run of the bench. */
-export const referenceIds = ['nginx-tuned', 'nginx', 'node-floor-fixed', 'node-floor', 'node-floor-envelope', 'fastify', 'fastify-json'] as const;
+export const referenceIds = [
+  'nginx-tuned',
+  'nginx',
+  'node-floor-fixed',
+  'node-floor',
+  'node-floor-envelope',
+  'node-floor-pread',
+  'fastify',
+  'fastify-json',
+] as const;
 export type ReferenceId = (typeof referenceIds)[number];
 
 /** The references, then the proxy's configurations, in the tables' order. */
@@ -33,6 +42,7 @@ export const configurationLabels: Record<ConfigurationId, string> = {
   'node-floor-fixed': 'node:http floor: one fixed body, no work at all',
   'node-floor': 'node:http floor: bodies from memory by URL (no auth, no envelope)',
   'node-floor-envelope': "node:http floor: by URL, the proxy's envelope and headers (no auth, no parsing)",
+  'node-floor-pread': "node:http floor: by URL, each body one pread from the build's packs, the proxy's envelope and headers",
   fastify: 'Fastify: bodies from memory by URL, envelope, API key',
   'fastify-json': 'Fastify: records from memory, serialised per response, API key',
   'local-apikey': 'proxy, local, API key',
@@ -51,13 +61,14 @@ export const referenceShortNames: Record<ReferenceId, string> = {
   'node-floor-fixed': 'floor fixed',
   'node-floor': 'floor',
   'node-floor-envelope': 'floor env.',
+  'node-floor-pread': 'floor pread',
   fastify: 'Fastify',
   'fastify-json': 'Fastify JSON',
 };
 
 export interface RunRecord extends WrkResult {
   readonly round: number;
-  readonly mix: MixId;
+  readonly mix: BenchMixId;
   readonly concurrency: number;
   readonly configuration: ConfigurationId;
   /** CPU time of the server's processes during the run, per request: user space and kernel. */
@@ -87,7 +98,7 @@ export interface ResultRow {
 }
 
 /** Results by mix, then by concurrency (as a string: JSON's keys). */
-export type Results = Partial<Record<MixId, Record<string, readonly ResultRow[]>>>;
+export type Results = Partial<Record<BenchMixId, Record<string, readonly ResultRow[]>>>;
 
 export interface ServerFigures {
   readonly configuration: ConfigurationId;
@@ -106,7 +117,7 @@ export function median(values: readonly number[]): number {
 }
 
 /** One mix at one concurrency: a row per configuration that ran, in the table's order. */
-export function summarise(runs: readonly RunRecord[], mix: MixId, concurrency: number): ResultRow[] {
+export function summarise(runs: readonly RunRecord[], mix: BenchMixId, concurrency: number): ResultRow[] {
   const here = runs.filter((run) => run.mix === mix && run.concurrency === concurrency);
   const referenceIn = (reference: ReferenceId, round: number): RunRecord | undefined =>
     here.find((run) => run.configuration === reference && run.round === round);

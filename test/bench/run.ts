@@ -2,14 +2,16 @@
  * `npm run bench`: the service under load next to honest references, in one run on one machine.
  *
  *   npm run bench -- [--smoke] [--rounds 3] [--duration 10] [--concurrency 8,64] [--samples 4000]
- *     [--mix sampled,small,flags] [--warmup 3] [--workers 2] [--threads 2] [--seed 1] [--data data]
- *     [--dist DIR] [--out FILE] [--keep] [--only local-apikey,local-apikey-log-info]
+ *     [--random-count 60000] [--mix sampled,small,random,skewed,flags] [--warmup 3] [--workers 2]
+ *     [--threads 2] [--seed 1] [--data data] [--dist DIR] [--out FILE] [--keep]
+ *     [--only local-apikey,local-apikey-log-info]
  *
  * Builds a copy of data/ into a temporary dist (the build figures), then serves that build with the
  * proxy in local and origin mode and the same bodies with the references (references.ts: nginx
  * tuned, the ceiling; nginx as deployed, the origin; the node:http floors; a Fastify server), which
- * read the sampled bodies as plain files (referenceRoot.ts), and loads each with wrk on every
- * request mix (mixes.ts), alternating round-robin within every round so that machine noise spreads
+ * read the sampled bodies as plain files (referenceRoot.ts) or, the pread floor, from the build's
+ * packs, and loads each with wrk on every request mix (mixes.ts: drawn by operation, and at random
+ * over the whole build), alternating round-robin within every round so that machine noise spreads
  * evenly. Reports, per mix and concurrency, requests per second, p50 and p99 latency, CPU time per
  * request, errors and each configuration's ratio to each reference in the same round; then
  * capacity, start-up, memory, the build figures and the targets; writes it all as JSON
@@ -23,17 +25,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { buildCommand, measureBuild } from './build.ts';
 import { startConfigurations, type Configuration } from './configurations.ts';
-import { formatBuild, formatCapacity, formatResults, formatServers, formatShares, formatTargets } from './format.ts';
+import { formatBuild, formatCapacity, formatRandomAccess, formatResults, formatServers, formatShares, formatTargets } from './format.ts';
 import { measure, preflight, rssMb } from './load.ts';
-import { mixLabels, sampleMixes } from './mixes.ts';
+import { type BenchMixId, mixLabels, sampleBuildMixes } from './mixes.ts';
 import { readOptions, UsageError, type Options } from './options.ts';
 import { writeReferenceRoot } from './referenceRoot.ts';
 import { configurationIds, summarise, type Results, type RunRecord, type ServerFigures } from './report.ts';
 import { findProgram } from '../support/programs.ts';
 import { repoRoot, treePids, type RunningServer } from './servers.ts';
 import { evaluateTargets, targetFloor } from './targets.ts';
-import type { Lookup } from './urls.ts';
-import { readBuildManifest } from '../support/store.ts';
+import type { Lookup, UrlMix } from './urls.ts';
 
 /** The first line a program prints about its version: nginx -v writes to stderr, wrk -v exits 1. */
 function versionOf(program: string, args: readonly string[]): string {
@@ -134,16 +135,23 @@ async function main(): Promise<void> {
     );
     const build = await measureBuild(options.data, workDir, options.rounds);
     const served = await servedBuild(options, build.buildDir);
-    const manifest = await readBuildManifest(served);
-    const mixes = sampleMixes(manifest, options.mixes, options.samples, options.seed);
+    console.log(`drawing the request mixes from ${served}'s lookup index …`);
     // The fixed floor's one body: the median-sized of the small mix, drawn even when that mix is not loaded.
-    const small = sampleMixes(manifest, ['small'], options.samples, options.seed).get('small')?.lookups ?? [];
+    const drawn = await sampleBuildMixes(
+      served,
+      [...new Set<BenchMixId>([...options.mixes, 'small'])],
+      { byOperation: options.samples, wholeBuild: options.randomCount },
+      options.seed,
+    );
+    const small = drawn.get('small')?.lookups ?? [];
     const fixedBody = [...small].sort((a, b) => a.size - b.size)[Math.floor(small.length / 2)] as Lookup;
+    const mixes = new Map(options.mixes.map((id) => [id, drawn.get(id) as UrlMix]));
     console.log(`serving ${served}:`);
     for (const [id, mix] of mixes) {
       if (mix.unreadableKeys > 0) throw new Error(`${mix.unreadableKeys} body files have keys that do not read back as query values (test/bench/urls.ts)`);
+      const from = mix.population === undefined ? '' : `, drawn from the ${mix.population} bodies a query names`;
       console.log(
-        `  ${mixLabels[id]}: ${mix.lookups.length} lookups, ${mix.distinct} distinct, mean body ${Math.round(mix.meanBytes)} bytes (single ${mix.byClass.single}, list ${mix.byClass.list}, large ${mix.byClass.large})`,
+        `  ${mixLabels[id]}: ${mix.lookups.length} lookups, ${mix.distinct} distinct, mean body ${Math.round(mix.meanBytes)} bytes (single ${mix.byClass.single}, list ${mix.byClass.list}, large ${mix.byClass.large})${from}`,
       );
     }
     console.log(`  the fixed floor's body: ${fixedBody.file}, ${fixedBody.size} bytes`);
@@ -163,6 +171,7 @@ async function main(): Promise<void> {
     const configurations = await startConfigurations(options, nginxBinary, { build: served, references: references.root, mixes, fixedBody }, workDir, servers);
     console.log(`preflight: ${distinct.length} distinct lookups through every server …`);
     for (const configuration of configurations) await preflight(configuration, distinct, configuration.headers, fixedBody.size);
+    console.log(`preflight: every lookup answered alike by ${configurations.map((configuration) => configuration.id).join(', ')}`);
     const highest = Math.max(...options.concurrency);
     if (options.warmup > 0) {
       const seconds = Math.max(1, Math.round(options.warmup / options.mixes.length));
@@ -206,6 +215,8 @@ async function main(): Promise<void> {
     }
     const shares = formatShares(results);
     if (shares) lines.push('### The proxy as a share of each reference (req/s, same round)', '', shares, '');
+    const randomAccess = formatRandomAccess(results);
+    if (randomAccess) lines.push('### Random access over the whole build: the proxy beside the pread floor and nginx (same round)', '', randomAccess, '');
     lines.push(`### Capacity at ${highest} connections (from the servers' CPU time)`, '', formatCapacity(results, highest), '');
     lines.push(
       '### Build',
@@ -257,6 +268,8 @@ async function main(): Promise<void> {
         logInfo: 'LOG_LEVEL=info: the request log is written to /dev/null',
         ratios: 'median over rounds of each run divided by the reference in the same round, mix and concurrency',
         floorTargets: `the floor targets use ${targetFloor}`,
+        wholeBuild:
+          "the random and skewed mixes are drawn from every body of the build a query names (population); node-floor-pread reads each body from the build's packs with one pread per request",
         capacity: "requests per core = 1e6 / the server's CPU µs per request (user + kernel); wrk's CPU is not counted",
         startup: 'spawn to the first 200 (from /readyz; /manifest.json for nginx)',
       },

@@ -1,8 +1,10 @@
 /**
  * `npm run bench` works: its smoke version (one round of one second per configuration and mix, on
  * the fixture dataset so that it takes seconds, not minutes) runs every configuration (the
- * references: nginx tuned and as deployed, both node:http floors, both Fastify servers; and every
- * proxy) against real servers, on the sampled mix and the small one, and writes the JSON the
+ * references: nginx tuned and as deployed, the node:http floors, the pread floor among them, both
+ * Fastify servers; and every proxy) against real servers, on the sampled mix, the small one and the
+ * random mix over the whole build (on the fixture, every body a query names: each is checked through
+ * every server before the load, the pread floor's answers included), and writes the JSON the
  * result files' figures come from. The figures themselves are not checked: a smoke run on a shared CI
  * machine measures nothing worth asserting; that every ratio and target was computed is.
  *
@@ -42,6 +44,7 @@ interface BenchJson {
   readonly servers: { configuration: string; startupMs: number; afterWarmupMb: number[]; underLoadMb: number[] }[];
   readonly targets: { name: string; pass: boolean }[];
   readonly fixedFloorBody: { file: string; size: number };
+  readonly urlMixes: Record<string, { distinct: number; population?: number; unreadableKeys: number }>;
 }
 
 function runBench(args: readonly string[]): Promise<{ code: number | null; output: string }> {
@@ -65,15 +68,22 @@ if (missing.length > 0) {
 }
 
 describe.skipIf(missing.length > 0)('npm run bench -- --smoke', () => {
-  it('measures every configuration on two mixes without an error, against every reference, and writes results, targets, build, start-up and memory as JSON', {
-    timeout: 150_000,
+  it('measures every configuration on three mixes, one drawn over the whole build, without an error, against every reference, and writes results, targets, build, start-up and memory as JSON', {
+    timeout: 180_000,
   }, async () => {
     const out = path.join(await tempDir('refdata-bench-test-'), 'results.json');
-    const { code, output } = await runBench(['--smoke', '--mix', 'sampled,small', '--data', 'test/fixtures/data', '--out', out]);
+    const { code, output } = await runBench(['--smoke', '--mix', 'sampled,small,random', '--data', 'test/fixtures/data', '--out', out]);
     expect(code, output).toBe(0);
     const json = JSON.parse(await readFile(out, 'utf8')) as BenchJson;
 
-    expect(Object.keys(json.results)).toEqual(['sampled', 'small']);
+    expect(Object.keys(json.results)).toEqual(['sampled', 'small', 'random']);
+    // The fixture build is smaller than the smoke's random mix: every body a query names is asked, once.
+    const random = json.urlMixes.random;
+    expect(random?.population).toBeGreaterThan(200);
+    expect(random?.distinct).toBe(random?.population);
+    expect(random?.unreadableKeys).toBe(0);
+    // Every distinct lookup of the three mixes answered alike (status, length, ETag) by every server, the pread floor too.
+    expect(output).toMatch(/^preflight: every lookup answered alike by .*\bnode-floor-pread\b/m);
     for (const [mix, byConcurrency] of Object.entries(json.results)) {
       const rows = byConcurrency['8'] ?? [];
       expect(
@@ -115,5 +125,7 @@ describe.skipIf(missing.length > 0)('npm run bench -- --smoke', () => {
     expect(output).toMatch(/\| proxy, origin, warm cache +\|/);
     expect(output).toMatch(/### The proxy as a share of each reference/);
     expect(output).toMatch(/### Capacity at 8 connections/);
+    expect(output).toMatch(/### Random access over the whole build/);
+    expect(output).toMatch(/\| random \| +8 \|/);
   });
 });

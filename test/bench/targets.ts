@@ -4,7 +4,7 @@
  * Fastify and the tuned nginx (on the small mix), the build's and memory's. A bench, not a test: a target not met is reported, and the run still succeeds.
  */
 import type { BuildFigures } from './build.ts';
-import type { MixId } from './mixes.ts';
+import type { BenchMixId } from './mixes.ts';
 import { configurationLabels, isReference, type ConfigurationId, type ReferenceId, type Results, type ResultRow, type ServerFigures } from './report.ts';
 
 export interface Target {
@@ -31,7 +31,7 @@ function target(name: string, measured: number, comparison: '>=' | '<=', limit: 
 
 type Row = (id: ConfigurationId) => ResultRow | undefined;
 
-function rowsOf(results: Results, mix: MixId): [string, Row][] {
+function rowsOf(results: Results, mix: BenchMixId): [string, Row][] {
   return Object.entries(results[mix] ?? {}).map(([concurrency, rows]) => [concurrency, (id) => rows.find((row) => row.configuration === id)]);
 }
 

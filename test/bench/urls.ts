@@ -1,13 +1,18 @@
 /**
- * The request mix: lookups sampled from the manifest of the build being served, weighted by
- * operation, reproducible from a seed. Each lookup has two spellings of the same body: its path as
- * nginx serves it as a file from the references' root (referenceRoot.ts,
- * `/addressmanagement/api/country/getbyalpha2code/tr.json`) and the query the proxy answers with
- * that body (`/addressmanagement/api/country/getbyalpha2code?alpha2code=tr`).
+ * The request mixes' lookups, and the mixes drawn by operation (sampleUrlMix), reproducible from a
+ * seed. Each lookup has two spellings of the same body: its path as nginx serves it as a file from
+ * the references' root (referenceRoot.ts, `/addressmanagement/api/country/getbyalpha2code/tr.json`)
+ * and the query the proxy answers with that body
+ * (`/addressmanagement/api/country/getbyalpha2code?alpha2code=tr`, spelling.ts).
+ *
+ * A mix is drawn in passes over the build's bodies (sampleManifest over a manifest in memory,
+ * sampleBuild shard by shard over a build's index), keeping only what it draws, so that drawing
+ * from a build of millions of bodies holds no list of them.
  */
-import { languageKey, normaliseKey } from '../../contract/keys.ts';
 import type { Manifest, ManifestEntry } from '../../contract/manifest.ts';
-import { findRoute, type ParamKind, type Route } from '../../contract/routes.ts';
+import type { Route } from '../../contract/routes.ts';
+import { lookupEntries } from '../support/store.ts';
+import { type Spelling, spellingOf } from './spelling.ts';
 
 export type OperationClass = 'single' | 'list' | 'large';
 
@@ -53,50 +58,8 @@ export interface UrlMix {
   readonly byOperation: Record<string, number>;
   /** Body files left out because their key does not read back as a query value (should be 0). */
   readonly unreadableKeys: number;
-}
-
-/**
- * A key is a valid query value of its kind, with one exception: a folded name writes a letter outside
- * ASCII as `_<hex code point>_` (keys.ts), which the name folding would read as separators, so
- * those escapes are turned back into their letters.
- */
-function queryValue(kind: ParamKind, key: string): string {
-  if (kind !== 'name') return key;
-  return key.replace(/_([0-9a-f]+)_/g, (_escape, hex: string) => String.fromCodePoint(Number.parseInt(hex, 16)));
-}
-
-/**
- * A name key too long for a file name is its start and a hash of the whole (keys.ts shortenKey): no
- * query value can be read back from it, so those few files (long names in non-Latin scripts) are
- * left out of the mix by design, not counted as unreadable.
- */
-const shortenedNameKey = /\.[0-9a-f]{26}$/;
-
-/**
- * Whether a body file's keys are one per parameter (an optional one may be missing). A body in
- * another language has the language's key after the first (contract/routes.ts languageBodyKeys):
- * the mixes leave those out, as they ask no language.
- */
-function keysFit(route: Route, keys: readonly string[]): boolean {
-  const required = route.params.filter((param) => !param.optional).length;
-  if (keys.length < required || keys.length > route.params.length) return false;
-  const [, second] = keys;
-  const secondParam = route.params[1];
-  return !(route.languages && second !== undefined && secondParam && languageKey(second).ok && !normaliseKey(secondParam.kind, second).ok);
-}
-
-/** The proxy's query URL for a body file, or undefined when a key does not normalise back to itself. */
-function queryFor(route: Route, keys: readonly string[]): string | undefined {
-  const pairs: string[] = [];
-  for (const [position, param] of route.params.entries()) {
-    if (param.optional && position >= keys.length) break;
-    const key = keys[position] ?? '';
-    const value = queryValue(param.kind, key);
-    const normalised = normaliseKey(param.kind, value);
-    if (!normalised.ok || normalised.key !== key) return undefined;
-    pairs.push(`${param.name}=${encodeURIComponent(value)}`);
-  }
-  return pairs.length === 0 ? route.path : `${route.path}?${pairs.join('&')}`;
+  /** The bodies the mix was drawn from, where it was drawn from every body a query names (wholeBuild.ts). */
+  readonly population?: number;
 }
 
 /** mulberry32: a small, well-mixed 32-bit PRNG, enough to make the sample reproducible. */
@@ -110,67 +73,156 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-interface Candidate {
+/** A body of the build as the index lists it, with its spelling: what a pass over the build hands each sampler. */
+export interface SpelledBody {
   readonly file: string;
-  readonly proxyPath: string;
+  readonly entry: ManifestEntry;
+  readonly spelling: Spelling | undefined;
+}
+
+/**
+ * Draws a mix from a build's bodies in one or two passes, each seeing every body once in the
+ * index's order (mixes.ts runs them), keeping only what it draws.
+ */
+export interface BodySampler {
+  readonly passes: 1 | 2;
+  visit(pass: 1 | 2, body: SpelledBody): void;
+  /** Called after each pass. */
+  endPass(pass: 1 | 2): void;
+}
+
+/** The lookup of a body with a query spelling. */
+export function lookupOf(file: string, entry: ManifestEntry, route: Route, proxyPath: string): Lookup {
+  return { operation: route.path, operationClass: classOf(route), file, nginxPath: `/${file}`, proxyPath, size: entry.size, etag: entry.etag };
+}
+
+/** A mix of `lookups` in request order, with its figures. */
+export function urlMixOf(lookups: readonly Lookup[], unreadableKeys: number, population?: number): UrlMix {
+  const byClass: Record<OperationClass, number> = { single: 0, list: 0, large: 0 };
+  const byOperation: Record<string, number> = {};
+  for (const lookup of lookups) {
+    byClass[lookup.operationClass]++;
+    byOperation[lookup.operation] = (byOperation[lookup.operation] ?? 0) + 1;
+  }
+  const meanBytes = lookups.reduce((sum, lookup) => sum + lookup.size, 0) / Math.max(1, lookups.length);
+  const distinct = new Set(lookups.map((lookup) => lookup.file)).size;
+  return { lookups, distinct, meanBytes, byClass, byOperation, unreadableKeys, ...(population === undefined ? {} : { population }) };
 }
 
 /** Which body files a mix may draw from: all of them unless said otherwise. */
 export type MixSelection = (route: Route, entry: ManifestEntry) => boolean;
 
 /**
- * `count` lookups drawn with the class shares above from the body files `include` accepts; an
- * operation left with no file drops out, and the shares are those of the classes that remain.
+ * `count` lookups drawn with the class shares above from the lookups' body files `include`
+ * accepts (neither searches nor bodies in another language); an operation left with no file drops
+ * out, and the shares are those of the classes that remain. The first pass counts each operation's
+ * files, the second picks the drawn ones: what is kept is the draws, whatever the build's size.
  */
-export function sampleUrlMix(manifest: Manifest, count: number, seed: number, include: MixSelection = () => true): UrlMix {
-  const byRoute = new Map<Route, Candidate[]>();
-  let unreadableKeys = 0;
-  for (const [file, entry] of Object.entries(manifest.files)) {
-    // Every operation's path is /<area>/api/<record>/<operation>; the keys follow, one segment each.
-    const segments = file.replace(/\.json$/, '').split('/');
-    const route = findRoute(`/${segments.slice(0, 4).join('/')}`);
-    const keys = segments.slice(4);
-    // A search's files are prefixes and candidates, and a bank's IBAN file is keyed by its code, not
-    // by the queries that read them: left out.
-    if (!route || route.search || route.params.some((param) => param.kind === 'iban') || !keysFit(route, keys) || !include(route, entry)) continue;
-    if (route.params.some((param, position) => param.kind === 'name' && shortenedNameKey.test(keys[position] ?? ''))) continue;
-    const proxyPath = queryFor(route, keys);
+export class ClassShareSampler implements BodySampler {
+  readonly passes = 2;
+  readonly #count: number;
+  readonly #seed: number;
+  readonly #include: MixSelection;
+  readonly #files = new Map<Route, number>();
+  #unreadableKeys = 0;
+  /** The draws in request order, then, per operation, the lookup each drawn file number is. */
+  readonly #draws: { readonly route: Route; readonly number: number }[] = [];
+  readonly #drawn = new Map<Route, Map<number, Lookup | undefined>>();
+  readonly #seen = new Map<Route, number>();
+
+  constructor(count: number, seed: number, include: MixSelection = () => true) {
+    this.#count = count;
+    this.#seed = seed;
+    this.#include = include;
+  }
+
+  visit(pass: 1 | 2, { file, entry, spelling }: SpelledBody): void {
+    if (spelling?.kind !== 'lookup' || !this.#include(spelling.route, entry)) return;
+    const { route, proxyPath } = spelling;
     if (proxyPath === undefined) {
-      unreadableKeys++;
-      continue;
+      if (pass === 1) this.#unreadableKeys++;
+      return;
     }
-    const candidates = byRoute.get(route) ?? [];
-    candidates.push({ file, proxyPath });
-    byRoute.set(route, candidates);
+    const number = (pass === 1 ? this.#files : this.#seen).get(route) ?? 0;
+    (pass === 1 ? this.#files : this.#seen).set(route, number + 1);
+    const drawn = pass === 2 ? this.#drawn.get(route) : undefined;
+    if (drawn?.has(number)) drawn.set(number, lookupOf(file, entry, route, proxyPath));
   }
 
-  const operations = [...byRoute.keys()].sort((a, b) => a.path.localeCompare(b.path));
-  if (operations.length === 0) throw new Error('no body file of the build fits this request mix');
-  const perClass = new Map<OperationClass, number>();
-  for (const route of operations) perClass.set(classOf(route), (perClass.get(classOf(route)) ?? 0) + 1);
-  let total = 0;
-  const cumulative = operations.map((route) => {
-    total += classShares[classOf(route)] / (perClass.get(classOf(route)) ?? 1);
-    return total;
-  });
-
-  const random = seededRandom(seed);
-  const lookups: Lookup[] = [];
-  const byClass: Record<OperationClass, number> = { single: 0, list: 0, large: 0 };
-  const byOperation: Record<string, number> = {};
-  for (let index = 0; index < count; index++) {
-    const point = random() * total;
-    const chosen = cumulative.findIndex((bound) => point < bound);
-    const route = operations[chosen === -1 ? operations.length - 1 : chosen] as Route;
-    const candidates = byRoute.get(route) as Candidate[];
-    const { file, proxyPath } = candidates[Math.floor(random() * candidates.length)] as Candidate;
-    const entry = manifest.files[file];
-    if (!entry) throw new Error(`${file} vanished from the manifest`);
-    const operationClass = classOf(route);
-    lookups.push({ operation: route.path, operationClass, file, nginxPath: `/${file}`, proxyPath, size: entry.size, etag: entry.etag });
-    byClass[operationClass]++;
-    byOperation[route.path] = (byOperation[route.path] ?? 0) + 1;
+  endPass(pass: 1 | 2): void {
+    if (pass === 1) this.#draw();
   }
-  const meanBytes = lookups.reduce((sum, lookup) => sum + lookup.size, 0) / Math.max(1, lookups.length);
-  return { lookups, distinct: new Set(lookups.map((lookup) => lookup.file)).size, meanBytes, byClass, byOperation, unreadableKeys };
+
+  /** Which file of which operation each request asks, from the counts of the first pass. */
+  #draw(): void {
+    const operations = [...this.#files.keys()].sort((a, b) => a.path.localeCompare(b.path));
+    if (operations.length === 0) throw new Error('no body file of the build fits this request mix');
+    const perClass = new Map<OperationClass, number>();
+    for (const route of operations) perClass.set(classOf(route), (perClass.get(classOf(route)) ?? 0) + 1);
+    let total = 0;
+    const cumulative = operations.map((route) => {
+      total += classShares[classOf(route)] / (perClass.get(classOf(route)) ?? 1);
+      return total;
+    });
+    const random = seededRandom(this.#seed);
+    for (let index = 0; index < this.#count; index++) {
+      const point = random() * total;
+      const chosen = cumulative.findIndex((bound) => point < bound);
+      const route = operations[chosen === -1 ? operations.length - 1 : chosen] as Route;
+      const number = Math.floor(random() * (this.#files.get(route) ?? 0));
+      this.#draws.push({ route, number });
+      const drawn = this.#drawn.get(route) ?? new Map<number, Lookup | undefined>();
+      drawn.set(number, undefined);
+      this.#drawn.set(route, drawn);
+    }
+  }
+
+  mix(): UrlMix {
+    const lookups = this.#draws.map(({ route, number }) => {
+      const lookup = this.#drawn.get(route)?.get(number);
+      if (!lookup) throw new Error(`${route.path}: its body file ${number} vanished between the passes`);
+      return lookup;
+    });
+    return urlMixOf(lookups, this.#unreadableKeys);
+  }
+}
+
+/** The samplers that take part in a pass. */
+function samplersIn(pass: 1 | 2, samplers: readonly BodySampler[]): BodySampler[] {
+  return samplers.filter((sampler) => sampler.passes >= pass);
+}
+
+/** Runs `samplers` over a manifest in memory: each pass walks its files in their order. */
+export function sampleManifest(manifest: Manifest, samplers: readonly BodySampler[]): void {
+  for (const pass of [1, 2] as const) {
+    const active = samplersIn(pass, samplers);
+    for (const [file, entry] of active.length > 0 ? Object.entries(manifest.files) : []) {
+      const body = { file, entry, spelling: spellingOf(file) };
+      for (const sampler of active) sampler.visit(pass, body);
+    }
+    for (const sampler of active) sampler.endPass(pass);
+  }
+}
+
+/**
+ * Runs `samplers` over the build `distDir` links to, each pass reading its lookup index shard by
+ * shard (the order of its manifest's files), so that no list of its bodies is held.
+ */
+export async function sampleBuild(distDir: string, samplers: readonly BodySampler[]): Promise<void> {
+  for (const pass of [1, 2] as const) {
+    const active = samplersIn(pass, samplers);
+    if (active.length === 0) continue;
+    for await (const [file, entry] of lookupEntries(distDir)) {
+      const body = { file, entry, spelling: spellingOf(file) };
+      for (const sampler of active) sampler.visit(pass, body);
+    }
+    for (const sampler of active) sampler.endPass(pass);
+  }
+}
+
+/** `count` lookups drawn from the manifest's files `include` accepts, with the class shares above. */
+export function sampleUrlMix(manifest: Manifest, count: number, seed: number, include: MixSelection = () => true): UrlMix {
+  const sampler = new ClassShareSampler(count, seed, include);
+  sampleManifest(manifest, [sampler]);
+  return sampler.mix();
 }

@@ -210,6 +210,10 @@ describe('Türkiye, unchanged by the countries added', () => {
     await expectSameAnswer(`${address}/district/getbystateprovinceid?stateprovinceid=${kadikoy.stateProvinceId}`);
     await expectSameAnswer(`${address}/neighborhood/getbydistrictid?districtid=${kadikoy.id}`);
     await expectSameAnswer(`${address}/district/searchbyname?name=kad&countryid=${countryIds.TR}`);
+    await expectSameAnswer(`${address}/neighborhood/searchbyname?name=cafer&districtid=${kadikoy.id}`);
+    expect((await get<Neighborhood[]>(`${address}/neighborhood/searchbyname?name=cafer&districtid=${kadikoy.id}`)).map((place) => place.name)).toContain(
+      'Caferağa Mahallesi',
+    );
   });
 
   it("80331 with Germany's id, on a build of Türkiye alone, is a 404 that names the setting, not a bare miss", async () => {
