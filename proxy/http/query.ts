@@ -205,8 +205,9 @@ const addressRecords = new Set<string>(['district', 'neighborhood']);
  * code alone does); undefined where the build serves them all, or the country asked for.
  */
 export function unservedCountry(route: Route, keys: readonly string[], store: BodyStore): string | undefined {
+  if (!addressRecords.has(route.record)) return undefined;
   const served = store.manifest.addressCountries;
-  if (served === 'all' || !addressRecords.has(route.record)) return undefined;
+  if (served === 'all') return undefined;
   const countryAt = route.params.findIndex((param) => param.field === 'countryId');
   const asked = countryAt === -1 ? undefined : keys[countryAt];
   if (asked !== undefined && Object.hasOwn(served, asked)) return undefined;

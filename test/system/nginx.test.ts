@@ -20,7 +20,7 @@ import { startService, type RunningService } from '../../proxy/service.ts';
 import { freePort } from '../support/programs.ts';
 import { nginxBinary, rawRequest, renderNginxForTest, startNginx, type RunningNginx } from '../support/daemon.ts';
 import { startFaultRelay, type FaultRelay } from '../support/faultRelay.ts';
-import { buildFixture, copyFixture, realBuildTimeoutMs, repoRoot, startTestService, tempDir, testKey } from '../support/service.ts';
+import { buildFixture, copyFixture, realBuildTimeoutMs, realDataServing, repoRoot, startTestService, tempDir, testKey } from '../support/service.ts';
 import { packedBody, readBuildManifest, type PackedBody } from '../support/store.ts';
 import { reportMissing } from '../support/tools.ts';
 
@@ -581,7 +581,7 @@ describe.skipIf(!nginxBinary)('nginx as the origin, behind a relay that injects 
   });
 });
 
-describe.skipIf(!nginxBinary)('nginx as the origin, over the real data build', () => {
+describe.skipIf(!nginxBinary)("nginx as the origin, over a build of the real data (Türkiye's addresses)", () => {
   let distDir: string;
   let manifest: Manifest;
   let nginx: RunningNginx;
@@ -589,7 +589,7 @@ describe.skipIf(!nginxBinary)('nginx as the origin, over the real data build', (
   let proxied: RunningService;
   beforeAll(async () => {
     distDir = path.join(await tempDir(), 'dist');
-    await buildDist({ dataDir: path.join(repoRoot, 'data'), distDir });
+    await buildDist({ dataDir: await realDataServing(['TR']), distDir });
     ({ manifest, nginx, local, proxied } = await startPair(distDir));
   }, realBuildTimeoutMs);
   afterAll(async () => {

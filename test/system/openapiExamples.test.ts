@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes, type RecordType, type Route } from '../../contract/routes.ts';
 import type { RunningServer } from '../../proxy/http/server.ts';
-import { buildFixture, copyFixture, realBuildTimeoutMs, repoRoot, startProxy, testKey, type FixtureRecord } from '../support/service.ts';
+import { buildFixture, copyFixture, realBuildTimeoutMs, realDataServing, repoRoot, startProxy, testKey, type FixtureRecord } from '../support/service.ts';
 
 type Json = Record<string, unknown>;
 type Example = string | number | boolean;
@@ -67,10 +67,10 @@ async function callExamples(build: Build): Promise<{ route: Route; target: strin
 /** This year, moved into the build's holiday window. */
 const yearIn = ({ holidayYears: { first, last } }: Build): number => Math.min(Math.max(new Date().getUTCFullYear(), first), last);
 
-describe('examples from a build of the real data', () => {
+describe("examples from a build of the real data (Türkiye's addresses)", () => {
   let build: Build;
   beforeAll(async () => {
-    build = await serve(path.join(repoRoot, 'data'));
+    build = await serve(await realDataServing(['TR']));
   }, realBuildTimeoutMs);
 
   it("every query parameter of every lookup carries an example of its schema's type", () => {

@@ -3,31 +3,11 @@
  * and asked over HTTP what an address form asks. A second build, of Türkiye alone, shows that
  * adding countries leaves Türkiye's answers as they were, byte for byte.
  */
-import { link, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../proxy/http/server.ts';
-import { buildFixture, itemAt, realBuildTimeoutMs, repoRoot, startProxy, tempDir, testKey } from '../support/service.ts';
+import { buildFixture, itemAt, realBuildTimeoutMs, realDataServing, startProxy, testKey } from '../support/service.ts';
 
-const dataDir = path.join(repoRoot, 'data');
 const address = '/addressmanagement/api';
-
-/** data/ hard-linked into a temporary folder, with build.json's `addressCountries` set: the real records, the setting changed. */
-async function dataServing(addressCountries: readonly string[]): Promise<string> {
-  const copy = path.join(await tempDir('refdata-world-'), 'data');
-  const linkTree = async (from: string, to: string): Promise<void> => {
-    await mkdir(to, { recursive: true });
-    for (const entry of await readdir(from, { withFileTypes: true })) {
-      const source = path.join(from, entry.name);
-      if (entry.isDirectory()) await linkTree(source, path.join(to, entry.name));
-      else if (source !== path.join(dataDir, 'build.json')) await link(source, path.join(to, entry.name));
-    }
-  };
-  await linkTree(dataDir, copy);
-  const settings = JSON.parse(await readFile(path.join(dataDir, 'build.json'), 'utf8')) as Record<string, unknown>;
-  await writeFile(path.join(copy, 'build.json'), JSON.stringify({ ...settings, addressCountries }));
-  return copy;
-}
 
 interface Answer {
   status: number;
@@ -80,7 +60,7 @@ let proxy: RunningServer;
 const countryIds: Record<'TR' | 'DE' | 'FR' | 'AT', string> = { TR: '', DE: '', FR: '', AT: '' };
 
 beforeAll(async () => {
-  proxy = await startProxy(await buildFixture(await dataServing(['TR', 'DE', 'FR'])));
+  proxy = await startProxy(await buildFixture(await realDataServing(['TR', 'DE', 'FR'])));
   for (const code of ['TR', 'DE', 'FR', 'AT'] as const) {
     countryIds[code] = (await body<{ id: string }>(proxy, `${address}/country/getbyalpha2code?alpha2code=${code}`)).id;
   }
@@ -185,7 +165,7 @@ describe('an address form, on a build serving Türkiye, Germany and France', () 
 describe('Türkiye, unchanged by the countries added', () => {
   let turkeyAlone: RunningServer;
   beforeAll(async () => {
-    turkeyAlone = await startProxy(await buildFixture(await dataServing(['TR'])));
+    turkeyAlone = await startProxy(await buildFixture(await realDataServing(['TR'])));
   }, realBuildTimeoutMs);
   afterAll(() => turkeyAlone?.close());
 
