@@ -33,8 +33,13 @@ const flushBytes = 256 * 1024;
 export class SpilledBodies implements BodySink {
   readonly #dir: string;
   readonly #fds: number[] = [];
-  readonly #pending: Buffer[][] = Array.from({ length: bucketCount }, () => []);
-  readonly #pendingBytes = new Array<number>(bucketCount).fill(0);
+  /**
+   * Each bucket's write buffer, allocated once: a body is encoded straight into it, so making a
+   * body allocates nothing that outlives it (a buffer per body, held until its bucket was written,
+   * lived long enough to be promoted, and collecting them was most of a world build's time).
+   */
+  readonly #buffers: Buffer[] = [];
+  readonly #used = new Array<number>(bucketCount).fill(0);
   #count = 0;
   #bytes = 0;
   #finished = false;
@@ -44,7 +49,10 @@ export class SpilledBodies implements BodySink {
     // Whatever a build that died left here.
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
-    for (let bucket = 0; bucket < bucketCount; bucket++) this.#fds.push(openSync(this.#fileOf(bucket), 'w'));
+    for (let bucket = 0; bucket < bucketCount; bucket++) {
+      this.#fds.push(openSync(this.#fileOf(bucket), 'w'));
+      this.#buffers.push(Buffer.allocUnsafe(flushBytes));
+    }
   }
 
   /** Bodies set. */
@@ -59,17 +67,35 @@ export class SpilledBodies implements BodySink {
 
   set(file: string, body: string): this {
     if (this.#finished) throw new Error('bodies cannot be added once they are read back');
-    if (file.length > 0xffff || /[^\x20-\x7e]/.test(file)) throw new Error(`${file.slice(0, 200)}: a body file's path must be printable ASCII`);
-    const bodyLength = Buffer.byteLength(body);
-    const record = Buffer.allocUnsafe(2 + file.length + 4 + bodyLength);
-    record.writeUInt16LE(file.length, 0);
-    record.write(file, 2, 'latin1');
-    record.writeUInt32LE(bodyLength, 2 + file.length);
-    record.write(body, 6 + file.length, 'utf8');
+    if (file.length > 0xffff || !printableAscii.test(file)) throw new Error(`${file.slice(0, 200)}: a body file's path must be printable ASCII`);
     const bucket = shardOf(file, bucketBits);
-    (this.#pending[bucket] as Buffer[]).push(record);
-    this.#pendingBytes[bucket] = (this.#pendingBytes[bucket] as number) + record.length;
-    if ((this.#pendingBytes[bucket] as number) >= flushBytes) this.#flush(bucket);
+    const headLength = 6 + file.length;
+    // UTF-8 takes at most three bytes for each UTF-16 unit: the exact length is counted only where that bound does not fit.
+    let need = headLength + body.length * 3;
+    if (need > flushBytes - (this.#used[bucket] as number)) {
+      need = headLength + Buffer.byteLength(body);
+      if (need > flushBytes - (this.#used[bucket] as number)) this.#flush(bucket);
+    }
+    let bodyLength: number;
+    if (need <= flushBytes) {
+      const buffer = this.#buffers[bucket] as Buffer;
+      const at = this.#used[bucket] as number;
+      buffer.writeUInt16LE(file.length, at);
+      buffer.write(file, at + 2, 'latin1');
+      bodyLength = buffer.write(body, at + headLength, 'utf8');
+      buffer.writeUInt32LE(bodyLength, at + 2 + file.length);
+      this.#used[bucket] = at + headLength + bodyLength;
+    } else {
+      // A body larger than a bucket's buffer: written on its own, after what the bucket held.
+      const encoded = Buffer.from(body, 'utf8');
+      bodyLength = encoded.length;
+      const head = Buffer.allocUnsafe(headLength);
+      head.writeUInt16LE(file.length, 0);
+      head.write(file, 2, 'latin1');
+      head.writeUInt32LE(bodyLength, 2 + file.length);
+      writeFully(this.#fds[bucket] as number, head);
+      writeFully(this.#fds[bucket] as number, encoded);
+    }
     this.#count++;
     this.#bytes += bodyLength;
     return this;
@@ -115,19 +141,17 @@ export class SpilledBodies implements BodySink {
   }
 
   #flush(bucket: number): void {
-    const records = this.#pending[bucket] as Buffer[];
-    if (records.length === 0) return;
-    const bytes = Buffer.concat(records);
-    let written = 0;
-    while (written < bytes.length) written += writeSync(this.#fds[bucket] as number, bytes, written);
-    this.#pending[bucket] = [];
-    this.#pendingBytes[bucket] = 0;
+    const used = this.#used[bucket] as number;
+    if (used === 0) return;
+    writeFully(this.#fds[bucket] as number, (this.#buffers[bucket] as Buffer).subarray(0, used));
+    this.#used[bucket] = 0;
   }
 
   #finish(): void {
     if (this.#finished) return;
     for (let bucket = 0; bucket < bucketCount; bucket++) this.#flush(bucket);
     for (const fd of this.#fds) closeSync(fd);
+    this.#buffers.length = 0;
     this.#finished = true;
   }
 
@@ -142,6 +166,12 @@ export class SpilledBodies implements BodySink {
       at = start + bodyLength;
     }
   }
+}
+
+const printableAscii = /^[\x20-\x7e]*$/;
+
+function writeFully(fd: number, bytes: Buffer): void {
+  for (let written = 0; written < bytes.length; ) written += writeSync(fd, bytes, written);
 }
 
 function add(shard: Map<string, Buffer>, file: string, body: Buffer): void {
