@@ -97,6 +97,26 @@ describe('the real data, served', () => {
   });
 });
 
+describe("every country's addresses, as data/build.json ships", () => {
+  const address = '/addressmanagement/api';
+
+  it("80331 with Germany's id answers places of München; 34710 with Türkiye's, Caferağa", async () => {
+    const germany = await body<{ id: string }>(`${address}/country/getbyalpha2code?alpha2code=DE`);
+    const places = await body<{ districtId: string; zipCode: string }[]>(`${address}/neighborhood/getbyzipcode?zipcode=80331&countryid=${germany.id}`);
+    expect(places.length).toBeGreaterThan(0);
+    for (const place of places) expect(await body(`${address}/district/getbyid?id=${place.districtId}`)).toMatchObject({ name: 'München' });
+    const turkey = await body<{ id: string }>(`${address}/country/getbyalpha2code?alpha2code=TR`);
+    const caferaga = await body<{ name: string }[]>(`${address}/neighborhood/getbyzipcode?zipcode=34710&countryid=${turkey.id}`);
+    expect(caferaga.map((place) => place.name)).toEqual(['Caferağa Mahallesi']);
+  });
+
+  it("a German city's type-ahead lists it among Germany's districts", async () => {
+    const germany = await body<{ id: string }>(`${address}/country/getbyalpha2code?alpha2code=DE`);
+    const found = await body<{ name: string }[]>(`${address}/district/searchbyname?name=${encodeURIComponent('münch')}&countryid=${germany.id}`);
+    expect(found.map((district) => district.name)).toContain('München');
+  });
+});
+
 describe('holiday names in English', () => {
   interface Day {
     id: string;
