@@ -84,16 +84,28 @@ export function chooseByAcceptLanguage(header: string | undefined, bodies: Langu
 
 /**
  * A lookup's bodies in each language of its country (manifest.json `languages`), its own first; a
- * language whose names are all the own ones has no body of its own and answers the own body.
+ * language whose names are all the own ones has no body of its own and answers the own body. Each
+ * other language's body is looked up the first time it is chosen, not before: a request reads the
+ * index for the one language it is answered in, whatever the number its country has.
  */
 function bodiesOf(route: Route, keys: readonly string[], found: Lookup, store: BodyStore): LanguageBodies {
   const [own, ...others] = store.manifest.languages[keys[0] ?? ''] ?? [];
   if (own === undefined) return [{ found }];
   return [
     { tag: own, found },
-    ...others.flatMap((tag) => {
+    ...others.flatMap((tag): LanguageBody[] => {
       const key = languageKey(tag);
-      return key.ok ? [{ tag, found: store.find(route.path, languageBodyKeys(keys, key.key)) ?? found }] : [];
+      if (!key.ok) return [];
+      let inLanguage: Lookup | undefined;
+      return [
+        {
+          tag,
+          get found(): Lookup {
+            inLanguage ??= store.find(route.path, languageBodyKeys(keys, key.key)) ?? found;
+            return inLanguage;
+          },
+        },
+      ];
     }),
   ];
 }

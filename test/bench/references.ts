@@ -86,12 +86,14 @@ http {
 }
 
 export async function startTunedNginx(options: TunedNginxOptions): Promise<RunningServer> {
-  // A quarter more than the files requested, so that no entry is ever evicted.
-  const cachedFiles = Math.ceil(options.files * 1.25) + 64;
-  const needed = cachedFiles + connectionsPerWorker + 64;
-  if (process.getuid?.() !== 0 && needed > hardFileLimit()) {
+  // A quarter more than the files requested, so that no entry is ever evicted, within the hard
+  // limit on open files (which root cannot pass everywhere: a worker past it answers 500): where
+  // the limit is lower, the cache holds as many as it allows and evicts the least used.
+  const room = hardFileLimit() - connectionsPerWorker - 64;
+  const cachedFiles = Math.min(Math.ceil(options.files * 1.25) + 64, room);
+  if (cachedFiles < Math.min(options.files, 1_000)) {
     throw new Error(
-      `nginx-tuned needs ${needed} open files per worker (a file cache of ${cachedFiles} for the ${options.files} files requested), ` +
+      `nginx-tuned needs open files for its file cache of the ${options.files} files requested, ` +
         `over this shell's hard limit (ulimit -Hn = ${hardFileLimit()}): raise it, or request fewer files with --samples and --random-count`,
     );
   }
