@@ -69,6 +69,24 @@ function byUrl(): http.RequestListener {
   };
 }
 
+/** A body as the proxy answers a lookup: the envelope with a fresh globalId, in its three pieces, and its seven headers. */
+function answerEnveloped(response: http.ServerResponse, body: Buffer, etag: string, dataVersion: string, vary: string): void {
+  const globalId = newGlobalId();
+  const head = successHead(globalId);
+  response.writeHead(200, {
+    ETag: etag,
+    'Cache-Control': cacheControl,
+    'X-Data-Version': dataVersion,
+    Vary: vary,
+    'X-Request-Id': globalId,
+    'Content-Type': type,
+    'Content-Length': head.length + body.length + successTail.length,
+  });
+  response.write(head);
+  response.write(body);
+  response.end(successTail);
+}
+
 function enveloped(): http.RequestListener {
   const lookups = new Map<string, { readonly body: Buffer; readonly etag: string }>();
   for (const { target, file, etag } of readTargets()) lookups.set(target, { body: readFileSync(path.join(FLOOR_ROOT, file)), etag });
@@ -79,20 +97,7 @@ function enveloped(): http.RequestListener {
     if (request.url === '/readyz') return void response.writeHead(200, { 'Content-Type': type, 'Content-Length': ready.length }).end(ready);
     const lookup = lookups.get(request.url ?? '');
     if (!lookup) return void response.writeHead(404, { 'Content-Length': 0 }).end();
-    const globalId = newGlobalId();
-    const head = successHead(globalId);
-    response.writeHead(200, {
-      ETag: lookup.etag,
-      'Cache-Control': cacheControl,
-      'X-Data-Version': dataVersion,
-      Vary: vary,
-      'X-Request-Id': globalId,
-      'Content-Type': type,
-      'Content-Length': head.length + lookup.body.length + successTail.length,
-    });
-    response.write(head);
-    response.write(lookup.body);
-    response.end(successTail);
+    answerEnveloped(response, lookup.body, lookup.etag, dataVersion, vary);
   };
 }
 
@@ -143,20 +148,7 @@ async function pread(): Promise<http.RequestListener> {
     if (!place) return void response.writeHead(404, { 'Content-Length': 0 }).end();
     const body = Buffer.allocUnsafe(place.size);
     if (readSync(place.fd, body, 0, place.size, place.offset) !== place.size) return void response.writeHead(500, { 'Content-Length': 0 }).end();
-    const globalId = newGlobalId();
-    const head = successHead(globalId);
-    response.writeHead(200, {
-      ETag: place.etag,
-      'Cache-Control': cacheControl,
-      'X-Data-Version': dataVersion,
-      Vary: vary,
-      'X-Request-Id': globalId,
-      'Content-Type': type,
-      'Content-Length': head.length + body.length + successTail.length,
-    });
-    response.write(head);
-    response.write(body);
-    response.end(successTail);
+    answerEnveloped(response, body, place.etag, dataVersion, vary);
   };
 }
 
