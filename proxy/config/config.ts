@@ -23,9 +23,9 @@ export const defaultJwtMaxLifetimeSeconds = 86_400;
 export const defaultBodyCacheMb = 64;
 
 /**
- * Lookup index shards kept in memory per worker (INDEX_CACHE_MB): the busiest shards of the
- * index (47 MB for Türkiye's addresses, 638 MB for the world's). With the body cache and
- * the deflate cache it keeps a worker under its 256 MB budget under load on the world's build.
+ * Lookup index shards kept in memory per worker in origin mode (INDEX_CACHE_MB): those fetched
+ * from the origin and not yet saved in ORIGIN_CACHE_DIR, or every one fetched where the copy is
+ * off. A local build's index is read in place and never held.
  */
 export const defaultIndexCacheMb = 32;
 
