@@ -2,10 +2,10 @@
  * A build's manifest and the index a request finds its body in, read in place.
  *
  * A build's lookup index (contract/lookupIndex.ts) is a head, read when a build is opened, and
- * shards, on-disk hash tables. A lookup reads one run of slots and one entry of its shard with
- * positional reads (pread(2) on a local build), so what a worker holds does not grow with the
- * build or with the keys asked: the operating system's page cache, shared by every worker, is the
- * cache. A shard's header is checked against the head when it is first opened; an entry is used
+ * shards, on-disk hash tables in 4 KB pages. A lookup reads the one page of its shard its path's
+ * hash names with a positional read (pread(2) on a local build), so what a worker holds does not
+ * grow with the build or with the keys asked: the operating system's page cache, shared by every
+ * worker, is the cache. A shard's header is checked against the head when it is first opened; an entry is used
  * only if it holds the very path asked for and a strong ETag, and its pack is the one the head
  * names: no index, not even one tampered with, can make the proxy read outside the build.
  * manifest.json, the head as JSON, is for people and tools: the proxy never reads it.
@@ -54,9 +54,9 @@ export class IndexPending extends Error {
 }
 
 /**
- * Shard fetches one lookup may wait for: more than any lookup reads (a search reads at most the
- * build's search depth and its scope, a holiday lookup one per language of its country). A fetched
- * shard stays at hand in the origin's local copy, so only a copy that cannot be written together
+ * Shard fetches one lookup may wait for: more than any lookup reads (a search its scope and about
+ * twice the logarithm of its query's length, a holiday lookup the one in its answer's language). A
+ * fetched shard stays at hand in the origin's local copy, so only a copy that cannot be written together
  * with an index cache too small for the load, pushing shards out before they are used, runs out.
  */
 const indexWaits = 64;
@@ -118,8 +118,8 @@ function describeIssue(issue: { readonly path: readonly PropertyKey[]; readonly 
 }
 
 /**
- * The body files of a build, found by their path. A lookup reads one run of slots and one entry of
- * its shard (contract/lookupIndex.ts), never the whole shard: a shard is opened once, its header
+ * The body files of a build, found by their path. A lookup reads one page of its shard
+ * (contract/lookupIndex.ts), never the whole shard: a shard is opened once, its header
  * checked against the head, and read in place from then on.
  */
 export class LookupIndex {

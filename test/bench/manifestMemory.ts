@@ -5,8 +5,12 @@
  * a worker holds at start); then finds `LOOKUPS` bodies (default 100,000) drawn at random over the
  * whole build, and reads each from its pack, timing both, and prints what the process holds after
  * (a full garbage collection before each figure; the body cache is kept at 1 MB so that nearly
- * every body is read). Run with `node --expose-gc`; the npm script does.
+ * every body is read). Last, what one pread of 64 bytes and of a 4 KB page costs over the build's
+ * shard files. Run with `node --expose-gc`; the npm script does.
  */
+import { closeSync, fstatSync, openSync, readdirSync, readSync, realpathSync } from 'node:fs';
+import path from 'node:path';
+import { lookupShardsDir, pageBytes } from '../../contract/lookupIndex.ts';
 import { seededRandom } from './urls.ts';
 import { createStoreCaches, openLocalStore } from '../../proxy/store/store.ts';
 import type { Lookup } from '../../proxy/store/manifestIndex.ts';
@@ -71,3 +75,21 @@ console.log(`find, again: ${again.toFixed(2)} µs a lookup`);
 console.log(`find and read the body from its pack (checked against its ETag): ${withBodies.toFixed(2)} µs a lookup`);
 console.log(`after: ${added(after)}`);
 store.close();
+
+// What one pread costs from the page cache, over the build's shard files: a page against a few bytes.
+const shardDir = path.join(realpathSync(distDir), lookupShardsDir);
+const shardFds = readdirSync(shardDir)
+  .filter((name) => name.endsWith('.idx'))
+  .map((name) => openSync(path.join(shardDir, name), 'r'));
+const pagesOf = shardFds.map((fd) => Math.max(1, Math.floor(fstatSync(fd).size / pageBytes)));
+for (const bytes of [64, pageBytes]) {
+  const target = Buffer.alloc(bytes);
+  const reads = 100_000;
+  const started = performance.now();
+  for (let read = 0; read < reads; read++) {
+    const file = Math.floor(random() * shardFds.length);
+    readSync(shardFds[file] as number, target, 0, bytes, Math.floor(random() * (pagesOf[file] as number)) * pageBytes);
+  }
+  console.log(`pread of ${bytes} bytes at a random page of ${shardFds.length} shard files: ${(((performance.now() - started) * 1000) / reads).toFixed(2)} µs`);
+}
+for (const fd of shardFds) closeSync(fd);
