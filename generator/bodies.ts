@@ -61,6 +61,19 @@ export function groupsOf(route: Route, record: DataRecord, indexing: Pick<Indexi
   return route.shape === 'list' ? listTuples(route, record, indexing) : singleTuples(route, record, indexing);
 }
 
+/**
+ * The work of a route's bodies, as a long build's progress counts it: its records (a route is
+ * made in about the time its records take), or one for a route of none.
+ */
+function workOf(route: Route, dataset: Dataset): number {
+  return Math.max(1, dataset.records.get(route.record)?.length ?? 0);
+}
+
+/** The work of all the routes' bodies, in workOf's units: the total of the bodies stage's progress. */
+export function indexingWork(routes: readonly Route[], dataset: Dataset): number {
+  return routes.reduce((sum, route) => sum + workOf(route, dataset), 0);
+}
+
 /** Where indexData puts the bodies it makes (a new map unless given), and whom it tells as each route is done. */
 export interface IndexOptions<Bodies extends BodySink> {
   readonly bodies?: Bodies;
@@ -103,7 +116,7 @@ export function indexData<Bodies extends BodySink = Map<string, string>>(
     else if (route.search) indexSearch(route, records, indexing, only);
     else if (route.shape === 'list') indexList(route, records, indexing, only);
     else indexSingle(route, records, indexing, only);
-    progress.advance();
+    progress.advance(workOf(route, dataset));
   }
   if (problems.length > 0) throw new BuildError(problems);
   const { ambiguous, aliases, projection } = indexing;

@@ -28,7 +28,7 @@ import { SpilledBodies, spillDirName, type BodySink } from './bodySpill.ts';
 import { createProgress, silentProgress, type Progress } from './progress.ts';
 import type { RebuildPlan } from './rebuild.ts';
 import type { BuildSettings } from './schemas.ts';
-import type { Dataset } from './validate.ts';
+import type { Dataset, ValidatedDataset } from './validate.ts';
 import type { ManifestHead } from '../contract/lookupIndex.ts';
 
 export interface BuildOptions {
@@ -119,6 +119,13 @@ export async function buildDist(options: BuildOptions): Promise<BuildSummary> {
   });
 }
 
+/** What the write stage needs of the bodies made: not the projection of every record (`shown`). */
+type WrittenBodies = Omit<IndexedBodies<BodySink>, 'shown'>;
+
+function sansRecords({ bodies, ambiguous, aliases, languages }: IndexedBodies<BodySink>): WrittenBodies {
+  return { bodies, ambiguous, aliases, languages };
+}
+
 async function buildLocked({
   dataDir,
   distDir,
@@ -150,7 +157,7 @@ async function buildLocked({
     { parseInputs },
     { routes },
     { buildPublicFiles },
-    { countRecords, indexData },
+    { countRecords, indexData, indexingWork },
     { buildOpenApiDocument },
     { validateData, validateSettings },
     { writeDist },
@@ -189,7 +196,9 @@ async function buildLocked({
   inputs = undefined;
   stage('parse');
   const settings = validateSettings(loaded.settings);
-  const dataset = validateData(loaded.files);
+  // Let go of once a full build's bodies and exports are made: its records are most of the heap,
+  // which the write stage would otherwise carry through every collection.
+  let dataset: ValidatedDataset | undefined = validateData(loaded.files);
   const sources = validateSources(loaded.sources);
   stage('validate');
   const replaced = await realpath(distDir).catch(() => undefined);
@@ -212,11 +221,12 @@ async function buildLocked({
   }
   // A full build's bodies go to the disk as they are made (bodySpill.ts); a rebuild's few stay in memory.
   const makeAll = (): IndexedBodies<SpilledBodies> => {
-    progress.stage('bodies', routes.length, 'routes');
+    if (dataset === undefined) throw new Error('the records were let go of before every body was made');
+    progress.stage('bodies', indexingWork(routes, dataset), 'records of routes');
     return indexData(dataset, settings, routes, undefined, { bodies: new SpilledBodies(path.join(buildsRoot, spillDirName)), progress });
   };
-  const full = made === undefined ? makeAll() : undefined;
-  const { shown } = (made?.indexed ?? full) as IndexedBodies<BodySink>;
+  let full: IndexedBodies<SpilledBodies> | undefined = made === undefined ? makeAll() : undefined;
+  let shown: IndexedBodies<BodySink>['shown'] | undefined = ((made?.indexed ?? full) as IndexedBodies<BodySink>).shown;
   stage('bodies');
   const now = new Date();
   const buildId = newBuildId(now);
@@ -233,10 +243,16 @@ async function buildLocked({
     // What a rebuild knows changed since the build it replaces: the other records' lines are not made again.
     made ? { changed: made.changedRecords } : {},
   );
+  const addressCountries = servedAddressCountries(settings, dataset);
+  // What the write needs of the bodies made; the records and their JSON only a rebuild's fallback needs.
+  let indexed = sansRecords((made?.indexed ?? full) as IndexedBodies<BodySink>);
+  shown = undefined;
+  full = undefined;
+  if (made === undefined) dataset = undefined;
   stage('openapi and exports');
   const changeLists = await buildChangeLists(exported.index, exported.lines, kept, replaced);
   stage('change lists');
-  const write = (indexed: IndexedBodies<BodySink>, patch?: BodyPatch) =>
+  const write = (indexed: WrittenBodies, patch?: BodyPatch) =>
     writeDist(
       distDir,
       patch ? new Map() : (indexed.bodies as SpilledBodies),
@@ -246,7 +262,7 @@ async function buildLocked({
         dataVersion,
         inputsVersion,
         holidayYears: settings.holidayYears,
-        addressCountries: servedAddressCountries(settings, dataset),
+        addressCountries,
         counts,
         ambiguous: indexed.ambiguous,
         aliases: indexed.aliases,
@@ -259,13 +275,12 @@ async function buildLocked({
       { keep: kept.map((build) => build.dir), entriesPerShard, patch, basis, progress },
     );
   let written: WrittenBuild;
-  let indexed = (made?.indexed ?? full) as IndexedBodies<BodySink>;
   try {
     written = await write(indexed, made?.patch);
   } catch (error) {
     if (!(error instanceof PatchNotApplicable)) throw error;
     reason = error.message;
-    indexed = makeAll();
+    indexed = sansRecords(makeAll());
     made = undefined;
     written = await write(indexed);
   }

@@ -11,7 +11,7 @@ import { whenIndexed, type Lookup, type ServedManifest } from '../store/manifest
 import type { BodyStore } from '../store/store.ts';
 import { codingOf, encodeResponse } from './compression.ts';
 import type { Exchange, Handler } from './exchange.ts';
-import { chooseByAcceptLanguage, resolveLanguage } from './languages.ts';
+import { chooseByAcceptLanguage, findInNamedLanguage, resolveLanguage } from './languages.ts';
 import { chooseEncoding, codedEtag, matchesIfNoneMatch, noCorsHeaders } from './negotiation.ts';
 import { formatOf, noOperation, notFound, resolveKeys } from './query.ts';
 import { whenReady } from './respond.ts';
@@ -63,6 +63,8 @@ export function findTarget(route: Route, queryText: string, store: BodyStore): R
   if (route.search) return findSearch(route, query, store);
   if (route.formats) formatOf(route, query.params);
   if (route.aliasOf) return findAlias(route, query, store);
+  const inLanguage = route.languages && findInNamedLanguage(route, route.languages, query, store);
+  if (inLanguage) return inLanguage;
   const found = store.find(route.path, query.keys);
   if (!found) throw notFound(route, query, store);
   if (route.languages) return resolveLanguage(route, route.languages, query, found, store);

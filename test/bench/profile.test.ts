@@ -1,6 +1,6 @@
 /**
- * `npm run bench:profile` works: the proxy (with request logs off and on) and both node:http floors
- * started on the fixture build, each profiled under wrk, with every configuration's time per
+ * `npm run bench:profile` works: the proxy (with request logs off and on) and two node:http floors
+ * started on the fixture build, each profiled under wrk on the small mix and on the random one, with every configuration's time per
  * request split by category, compared, and written as JSON. The figures themselves are not
  * checked: a one-second run on a shared CI machine measures nothing. The summing of a profile is
  * checked exactly, on a profile made by hand.
@@ -96,6 +96,27 @@ describe.skipIf(wrkMissing)('npm run bench:profile', () => {
     const [proxy, logged] = json.runs;
     expect(proxy?.categories.proxy?.microsPerRequest).toBeGreaterThan(0);
     expect(logged?.categories.logging?.microsPerRequest).toBeGreaterThan(0);
+  });
+
+  it('profiles the random mix over the whole build beside the pread floor, which reads each body from the packs', { timeout: 120_000 }, async () => {
+    const dist = await buildFixture();
+    const out = path.join(await tempDir('refdata-profile-test-'), 'profile.json');
+    const { code, output } = await runNpmScript('bench:profile', ['--mix', 'random', '--duration', '1', '--warmup', '1', '--dist', dist, '--out', out]);
+    expect(code, output).toBe(0);
+    expect(output).toContain('# bench:profile: random: ');
+    const json = JSON.parse(await readFile(out, 'utf8')) as { mix: string; runs: { configuration: string; requests: number; errors: number }[] };
+    expect(json.mix).toBe('random');
+    expect(json.runs.map((run) => run.configuration)).toEqual(['local-apikey', 'local-apikey-log-info', 'node-floor-envelope', 'node-floor-pread']);
+    for (const run of json.runs) {
+      expect(run.requests, run.configuration).toBeGreaterThan(0);
+      expect(run.errors, run.configuration).toBe(0);
+    }
+  });
+
+  it('refuses a mix it does not profile, naming those it does', async () => {
+    const { code, output } = await runNpmScript('bench:profile', ['--mix', 'flags']);
+    expect(code).toBe(2);
+    expect(output).toContain('--mix takes small or random (got "flags")');
   });
 
   it('refuses a --dist without a build, saying what to do', async () => {

@@ -2,14 +2,18 @@
  * `npm run bench:profile`: where a request's CPU time goes, in the proxy and in the node:http
  * floors it is measured against: what keeps the proxy from the floor.
  *
- *   npm run bench:profile -- [--duration 10] [--connections 8] [--warmup 3] [--dist dist]
- *     [--out bench-results/profile-<time>.json] [--keep]
+ *   npm run bench:profile -- [--mix small|random] [--duration 10] [--connections 8] [--warmup 3]
+ *     [--dist dist] [--out bench-results/profile-<time>.json] [--keep]
  *
- * Four servers, one worker each, one at a time, all on the `small` mix (4,000 lookups, seed 1) of
- * `--dist` (the working tree's dist/ by default, which must hold a build): the working tree's proxy
- * as `npm start` runs it (the bundle build:proxy writes) with an API key, at LOG_LEVEL=warn and at
- * LOG_LEVEL=info; the enveloped floor (FLOOR_ENVELOPE=1) and the floor by URL (floor.ts), which
- * read the same bodies as files, written from the build's packs (referenceRoot.ts). Each is
+ * Four servers, one worker each, one at a time, all on one mix of `--dist` (the working tree's
+ * dist/ by default, which must hold a build): the working tree's proxy as `npm start` runs it (the
+ * bundle build:proxy writes) with an API key, at LOG_LEVEL=warn and at LOG_LEVEL=info, and two
+ * node:http floors. On the `small` mix (4,000 lookups, seed 1) the floors are the enveloped one
+ * (FLOOR_ENVELOPE=1) and the one by URL (floor.ts), which read the same bodies as files, written
+ * from the build's packs (referenceRoot.ts). On the `random` mix (60,000 distinct bodies drawn
+ * uniformly over the whole build, seed 1, as npm run bench draws it) they are the enveloped floor
+ * and the pread floor (FLOOR_PREAD=1), which reads each body from the build's packs as it is
+ * asked: the reference for random access. Each is
  * warmed with wrk, then loaded again (1 thread) while V8's sampling profiler records its worker
  * every millisecond (inspector.ts). Each profile's self time is summed by category and by function
  * (cpuProfile.ts) and divided by the requests wrk counted, and the categories are compared per
@@ -27,10 +31,10 @@ import type { Manifest } from '../../contract/manifest.ts';
 import { bundleModules, categories, categoryLabels, summariseProfile, type Category, type OwnCode, type ProfileSummary } from './cpuProfile.ts';
 import { markdownTable, number } from './format.ts';
 import { inspectOption, profileDuring } from './inspector.ts';
-import { mixLabels, sampleMixes } from './mixes.ts';
+import { mixLabels, sampleBuildMixes, sampleMixes } from './mixes.ts';
 import { UsageError } from './options.ts';
 import { writeReferenceRoot } from './referenceRoot.ts';
-import { startFloor } from './references.ts';
+import { startFloor, startPreadFloor } from './references.ts';
 import { configurationLabels, type ConfigurationId } from './report.ts';
 import { cpuSeconds } from '../support/proc.ts';
 import { findProgram } from '../support/programs.ts';
@@ -38,16 +42,31 @@ import { readBuildManifest } from '../support/store.ts';
 import { bundleProxy, repoRoot, startProxy, treePids, type RunningServer } from './servers.ts';
 import { runWrk, writeWrkScript, type WrkResult } from './wrk.ts';
 
-const profiledIds = ['local-apikey', 'local-apikey-log-info', 'node-floor-envelope', 'node-floor'] as const satisfies readonly ConfigurationId[];
-type ProfiledId = (typeof profiledIds)[number];
+const allProfiledIds = [
+  'local-apikey',
+  'local-apikey-log-info',
+  'node-floor-envelope',
+  'node-floor',
+  'node-floor-pread',
+] as const satisfies readonly ConfigurationId[];
+type ProfiledId = (typeof allProfiledIds)[number];
 const shortNames: Record<ProfiledId, string> = {
   'local-apikey': 'proxy',
   'local-apikey-log-info': 'proxy, logs on',
   'node-floor-envelope': 'floor env.',
   'node-floor': 'floor',
+  'node-floor-pread': 'floor pread',
 };
+/** The mixes profiled, and the servers each is profiled on. */
+const profiledMixes = {
+  small: ['local-apikey', 'local-apikey-log-info', 'node-floor-envelope', 'node-floor'],
+  random: ['local-apikey', 'local-apikey-log-info', 'node-floor-envelope', 'node-floor-pread'],
+} as const satisfies Record<string, readonly ProfiledId[]>;
+type ProfiledMix = keyof typeof profiledMixes;
 /** The lookups of the small mix, as bench:ab samples them. */
 const lookupCount = 4000;
+/** The distinct bodies of the random mix, as npm run bench draws them. */
+const randomCount = 60_000;
 const seed = 1;
 /** --cpu-prof's default interval. */
 const samplingMicros = 1000;
@@ -62,6 +81,7 @@ function wholeNumber(name: string, text: string, least: number): number {
 function readOptions() {
   const { values } = parseArgs({
     options: {
+      mix: { type: 'string', default: 'small' },
       duration: { type: 'string', default: '10' },
       connections: { type: 'string', default: '8' },
       warmup: { type: 'string', default: '3' },
@@ -72,7 +92,10 @@ function readOptions() {
   });
   const stamp = new Date().toISOString().replace(/[-:]|\.\d+/g, '');
   const out = path.resolve(values.out ?? path.join(repoRoot, 'bench-results', `profile-${stamp}.json`));
+  if (!Object.hasOwn(profiledMixes, values.mix))
+    throw new UsageError(`--mix takes ${Object.keys(profiledMixes).join(' or ')} (got ${JSON.stringify(values.mix)})`);
   return {
+    mix: values.mix as ProfiledMix,
     duration: wholeNumber('duration', values.duration, 1),
     connections: wholeNumber('connections', values.connections, 1),
     warmup: wholeNumber('warmup', values.warmup, 0),
@@ -189,7 +212,10 @@ function runJson(run: ProfiledRun) {
 async function profileAll(options: Options, manifest: Manifest, workDir: string, started: RunningServer[]): Promise<Map<ProfiledId, ProfiledRun>> {
   const wrk = findProgram('wrk');
   if (!wrk) throw new UsageError('wrk not found: install it with `apt-get install -y wrk` (Debian, as root)');
-  const lookups = sampleMixes(manifest, ['small'], lookupCount, seed).get('small')?.lookups ?? [];
+  const lookups =
+    options.mix === 'small'
+      ? (sampleMixes(manifest, ['small'], lookupCount, seed).get('small')?.lookups ?? [])
+      : ((await sampleBuildMixes(options.dist, ['random'], { byOperation: lookupCount, wholeBuild: randomCount }, seed)).get('random')?.lookups ?? []);
   // The floors read the bodies as files, as in npm run bench: from the build's packs into the work directory.
   const { root } = await writeReferenceRoot({
     buildDir: options.dist,
@@ -218,11 +244,12 @@ async function profileAll(options: Options, manifest: Manifest, workDir: string,
     'local-apikey-log-info': () => startProxy({ name: 'local-apikey-log-info', settings: { ...proxySettings, LOG_LEVEL: 'info' }, workers: 1, bundle }),
     'node-floor-envelope': () => startFloor({ targets, root, workers: 1, envelope: true }),
     'node-floor': () => startFloor({ targets, root, workers: 1, envelope: false }),
+    'node-floor-pread': () => startPreadFloor({ targets, build: options.dist, workers: 1 }),
   };
   if (options.keep) await mkdir(options.profileDir, { recursive: true });
 
   const runs = new Map<ProfiledId, ProfiledRun>();
-  for (const id of profiledIds) {
+  for (const id of profiledMixes[options.mix]) {
     const server = await start[id]();
     started.push(server);
     const script = id.startsWith('node-floor') ? floorScript : proxyScript;
@@ -254,7 +281,7 @@ async function main(): Promise<void> {
     throw new UsageError(`${options.dist} holds no build: run \`npm run build\` first, or give --dist`);
   });
   console.log(
-    `# bench:profile: ${mixLabels.small}; wrk 1 thread, ${options.connections} connections, ${options.warmup} s warm-up, then ${options.duration} s profiled ` +
+    `# bench:profile: ${mixLabels[options.mix]}; wrk 1 thread, ${options.connections} connections, ${options.warmup} s warm-up, then ${options.duration} s profiled ` +
       `(V8's sampler every ${samplingMicros} µs); one worker per server; build ${manifest.buildId} in ${options.dist}; Node ${process.version}\n`,
   );
   const workDir = await mkdtemp(path.join(os.tmpdir(), 'refdata-profile-'));
@@ -267,8 +294,8 @@ async function main(): Promise<void> {
     const json = {
       createdAt: new Date().toISOString(),
       node: process.version,
-      mix: 'small',
-      options: { ...options, threads: 1, lookups: lookupCount, seed, samplingMicros, buildId: manifest.buildId },
+      mix: options.mix,
+      options: { ...options, threads: 1, lookups: options.mix === 'small' ? lookupCount : randomCount, seed, samplingMicros, buildId: manifest.buildId },
       runs: [...runs.values()].map(runJson),
     };
     await writeFile(options.out, `${JSON.stringify(json, null, 2)}\n`);

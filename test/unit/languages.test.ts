@@ -2,8 +2,11 @@
 import { describe, expect, it } from 'vitest';
 import { languageKey } from '../../contract/keys.ts';
 import type { Lookup } from '../../proxy/store/manifestIndex.ts';
+import { findRoute, type Route } from '../../contract/routes.ts';
 import { acceptLanguageBounds, chooseByAcceptLanguage, parseAcceptLanguage } from '../../proxy/http/languages.ts';
+import { findTarget } from '../../proxy/http/lookups.ts';
 import type { LanguageBodies } from '../../proxy/http/targets.ts';
+import type { BodyStore } from '../../proxy/store/store.ts';
 
 const keyOf = (raw: string): string | undefined => {
   const result = languageKey(raw);
@@ -106,5 +109,54 @@ describe('Accept-Language headers seen before', () => {
         expect(chosen(`en;q=0.${index % 2 === 0 ? 9 : 1}, tr;q=0.5, x-${index}`)).toBe(index % 2 === 0 ? 'en' : 'tr');
       }
     }
+  });
+});
+
+describe('a holiday lookup that names its language', () => {
+  const route = findRoute('/addressmanagement/api/countryholiday/getbycountryid') as Route;
+  const turkeyId = '6f3c0c55-41a3-4a37-9b3e-2d2b8f6c1f0a';
+  const germanyId = '0b7e5f4c-2f1e-4d6a-8c3b-9a1d2e3f4a5b';
+  /** A store holding Türkiye's 2026 holidays in Turkish and English, Germany's in German only (its English names are the German ones). */
+  function storeWithLanguages(): { store: BodyStore; finds: string[] } {
+    const finds: string[] = [];
+    const files = new Set([`${turkeyId}/2026`, `${turkeyId}/en/2026`, `${germanyId}/2026`]);
+    const store = {
+      manifest: { holidayYears: { first: 2000, last: 2050 }, languages: { [turkeyId]: ['tr', 'en'], [germanyId]: ['de', 'en'] } },
+      find: (_path: string, keys: readonly string[]) => {
+        finds.push(keys.join('/'));
+        return files.has(keys.join('/')) ? lookup(keys.join('/')) : undefined;
+      },
+    } as unknown as BodyStore;
+    return { store, finds };
+  }
+
+  it('reads only the body in that language, however the language is written', () => {
+    for (const language of ['en', 'EN', 'en-US', 'en_GB']) {
+      const { store, finds } = storeWithLanguages();
+      const target = findTarget(route, `CountryId=${turkeyId}&Year=2026&language=${language}`, store);
+      expect(target.found.file, language).toBe(`${turkeyId}/en/2026`);
+      expect(target.language, language).toBe('en');
+      expect(finds, language).toEqual([`${turkeyId}/en/2026`]);
+    }
+  });
+
+  it("reads only the country's own body for its own language", () => {
+    const { store, finds } = storeWithLanguages();
+    const target = findTarget(route, `CountryId=${turkeyId}&Year=2026&language=tr`, store);
+    expect(target).toMatchObject({ found: { file: `${turkeyId}/2026` }, language: 'tr' });
+    expect(finds).toEqual([`${turkeyId}/2026`]);
+  });
+
+  it("answers the own body, in the language asked, where that language's names are the own ones", () => {
+    const { store } = storeWithLanguages();
+    expect(findTarget(route, `CountryId=${germanyId}&Year=2026&language=en`, store)).toMatchObject({ found: { file: `${germanyId}/2026` }, language: 'en' });
+  });
+
+  it('still refuses a language the country lacks, and answers 404 for a country or year it does not hold', () => {
+    const { store } = storeWithLanguages();
+    expect(() => findTarget(route, `CountryId=${turkeyId}&Year=2026&language=fr`, store)).toThrow(
+      expect.objectContaining({ code: 'ERR_LANGUAGE_UNAVAILABLE' }),
+    );
+    expect(() => findTarget(route, `CountryId=${turkeyId}&Year=2027&language=en`, store)).toThrow(expect.objectContaining({ code: 'ERR_NOT_FOUND' }));
   });
 });

@@ -24,14 +24,30 @@ describe('the resolved targets', () => {
     expect(memo.get(first, '/a')).toBeUndefined();
   });
 
-  it(`are at most ${rememberedTargets}: the oldest goes first, the newest stay`, () => {
+  it(`are at most ${rememberedTargets}: the oldest go first, the newest stay`, () => {
     const memo = new TargetMemo();
     const build = store();
     memo.get(build, '/');
-    for (let index = 0; index <= rememberedTargets; index++) memo.remember(`/t${index}`, resolved(`${index}.json`));
+    for (let index = 0; index < rememberedTargets + 1; index++) memo.remember(`/t${index}`, resolved(`${index}.json`));
+    const kept = Array.from({ length: rememberedTargets + 1 }, (_, index) => index).filter((index) => memo.get(build, `/t${index}`) !== undefined);
+    expect(kept.length).toBeLessThanOrEqual(rememberedTargets);
+    expect(kept.length).toBeGreaterThanOrEqual(rememberedTargets / 2);
+    expect(kept).not.toContain(0);
+    // The newest ones all stay, in one run of them.
+    expect(kept.at(-1)).toBe(rememberedTargets);
+    expect(kept).toEqual(Array.from({ length: kept.length }, (_, offset) => rememberedTargets + 1 - kept.length + offset));
+  });
+
+  it('keep a target asked for again, however many new ones come after it', () => {
+    const memo = new TargetMemo();
+    const build = store();
+    memo.get(build, '/');
+    memo.remember('/popular', resolved('popular.json'));
+    for (let index = 0; index < rememberedTargets * 3; index++) {
+      memo.remember(`/t${index}`, resolved(`${index}.json`));
+      if (index % 1000 === 0) expect(memo.get(build, '/popular')?.found.file, `after ${index} others`).toBe('popular.json');
+    }
     expect(memo.get(build, '/t0')).toBeUndefined();
-    expect(memo.get(build, '/t1')?.found.file).toBe('1.json');
-    expect(memo.get(build, `/t${rememberedTargets}`)?.found.file).toBe(`${rememberedTargets}.json`);
   });
 
   it(`leave out targets longer than ${maxRememberedTarget} characters`, () => {
