@@ -58,11 +58,14 @@ export function matchTier(candidate: SearchCandidate, query: string): 0 | 1 | 2 
  * The answer to a folded query from candidates in prominence-then-collation order: the matching
  * ones by tier, that order kept within a tier, at most searchLimit, as a JSON list.
  */
-export function rankedAnswer(candidates: readonly SearchCandidate[], query: string): string {
-  const byTier: string[][] = [[], [], []];
+export function rankedAnswer(candidates: Iterable<SearchCandidate>, query: string): string {
+  const byTier: [string[], string[], string[]] = [[], [], []];
   for (const candidate of candidates) {
     const tier = matchTier(candidate, query);
-    if (tier !== undefined) byTier[tier]?.push(candidate.b);
+    // Past searchLimit a tier adds nothing to the answer; once the first tier is full, nothing does.
+    if (tier === undefined || byTier[tier].length === searchLimit) continue;
+    byTier[tier].push(candidate.b);
+    if (byTier[0].length === searchLimit) break;
   }
   return `[${byTier.flat().slice(0, searchLimit).join(',')}]`;
 }
@@ -74,6 +77,16 @@ export function rankedAnswer(candidates: readonly SearchCandidate[], query: stri
 export function keyCharacters(key: string): string[] {
   return key.match(/_[0-9a-f]+_|[^_]|_/g) ?? [];
 }
+
+/** The character of a folded key that starts at `at` (keyCharacters' of the key from there), or '' at its end. */
+export function keyCharacterAt(key: string, at: number): string {
+  if (at >= key.length) return '';
+  if (key.charCodeAt(at) !== 0x5f) return key.charAt(at);
+  escapedCharacter.lastIndex = at;
+  return escapedCharacter.exec(key)?.[0] ?? '_';
+}
+
+const escapedCharacter = /_[0-9a-f]+_/y;
 
 /** A folded name and each of its later words, to the name's end (`bosna-hersek`: `hersek`). */
 export function wordStarts(key: string): string[] {

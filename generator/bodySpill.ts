@@ -111,22 +111,16 @@ export class SpilledBodies implements BodySink {
    * Throws naming a path set twice: two routes writing one file is a fault of the build.
    */
   *shards(shardBits: number): Generator<readonly [number, Map<string, Buffer>]> {
+    yield* spilledShards(this.seal(), shardBits);
+  }
+
+  /**
+   * Writes out what the buckets still hold and closes them: no body can be added after. Returns
+   * the folder, whose shards spilledShards reads (in this thread or another).
+   */
+  seal(): string {
     this.#finish();
-    if (shardBits >= bucketBits) {
-      const perBucket = 2 ** (shardBits - bucketBits);
-      for (let bucket = 0; bucket < bucketCount; bucket++) {
-        const shards = Array.from({ length: perBucket }, () => new Map<string, Buffer>());
-        this.#read(bucket, (file, body) => add(shards[shardOf(file, shardBits) - bucket * perBucket] as Map<string, Buffer>, file, body));
-        for (const [offset, shard] of shards.entries()) yield [bucket * perBucket + offset, shard];
-      }
-      return;
-    }
-    const bucketsPerShard = 2 ** (bucketBits - shardBits);
-    for (let number = 0; number < 2 ** shardBits; number++) {
-      const shard = new Map<string, Buffer>();
-      for (let bucket = number * bucketsPerShard; bucket < (number + 1) * bucketsPerShard; bucket++) this.#read(bucket, (file, body) => add(shard, file, body));
-      yield [number, shard];
-    }
+    return this.#dir;
   }
 
   /** Removes the bucket files. */
@@ -137,7 +131,7 @@ export class SpilledBodies implements BodySink {
   }
 
   #fileOf(bucket: number): string {
-    return path.join(this.#dir, `${bucket.toString(16).padStart(2, '0')}.bodies`);
+    return bucketFile(this.#dir, bucket);
   }
 
   #flush(bucket: number): void {
@@ -154,17 +148,62 @@ export class SpilledBodies implements BodySink {
     this.#buffers.length = 0;
     this.#finished = true;
   }
+}
 
-  #read(bucket: number, each: (file: string, body: Buffer) => void): void {
-    const bytes = readFileSync(this.#fileOf(bucket));
-    for (let at = 0; at < bytes.length; ) {
-      const pathLength = bytes.readUInt16LE(at);
-      const file = bytes.toString('latin1', at + 2, at + 2 + pathLength);
-      const bodyLength = bytes.readUInt32LE(at + 2 + pathLength);
-      const start = at + 6 + pathLength;
-      each(file, bytes.subarray(start, start + bodyLength));
-      at = start + bodyLength;
+/** The file of bucket `bucket` in a spill's folder. */
+function bucketFile(dir: string, bucket: number): string {
+  return path.join(dir, `${bucket.toString(16).padStart(2, '0')}.bodies`);
+}
+
+/** The bodies of bucket `bucket` of the sealed spill in `dir`, each with its path. */
+function readBucket(dir: string, bucket: number, each: (file: string, body: Buffer) => void): void {
+  const bytes = readFileSync(bucketFile(dir, bucket));
+  for (let at = 0; at < bytes.length; ) {
+    const pathLength = bytes.readUInt16LE(at);
+    const file = bytes.toString('latin1', at + 2, at + 2 + pathLength);
+    const bodyLength = bytes.readUInt32LE(at + 2 + pathLength);
+    const start = at + 6 + pathLength;
+    each(file, bytes.subarray(start, start + bodyLength));
+    at = start + bodyLength;
+  }
+}
+
+/**
+ * The group of buckets a shard's bodies are read with: a bucket is read once for all the shards in
+ * it, so the shards of one bucket go to the same reader.
+ */
+export function readGroupOf(number: number, shardBits: number): number {
+  return shardBits >= bucketBits ? number >>> (shardBits - bucketBits) : number;
+}
+
+/**
+ * The shards (those `wanted` names) of the sealed spill in `dir`, each with its bodies by path, in
+ * shard order, for an index of 2^shardBits shards. Throws naming a path set twice: two routes
+ * writing one file is a fault of the build.
+ */
+export function* spilledShards(
+  dir: string,
+  shardBits: number,
+  wanted: (number: number) => boolean = () => true,
+): Generator<readonly [number, Map<string, Buffer>]> {
+  if (shardBits >= bucketBits) {
+    const perBucket = 2 ** (shardBits - bucketBits);
+    for (let bucket = 0; bucket < bucketCount; bucket++) {
+      const numbers = Array.from({ length: perBucket }, (_, offset) => bucket * perBucket + offset).filter(wanted);
+      if (numbers.length === 0) continue;
+      const shards = Array.from({ length: perBucket }, () => new Map<string, Buffer>());
+      readBucket(dir, bucket, (file, body) => add(shards[shardOf(file, shardBits) - bucket * perBucket] as Map<string, Buffer>, file, body));
+      for (const number of numbers) yield [number, shards[number - bucket * perBucket] as Map<string, Buffer>];
     }
+    return;
+  }
+  const bucketsPerShard = 2 ** (bucketBits - shardBits);
+  for (let number = 0; number < 2 ** shardBits; number++) {
+    if (!wanted(number)) continue;
+    const shard = new Map<string, Buffer>();
+    for (let bucket = number * bucketsPerShard; bucket < (number + 1) * bucketsPerShard; bucket++)
+      readBucket(dir, bucket, (file, body) => add(shard, file, body));
+    yield [number, shard];
   }
 }
 

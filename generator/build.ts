@@ -28,6 +28,7 @@ import { SpilledBodies, spillDirName, type BodySink } from './bodySpill.ts';
 import { createProgress, silentProgress, type Progress } from './progress.ts';
 import type { RebuildPlan } from './rebuild.ts';
 import type { BuildSettings } from './schemas.ts';
+import type { BuiltExports } from './exports.ts';
 import type { Dataset, ValidatedDataset } from './validate.ts';
 import type { ManifestHead } from '../contract/lookupIndex.ts';
 
@@ -40,6 +41,8 @@ export interface BuildOptions {
   readonly keepBuilds?: number;
   /** Bodies per shard of the lookup index, on average at most (contract/lookupIndex.ts); smaller in tests, to have many shards. */
   readonly entriesPerShard?: number;
+  /** Worker threads that pack a full build's bodies (0: the build's own thread); by default one per core for a large build. */
+  readonly packThreads?: number;
   /** Told how far a full build's long stages are (the CLI draws it); silent when absent. */
   readonly progress?: Progress;
 }
@@ -119,6 +122,15 @@ export async function buildDist(options: BuildOptions): Promise<BuildSummary> {
   });
 }
 
+/**
+ * A full collection now, where the runtime allows one (`node --expose-gc`, as npm run build runs
+ * the build): the records a full build has let go of are freed before its packing threads start,
+ * so that their memory and the records' never add up (the world's build stays within 2 GB).
+ */
+function collectNow(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+}
+
 /** What the write stage needs of the bodies made: not the projection of every record (`shown`). */
 type WrittenBodies = Omit<IndexedBodies<BodySink>, 'shown'>;
 
@@ -132,6 +144,7 @@ async function buildLocked({
   force = false,
   keepBuilds = defaultKeepBuilds,
   entriesPerShard,
+  packThreads,
   progress = silentProgress,
 }: BuildOptions): Promise<BuildSummary> {
   const stages: Record<string, number> = {};
@@ -235,7 +248,7 @@ async function buildLocked({
   const builtAt = now.toISOString();
   // The older builds whose exports the change lists start from.
   const kept = await keptBuilds(buildsRoot, replaced, keepBuilds);
-  const exported = await buildExports(
+  let exported: BuiltExports | undefined = await buildExports(
     dataset,
     shown,
     { buildId, builtAt, dataVersion, sources },
@@ -244,13 +257,19 @@ async function buildLocked({
     made ? { changed: made.changedRecords } : {},
   );
   const addressCountries = servedAddressCountries(settings, dataset);
-  // What the write needs of the bodies made; the records and their JSON only a rebuild's fallback needs.
-  let indexed = sansRecords((made?.indexed ?? full) as IndexedBodies<BodySink>);
-  shown = undefined;
-  full = undefined;
-  if (made === undefined) dataset = undefined;
   stage('openapi and exports');
   const changeLists = await buildChangeLists(exported.index, exported.lines, kept, replaced);
+  const downloads = new Map([...exported.files, ...changeLists.files]);
+  // What the write needs of the bodies made; the records, their JSON and the exports' lines only
+  // a rebuild's fallback needs.
+  let indexed = sansRecords((made?.indexed ?? full) as IndexedBodies<BodySink>);
+  exported = undefined;
+  shown = undefined;
+  full = undefined;
+  if (made === undefined) {
+    dataset = undefined;
+    collectNow();
+  }
   stage('change lists');
   const write = (indexed: WrittenBodies, patch?: BodyPatch) =>
     writeDist(
@@ -271,8 +290,8 @@ async function buildLocked({
         changes: changeLists.changes,
       },
       publicFiles,
-      new Map([...exported.files, ...changeLists.files]),
-      { keep: kept.map((build) => build.dir), entriesPerShard, patch, basis, progress },
+      downloads,
+      { keep: kept.map((build) => build.dir), entriesPerShard, packThreads, patch, basis, progress },
     );
   let written: WrittenBuild;
   try {

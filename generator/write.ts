@@ -40,6 +40,7 @@ import {
 } from '../contract/lookupIndex.ts';
 import { computeEtag, currentBuildFile, manifestFileName, type CurrentBuild, type Manifest } from '../contract/manifest.ts';
 import { SpilledBodies } from './bodySpill.ts';
+import { linkOrWrite, packShard, packSpill, packThreadsFor, type PackedShard } from './packShards.ts';
 import { silentProgress, type Progress } from './progress.ts';
 import type { RebuildBasis } from './rebuild.ts';
 import { summaryFileName, type BuildSummaryFile } from './summary.ts';
@@ -66,20 +67,6 @@ export interface WrittenBuild {
 
 export { buildsRootOf };
 
-/**
- * `target` as a hard link to `source` (a file of an earlier build with the same bytes), or written
- * with `bytes` when there is none, or it is gone, or on another file system.
- */
-async function linkOrWrite(source: string | undefined, target: string, bytes: Buffer): Promise<void> {
-  const linked =
-    source !== undefined &&
-    (await link(source, target).then(
-      () => true,
-      () => false,
-    ));
-  if (!linked) await writeFile(target, bytes);
-}
-
 /** What writing the bodies came to: how many, and their bytes (each body counted under each of its paths). */
 interface WrittenBodies {
   readonly count: number;
@@ -100,26 +87,30 @@ async function writeBodies(
   {
     previousDir,
     entriesPerShard,
+    packThreads,
     progress,
-  }: { readonly previousDir: string | undefined; readonly entriesPerShard: number | undefined; readonly progress: Progress },
+  }: {
+    readonly previousDir: string | undefined;
+    readonly entriesPerShard: number | undefined;
+    readonly packThreads: number | undefined;
+    readonly progress: Progress;
+  },
 ): Promise<WrittenBodies> {
   await mkdir(path.join(buildDir, lookupShardsDir), { recursive: true });
   const directory: ShardEntry[] = [];
-  const place = (file: string, bytes: Buffer): Promise<void> =>
-    linkOrWrite(previousDir === undefined ? undefined : path.join(previousDir, file), path.join(buildDir, file), bytes);
   let count = 0;
   let bytes = 0;
+  const placed = (shard: PackedShard): void => {
+    directory[shard.number] = shard.entry;
+    count += shard.count;
+    bytes += shard.bytes;
+    progress.advance();
+  };
+  const target = { buildDir, previousDir };
   const shardBits = bodies instanceof SpilledBodies ? bodies.shardBits(entriesPerShard) : shardBitsFor(bodies.size, entriesPerShard);
   progress.stage('write', 2 ** shardBits, 'shards');
-  for (const [number, shardBodies] of shardsOf(bodies, shardBits, entriesPerShard)) {
-    const paths = [...shardBodies.keys()].sort();
-    const { pack, bytes: shard, entry } = encodeShardOf(paths, shardBits, number, (file) => shardBodies.get(file) as Buffer);
-    await Promise.all([place(packFileOf(pack.etag), pack.bytes), place(shardFileOf(entry.etag), shard)]);
-    directory[number] = entry;
-    for (const { size } of pack.entries.values()) bytes += size;
-    count += pack.entries.size;
-    progress.advance();
-  }
+  if (bodies instanceof SpilledBodies) await packSpill(bodies.seal(), shardBits, target, packThreads ?? packThreadsFor(shardBits), placed);
+  else for (const [number, shardBodies] of mapShards(bodies, entriesPerShard)) placed(await packShard(target, shardBits, number, shardBodies));
   // manifest.json: the head, for people and tools (the bodies' entries are in the index's shards).
   await writeFile(path.join(buildDir, manifestFileName), `${JSON.stringify(head)}\n`);
   // Last: the head names every shard, each already in place.
@@ -127,16 +118,8 @@ async function writeBodies(
   return { count, bytes };
 }
 
-/** Each shard's bodies by path, in shard order: read back from the spill, or taken from a map. */
-function* shardsOf(
-  bodies: ReadonlyMap<string, string> | SpilledBodies,
-  shardBits: number,
-  entriesPerShard: number | undefined,
-): Generator<readonly [number, ReadonlyMap<string, Buffer>]> {
-  if (bodies instanceof SpilledBodies) {
-    yield* bodies.shards(shardBits);
-    return;
-  }
+/** Each shard's bodies by path, in shard order, from a map of them. */
+function* mapShards(bodies: ReadonlyMap<string, string>, entriesPerShard: number | undefined): Generator<readonly [number, ReadonlyMap<string, Buffer>]> {
   const plan = planShards(bodies.keys(), entriesPerShard);
   for (const [number, paths] of plan.shards.entries()) yield [number, new Map(paths.map((file) => [file, Buffer.from(bodies.get(file) ?? '', 'utf8')]))];
 }
@@ -368,6 +351,7 @@ export async function writeDist(
   {
     keep = [],
     entriesPerShard,
+    packThreads,
     patch,
     basis,
     progress = silentProgress,
@@ -376,6 +360,8 @@ export async function writeDist(
     readonly keep?: readonly string[];
     /** Bodies per shard of the lookup index (contract/lookupIndex.ts), on average at most. */
     readonly entriesPerShard?: number | undefined;
+    /** Worker threads that pack spilled bodies (0: this thread); by default packShards.ts packThreadsFor. */
+    readonly packThreads?: number | undefined;
     /** The previous build's bodies with these changes, instead of `bodies`. */
     readonly patch?: BodyPatch | undefined;
     /** What the next build starts from (rebuild.ts), kept in the summary. */
@@ -398,7 +384,7 @@ export async function writeDist(
     const head = { ...manifest, public: publicEntries, downloads: downloadEntries };
     written = patch
       ? await patchBodies(partialDir, head, patch, entriesPerShard)
-      : await writeBodies(partialDir, head, bodies, { previousDir, entriesPerShard, progress });
+      : await writeBodies(partialDir, head, bodies, { previousDir, entriesPerShard, packThreads, progress });
     const summary: BuildSummaryFile = {
       inputsVersion: manifest.inputsVersion,
       buildId: manifest.buildId,

@@ -3,7 +3,7 @@
  * leafSize records match, and the candidates of the first prefixes that leafSize or fewer do.
  */
 import { foldName } from '../../contract/keys.ts';
-import { candidatesMark, keyCharacters, leafSize, rankedAnswer, wordStarts, type SearchCandidate } from '../../contract/search.ts';
+import { candidatesMark, keyCharacterAt, keyCharacters, leafSize, rankedAnswer, wordStarts, type SearchCandidate } from '../../contract/search.ts';
 import { bodyPath, type Route } from '../../contract/routes.ts';
 import { aliasesOf } from './ambiguity.ts';
 import type { GroupFilter, Indexing } from './indexing.ts';
@@ -12,12 +12,12 @@ import type { DataRecord } from '../schemas.ts';
 /** Names longer than this (folded) are not searched by prefix: no one types them out. */
 const longestSearchedKey = 200;
 
-/** A record of a scope with its folded names and later words. */
-interface Entry {
-  readonly names: readonly string[];
-  readonly words: readonly string[];
-  readonly shown: string;
-}
+/**
+ * A record of a scope as a candidate of every prefix of its keys: its folded names (`n`), its
+ * later words (`w`) and how it is shown (`b`). matchTier ranks it for a prefix as it ranks the
+ * candidate filtered to that prefix, so an answer is ranked from the entries themselves.
+ */
+type Entry = SearchCandidate;
 
 /** Unicode's root collation, for the order of equally prominent records. */
 const collator = new Intl.Collator('und');
@@ -64,40 +64,47 @@ function entriesOf(route: Route, records: readonly DataRecord[], { projection }:
       (name) => name.length > 0 && name.length <= longestSearchedKey,
     );
     const words = [...new Set(names.flatMap(wordStarts))].filter((word) => !names.includes(word));
-    return { names, words, shown: projection.project(route.record, record, route.omit ?? []) };
+    return { n: names, w: words, b: projection.project(route.record, record, route.omit ?? []) };
   });
 }
 
 /** The entry as a candidate of `prefix`: its names and words that start with it. */
-function candidateOf(entry: Entry, prefix: string): SearchCandidate | undefined {
-  const n = entry.names.filter((name) => name.startsWith(prefix));
-  const w = entry.words.filter((word) => word.startsWith(prefix));
-  return n.length + w.length === 0 ? undefined : { n, w, b: entry.shown };
+function candidateOf(entry: Entry, prefix: string): SearchCandidate {
+  return { n: entry.n.filter((name) => name.startsWith(prefix)), w: entry.w.filter((word) => word.startsWith(prefix)), b: entry.b };
+}
+
+/** The characters that follow `prefix` in the entry's keys that start with it and go on. */
+function followingCharacters(entry: Entry, prefix: string): string[] {
+  const following: string[] = [];
+  for (const keys of [entry.n, entry.w]) {
+    for (const key of keys) {
+      if (key.length === prefix.length || !key.startsWith(prefix)) continue;
+      const character = keyCharacterAt(key, prefix.length);
+      if (!following.includes(character)) following.push(character);
+    }
+  }
+  return following;
 }
 
 export function indexSearch(route: Route, records: readonly DataRecord[], indexing: Indexing, only?: GroupFilter): void {
   const { bodies } = indexing;
   for (const [scope, inScope] of scopes(route, records, indexing, only)) {
-    const entries = entriesOf(route, inScope, indexing);
+    // An entry without a name to search by is no candidate of any prefix.
+    const entries = entriesOf(route, inScope, indexing).filter((entry) => entry.n.length + entry.w.length > 0);
     const scopeKeys = scope === '' ? [] : scope.split('/');
     const file = (key: string) => bodyPath(route, [...scopeKeys, key]);
-    // Depth first: a prefix's matching entries, split by the next character while more than leafSize match.
+    // Depth first: a prefix's matching entries, split by the next character while more than leafSize
+    // match. Every entry that reaches a prefix has a key starting with it: each is its candidate.
     const visit = (prefix: string, matching: readonly Entry[]): void => {
-      const candidates = matching.flatMap((entry) => candidateOf(entry, prefix) ?? []);
-      if (candidates.length <= leafSize) {
-        bodies.set(file(`${candidatesMark}${prefix}`), JSON.stringify({ c: candidates }));
+      if (matching.length <= leafSize) {
+        bodies.set(file(`${candidatesMark}${prefix}`), JSON.stringify({ c: matching.map((entry) => candidateOf(entry, prefix)) }));
         return;
       }
       // No query shorter than the route allows is answered: such a prefix gets no answer of its own.
-      if (keyCharacters(prefix).length >= (route.search?.minLength ?? 1)) bodies.set(file(prefix), rankedAnswer(candidates, prefix));
+      if (keyCharacters(prefix).length >= (route.search?.minLength ?? 1)) bodies.set(file(prefix), rankedAnswer(matching, prefix));
       const next = new Map<string, Entry[]>();
       for (const entry of matching) {
-        const following = new Set<string>();
-        for (const key of [...entry.names, ...entry.words]) {
-          if (!key.startsWith(prefix) || key.length === prefix.length) continue;
-          following.add(keyCharacters(key.slice(prefix.length))[0] ?? '');
-        }
-        for (const character of following) {
+        for (const character of followingCharacters(entry, prefix)) {
           const children = next.get(character);
           if (children) children.push(entry);
           else next.set(character, [entry]);

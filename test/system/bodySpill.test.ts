@@ -1,10 +1,11 @@
 /** generator/bodySpill.ts: bodies kept on the disk while a build makes them come back shard by shard, as the index splits them. */
-import { mkdtemp, readdir } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { planShards } from '../../contract/lookupIndex.ts';
+import { LookupHead, encodeHead, planShards, shardFileOf, packFileOf, type ShardEntry } from '../../contract/lookupIndex.ts';
 import { SpilledBodies } from '../../generator/bodySpill.ts';
+import { packSpill, type PackedShard } from '../../generator/packShards.ts';
 
 /** 20,000 bodies, some of them long enough to fill a bucket's write buffer, some with letters outside ASCII. */
 function bodies(): Map<string, string> {
@@ -46,5 +47,51 @@ describe('the body spill', () => {
     expect(() => spill.set('addressmanagement/api/country/getbyname/i̇stanbul.json', '{}')).toThrow(/bodies cannot be added/);
     spill.remove();
     expect(await readdir(path.dirname(dir))).toEqual([]);
+  });
+});
+
+describe('packing a spill', () => {
+  /** The spill of bodies() packed into a fresh folder by `threads` threads: each shard as placed, and the folder. */
+  async function packed(threads: number, perShard: number): Promise<{ shards: PackedShard[]; buildDir: string; shardBits: number }> {
+    const spill = new SpilledBodies(await mkdtemp(path.join(tmpdir(), 'spill-')));
+    for (const [file, body] of bodies()) spill.set(file, body);
+    const shardBits = spill.shardBits(perShard);
+    const buildDir = await mkdtemp(path.join(tmpdir(), 'packed-'));
+    await mkdir(path.join(buildDir, 'lookups'));
+    const shards: PackedShard[] = [];
+    await packSpill(spill.seal(), shardBits, { buildDir, previousDir: undefined }, threads, (shard) => shards.push(shard));
+    spill.remove();
+    return { shards: shards.sort((a, b) => a.number - b.number), buildDir, shardBits };
+  }
+
+  it.each([
+    ['more shards than buckets', 16],
+    ['fewer shards than buckets', 4_000],
+  ])('in worker threads gives the files one thread gives, every shard once, with %s', { timeout: 60_000 }, async (_what, perShard) => {
+    const one = await packed(0, perShard);
+    const two = await packed(2, perShard);
+    expect(two.shards.map((shard) => shard.number)).toEqual(Array.from({ length: 2 ** one.shardBits }, (_, number) => number));
+    expect(two.shards).toEqual(one.shards);
+    expect(two.shards.reduce((sum, shard) => sum + shard.count, 0)).toBe(bodies().size);
+    for (const { entry } of two.shards) {
+      for (const file of [shardFileOf(entry.etag), packFileOf(entry.packEtag)]) {
+        expect((await readFile(path.join(two.buildDir, file))).equals(await readFile(path.join(one.buildDir, file))), file).toBe(true);
+      }
+    }
+    // The head over them reads back.
+    const head = new LookupHead(
+      encodeHead(
+        {} as never,
+        two.shardBits,
+        two.shards.map((shard) => shard.entry as ShardEntry),
+      ),
+    );
+    expect(head.count).toBe(bodies().size);
+  });
+
+  it('fails as a whole when a thread fails, naming what it could not read', async () => {
+    const buildDir = await mkdtemp(path.join(tmpdir(), 'packed-'));
+    const missing = path.join(buildDir, 'no-spill');
+    await expect(packSpill(missing, 9, { buildDir, previousDir: undefined }, 2, () => undefined)).rejects.toThrow(/no-spill/);
   });
 });

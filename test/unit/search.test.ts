@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { foldName } from '../../contract/keys.ts';
 import type { ManifestEntry } from '../../contract/manifest.ts';
 import { routes, type RecordType, type Route } from '../../contract/routes.ts';
-import { leafSize, searchLimit, wordStarts } from '../../contract/search.ts';
+import { keyCharacterAt, keyCharacters, leafSize, searchLimit, wordStarts } from '../../contract/search.ts';
 import type { Indexing } from '../../generator/bodies/indexing.ts';
 import { Projection } from '../../generator/bodies/projection.ts';
 import { RecordKeys } from '../../generator/bodies/recordKeys.ts';
@@ -95,6 +95,15 @@ async function answered(store: BodyStore, name: string, countryId?: string): Pro
   const body = target.search === undefined ? (store.cached(target.found.entry) as Buffer) : (await makeAnswer(store, target)).body;
   return (JSON.parse(body.toString('utf8')) as { id: string }[]).map((record) => record.id);
 }
+
+describe('the characters of a folded key', () => {
+  it('start where keyCharacters says, an escaped character whole, at every offset', () => {
+    for (const name of ['İstanbul', 'Çaykara', 'Kaş', 'a_b', 'x_', '_', 'Ørsta-Volda', 'Şanlıurfa', '東京', 'München']) {
+      const key = name.includes('_') ? name : foldName(name);
+      for (let at = 0; at <= key.length; at++) expect(keyCharacterAt(key, at), `${key} at ${at}`).toBe(keyCharacters(key.slice(at))[0] ?? '');
+    }
+  });
+});
 
 describe('prefix search', () => {
   it('answers every query as a ranking over all the records does, from answer files and from candidates', async () => {
