@@ -47,6 +47,8 @@ export const rank = (a: Reach, b: Reach): number => a.tier - b.tier || b.weight 
  * its weakest key does (the highest tier, the least weight).
  */
 export function keyTuples(perParam: readonly (readonly KeyReach[])[]): TupleReach[] {
+  // Most lookups take one key: its keys are the tuples (millions of records go through here).
+  if (perParam.length === 1) return (perParam[0] as readonly KeyReach[]).map(({ key, tier, weight }) => ({ keys: [key], tier, weight }));
   return perParam.reduce<TupleReach[]>(
     (partial, options) =>
       partial.flatMap((tuple) =>
@@ -68,17 +70,20 @@ export class Candidates {
 
   /** A record found twice under one key (two spellings that fold alike) counts once, at its best. */
   add(key: string, candidate: Candidate): void {
-    const list = this.#byKey.get(key) ?? [];
+    const list = this.#byKey.get(key);
+    if (list === undefined) {
+      this.#byKey.set(key, [candidate]);
+      return;
+    }
     const known = list.findIndex((other) => other.record === candidate.record);
     if (known === -1) list.push(candidate);
     else if (rank(candidate, list[known] as Candidate) < 0) list[known] = candidate;
-    this.#byKey.set(key, list);
   }
 
   /** Each key with the rule's choice, in the order the keys were first met. */
   *choices(): IterableIterator<[string, Choice]> {
     for (const [key, list] of this.#byKey) {
-      const [chosen, ...others] = [...list].sort(rank);
+      const [chosen, ...others] = list.length === 1 ? list : [...list].sort(rank);
       if (chosen) yield [key, { chosen: chosen.record, others: others.map(({ record }) => record) }];
     }
   }

@@ -38,6 +38,10 @@ function keysPerParam(route: Route, record: DataRecord, { keys }: Pick<Indexing,
   for (const param of route.params) {
     const own = keys.ownKey(route.record, record, param);
     if (own === undefined) return undefined;
+    if (param.aliasFields === undefined || param.aliasFields.length === 0) {
+      perParam.push([own]);
+      continue;
+    }
     const aliases = (param.aliasFields ?? []).flatMap((field) =>
       aliasesOf(record, field).flatMap(({ value }) => keys.keyOf(route.record, record, param, value, field) ?? []),
     );
@@ -48,6 +52,8 @@ function keysPerParam(route: Route, record: DataRecord, { keys }: Pick<Indexing,
 
 /** Every tuple of one key per parameter, joined as body paths join them. */
 function tuplesOf(perParam: readonly (readonly string[])[]): string[] {
+  // One key per parameter, as nearly every record has: one tuple, without the cross product's arrays.
+  if (perParam.every((options) => options.length === 1)) return [perParam.map((options) => options[0] as string).join('/')];
   return perParam
     .reduce<string[][]>((tuples, options) => tuples.flatMap((tuple) => options.map((key) => [...tuple, key])), [[]])
     .map((tuple) => tuple.join('/'));

@@ -14,6 +14,8 @@ export interface ReplacedField {
 
 export class Projection {
   readonly #made = new Map<string, Map<DataRecord, string>>();
+  /** shownFields of each field set, worked out once: a build projects millions of records. */
+  readonly #fields = new Map<string, readonly string[]>();
 
   /** The record's JSON with `omit` left out (and hidden fields in `reveal` shown), made once per record and field set. */
   project(type: RecordType, record: DataRecord, omit: readonly string[], reveal: readonly string[] = []): string {
@@ -33,12 +35,14 @@ export class Projection {
 
   /** The record's JSON with `omit` left out and, where given, one field's value replaced; not kept. */
   show(type: RecordType, record: DataRecord, omit: readonly string[], replaced?: ReplacedField, reveal: readonly string[] = []): string {
-    return JSON.stringify(
-      Object.fromEntries(
-        shownFields(type, omit, reveal)
-          .filter((field) => field in record)
-          .map((field) => [field, field === replaced?.field ? replaced.value : record[field]]),
-      ),
-    );
+    const setKey = `${type}:${omit.join(',')}:${reveal.join(',')}`;
+    let fields = this.#fields.get(setKey);
+    if (fields === undefined) {
+      fields = shownFields(type, omit, reveal);
+      this.#fields.set(setKey, fields);
+    }
+    const shown: Record<string, unknown> = {};
+    for (const field of fields) if (field in record) shown[field] = field === replaced?.field ? replaced.value : record[field];
+    return JSON.stringify(shown);
   }
 }
