@@ -133,8 +133,9 @@ export function findInNamedLanguage(
     const key = languageKey(other);
     return key.ok && key.key === asked.key;
   });
-  const found = tag === undefined ? undefined : store.find(route.path, languageBodyKeys(keys, asked.key));
-  return found === undefined || tag === undefined ? undefined : { route, found, language: tag };
+  if (tag === undefined) return undefined;
+  const found = store.find(route.path, languageBodyKeys(keys, asked.key));
+  return found && { route, found, language: tag };
 }
 
 /**
