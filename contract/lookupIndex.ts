@@ -23,7 +23,8 @@
  *
  * Layout (integers little-endian):
  *
- *   head:  "RDLI"  u32 version (3)  u32 headLength  head: the manifest without `files`, JSON (UTF-8)
+ *   head:  "RDLI"  u32 version (4)  u32 headLength  head: the manifest without `files` nor `ambiguous`, JSON (UTF-8)
+ *          u32 ambiguousLength  32 bytes: the SHA-256 of the next  the manifest's `ambiguous`, JSON (UTF-8)
  *          u8 shardBits  u32 count (all entries)
  *          2^shardBits × shard: u32 count, u32 size, u8 tagLength, the shard file's ETag without quotes,
  *                               u8 packTagLength, its pack's ETag without quotes
@@ -38,6 +39,7 @@
  * Paths are ASCII (contract/keys.ts writes keys so); a path with a character above U+00FF is
  * never found. A lookup compares the path itself, never the hash alone.
  */
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { computeEtag, type Manifest, type ManifestEntry } from './manifest.ts';
@@ -48,7 +50,17 @@ export const lookupShardsDir = 'lookups';
 
 const headMagic = 'RDLI';
 const shardMagic = 'RDLS';
+/** The head's layout version: 4 holds the ambiguous lookups apart from the rest of the head. */
+const headVersion = 4;
+/** The shards' layout version. */
 const version = 3;
+/** Before the head's ambiguous lookups: their length and their SHA-256. */
+const ambiguousPrefixBytes = 4 + 32;
+
+function sha256Of(bytes: Buffer): Buffer {
+  return createHash('sha256').update(bytes).digest();
+}
+
 /** The fixed part of a shard's header, before its pack's tag. */
 const shardHeaderLength = 14;
 /**
@@ -253,14 +265,20 @@ export function encodeShard(paths: readonly string[], pack: EncodedPack, shardBi
 
 /** The head: the manifest without its files, and the directory of shards. */
 export function encodeHead(head: ManifestHead, shardBits: number, shards: readonly ShardEntry[]): Buffer {
-  const headBytes = Buffer.from(JSON.stringify(head), 'utf8');
+  const { ambiguous, ...rest } = head;
+  const headBytes = Buffer.from(JSON.stringify(rest), 'utf8');
+  const ambiguousBytes = Buffer.from(JSON.stringify(ambiguous), 'utf8');
   const directoryBytes = shards.reduce((sum, shard) => sum + 10 + shard.etag.length - 2 + shard.packEtag.length - 2, 0);
-  const buffer = Buffer.alloc(12 + headBytes.length + 5 + directoryBytes);
+  const buffer = Buffer.alloc(12 + headBytes.length + ambiguousPrefixBytes + ambiguousBytes.length + 5 + directoryBytes);
   buffer.write(headMagic, 0, 'latin1');
-  buffer.writeUInt32LE(version, 4);
+  buffer.writeUInt32LE(headVersion, 4);
   buffer.writeUInt32LE(headBytes.length, 8);
   headBytes.copy(buffer, 12);
   let at = 12 + headBytes.length;
+  buffer.writeUInt32LE(ambiguousBytes.length, at);
+  sha256Of(ambiguousBytes).copy(buffer, at + 4);
+  ambiguousBytes.copy(buffer, at + ambiguousPrefixBytes);
+  at += ambiguousPrefixBytes + ambiguousBytes.length;
   buffer.writeUInt8(shardBits, at);
   buffer.writeUInt32LE(
     shards.reduce((sum, shard) => sum + shard.count, 0),
@@ -361,20 +379,29 @@ export class LookupHead {
   readonly shardBits: number;
   readonly shards: readonly ShardEntry[];
   readonly #bytes: Buffer;
+  readonly #headEnd: number;
+  readonly #ambiguousEnd: number;
 
   /** Reads the layout; throws an Error naming what is wrong when the bytes are no head of this version. */
   constructor(bytes: Buffer) {
     if (!isLookupIndex(bytes)) failWith(`it does not start with ${headMagic}`);
-    if (bytes.readUInt32LE(4) !== version)
-      failWith(`it is version ${bytes.readUInt32LE(4)}, this service reads ${version}: build it again with this version (npm run build)`);
+    if (bytes.readUInt32LE(4) !== headVersion)
+      failWith(`it is version ${bytes.readUInt32LE(4)}, this service reads ${headVersion}: build it again with this version (npm run build)`);
     const headEnd = 12 + bytes.readUInt32LE(8);
-    if (headEnd + 5 > bytes.length) failWith('its head runs past its end');
+    if (headEnd + ambiguousPrefixBytes > bytes.length) failWith('its head runs past its end');
+    const ambiguousStart = headEnd + ambiguousPrefixBytes;
+    const ambiguousEnd = ambiguousStart + bytes.readUInt32LE(headEnd);
+    if (ambiguousEnd + 5 > bytes.length) failWith('its list of ambiguous lookups runs past its end');
+    if (!sha256Of(bytes.subarray(ambiguousStart, ambiguousEnd)).equals(bytes.subarray(headEnd + 4, ambiguousStart)))
+      failWith('its list of ambiguous lookups does not match its SHA-256: the file is damaged');
     this.#bytes = bytes;
-    this.shardBits = bytes.readUInt8(headEnd);
+    this.#headEnd = headEnd;
+    this.#ambiguousEnd = ambiguousEnd;
+    this.shardBits = bytes.readUInt8(ambiguousEnd);
     if (this.shardBits > 16) failWith(`it has 2^${this.shardBits} shards, more than 2^16`);
-    this.count = bytes.readUInt32LE(headEnd + 1);
+    this.count = bytes.readUInt32LE(ambiguousEnd + 1);
     const shards: ShardEntry[] = [];
-    let at = headEnd + 5;
+    let at = ambiguousEnd + 5;
     for (let number = 0; number < 2 ** this.shardBits; number++) {
       if (at + 8 > bytes.length) failWith(`its shard ${number} runs past its end`);
       const count = bytes.readUInt32LE(at);
@@ -389,9 +416,32 @@ export class LookupHead {
     this.shards = shards;
   }
 
-  /** The head's bytes (the manifest without files, JSON). */
+  /** The head's bytes: the manifest without its files nor its ambiguous lookups, JSON. */
   headBytes(): Buffer {
-    return this.#bytes.subarray(12, 12 + this.#bytes.readUInt32LE(8));
+    return this.#bytes.subarray(12, this.#headEnd);
+  }
+
+  /**
+   * The manifest's `ambiguous`, JSON: apart from the rest of the head, because a world build lists
+   * tens of thousands, which a proxy need not parse to start; their bytes are checked against
+   * their SHA-256 when the head is opened.
+   */
+  ambiguousBytes(): Buffer {
+    return this.#bytes.subarray(this.#headEnd + ambiguousPrefixBytes, this.#ambiguousEnd);
+  }
+
+  /** The manifest without its files, as manifest.json holds it, key for key (not checked against its schema). */
+  manifestHead(): unknown {
+    const head = JSON.parse(this.headBytes().toString('utf8')) as unknown;
+    const ambiguous = JSON.parse(this.ambiguousBytes().toString('utf8')) as unknown;
+    if (typeof head !== 'object' || head === null || Array.isArray(head)) return head;
+    const ordered: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(head)) {
+      ordered[key] = value;
+      if (key === 'counts') ordered.ambiguous = ambiguous;
+    }
+    ordered.ambiguous = ambiguous;
+    return ordered;
   }
 
   /** The number of the shard a path's entry is in. */

@@ -99,7 +99,7 @@ export async function uploadBuild(options: UploadOptions, progress: (line: strin
     throw new RenderError(`${buildDir} has no ${lookupIndexFileName}: build it again with this version (npm run build -- --force)`);
   });
   const head = new LookupHead(indexBytes);
-  const manifest = manifestHeadSchema.parse(JSON.parse(head.headBytes().toString('utf8')));
+  const manifest = manifestHeadSchema.parse(head.manifestHead());
   const { buildId } = manifest;
   if (!buildIdPattern.test(buildId)) throw new RenderError(`${buildDir}: its build id ${buildId} is not one npm run build makes`);
   const client = createBucketClient(options.bucket, options.concurrency);

@@ -50,7 +50,7 @@ async function checkBuild(buildDir: string): Promise<string[]> {
   let manifest: ReturnType<typeof manifestHeadSchema.safeParse>;
   try {
     head = new LookupHead(bytes);
-    manifest = manifestHeadSchema.safeParse(JSON.parse(head.headBytes().toString('utf8')));
+    manifest = manifestHeadSchema.safeParse(head.manifestHead());
   } catch (error) {
     return [`${indexFile} is not a lookup index of npm run build: ${(error as Error).message}`];
   }

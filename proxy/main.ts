@@ -10,9 +10,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { ServiceError } from '../contract/errors.ts';
 import { ConfigError, hasAuthSetting, loadConfig, type Config } from './config/config.ts';
 import { createLogger, type Logger } from './observe/log.ts';
-import { checkListenable, type RunningServer } from './http/server.ts';
-import { startMetricsServer } from './observe/metrics.ts';
-import { startService } from './service.ts';
+import type { RunningServer } from './http/server.ts';
+import { checkListenable } from './process/listenable.ts';
 import { supervise, type ListeningMessage, type Supervision } from './process/supervisor.ts';
 
 const devTokenFile = '.dev-token';
@@ -42,6 +41,9 @@ async function developmentKeyFor(config: Config): Promise<string | undefined> {
 
 /** One serving process: with WORKERS=1 the only one, otherwise a cluster worker. */
 async function serve(config: Config, devKey: string | undefined, log: Logger): Promise<void> {
+  // Loaded here, not at the top: a cluster's primary never serves, and starts its workers sooner
+  // for not evaluating the serving code and its packages.
+  const { startService } = await import('./service.ts');
   const { running, build } = await startService(config, { extraKeys: devKey ? [devKey] : [], log });
   const { buildId, dataVersion } = build.current().manifest;
   if (cluster.isWorker) {
@@ -107,7 +109,8 @@ async function main(): Promise<void> {
     if (config.port !== 0) await checkListenable(config.port, config.host);
     // Listening before any fork: a metrics port in use stops the start before a worker exists.
     let supervision: Supervision | undefined;
-    if (config.metrics) await startMetricsServer(config.metrics.port, config.metrics.host, () => supervision?.servingSlots() ?? []);
+    if (config.metrics)
+      await (await import('./observe/metrics.ts')).startMetricsServer(config.metrics.port, config.metrics.host, () => supervision?.servingSlots() ?? []);
     supervision = supervise({
       workers: config.workers,
       log,

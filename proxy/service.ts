@@ -42,7 +42,7 @@ export async function openBuild(
 ): Promise<LiveStore> {
   if (config.origin) {
     const copy = config.origin.cacheDir === undefined ? noOriginCopy : await openOriginCopy(config.origin.cacheDir, log);
-    return openOriginLiveStore(createOriginClient(config.origin, timeouts, metrics), caches, copy, log);
+    return openOriginLiveStore(await createOriginClient(config.origin, timeouts, metrics), caches, copy, log);
   }
   return openLocalLiveStore(config.distDir, caches, log);
 }
@@ -63,7 +63,9 @@ export async function startService(config: Config, { extraKeys = [], log, now, o
   if (cluster.isWorker) listenToPrimary(admission);
   const caches = createStoreCaches(config.bodyCacheBytes, config.indexCacheBytes);
   let current: (() => BodyStore) | undefined;
-  const metrics = config.metrics ? createMetrics({ store: () => (current as () => BodyStore)(), cache: caches.bodies, shards: caches.shards }) : noMetrics;
+  const metrics = config.metrics
+    ? await createMetrics({ store: () => (current as () => BodyStore)(), cache: caches.bodies, shards: caches.shards })
+    : noMetrics;
   const build = await openBuild(config, log, timeouts, caches, metrics);
   current = build.current;
   const running = await startServer(

@@ -7,16 +7,7 @@
  */
 import { X509Certificate, createPublicKey, type KeyObject } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import {
-  createLocalJWKSet,
-  createRemoteJWKSet,
-  decodeProtectedHeader,
-  errors,
-  jwtVerify,
-  type JWTPayload,
-  type JWTVerifyGetKey,
-  type ProtectedHeaderParameters,
-} from 'jose';
+import type { JWTPayload, JWTVerifyGetKey, ProtectedHeaderParameters } from 'jose';
 import { sha256 } from './apiKeys.ts';
 import { challenge, type Principal } from './principal.ts';
 import { ConfigError, type JwtConfig } from '../config/config.ts';
@@ -63,7 +54,10 @@ function algorithmsOf(key: KeyObject): string[] {
   }
 }
 
-async function loadPublicKey(file: string): Promise<KeySource> {
+/** jose, loaded when a JWT setting is given: a proxy that takes API keys only never evaluates it, and starts that much sooner. */
+type Jose = typeof import('jose');
+
+async function loadPublicKey({ createLocalJWKSet }: Jose, file: string): Promise<KeySource> {
   const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
     throw new ConfigError([`JWT_PUBLIC_KEY ${file} cannot be read (${error.code ?? error.message})`]);
   });
@@ -142,7 +136,7 @@ function tooLongLived(payload: JWTPayload, now: Date, config: JwtConfig): string
 }
 
 /** jose's stable error codes, turned into messages that say what was wrong, never a secret. */
-function describeFailure(error: unknown, config: JwtConfig, header: ProtectedHeaderParameters | undefined): ServiceError {
+function describeFailure({ errors }: Jose, error: unknown, config: JwtConfig, header: ProtectedHeaderParameters | undefined): ServiceError {
   if (error instanceof errors.JWTExpired || error instanceof errors.JWTClaimValidationFailed) {
     const outOfRange = outOfRangeTime(error.payload);
     if (outOfRange) return invalidToken(outOfRange);
@@ -198,9 +192,11 @@ function scopesOf(payload: JWTPayload): ReadonlySet<string> {
 }
 
 export async function createJwtVerifier(config: JwtConfig): Promise<JwtVerifier> {
+  const jose = await import('jose');
+  const { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } = jose;
   const hmac: KeySource | undefined = config.secret ? { key: new TextEncoder().encode(config.secret), algorithms: hmacAlgorithms } : undefined;
   const asymmetric: KeySource | undefined = config.publicKeyFile
-    ? await loadPublicKey(config.publicKeyFile)
+    ? await loadPublicKey(jose, config.publicKeyFile)
     : config.jwksUrl
       ? { key: createRemoteJWKSet(config.jwksUrl, remoteKeySetOptions), algorithms: asymmetricAlgorithms }
       : undefined;
@@ -238,7 +234,7 @@ export async function createJwtVerifier(config: JwtConfig): Promise<JwtVerifier>
       } catch (error) {
         if (error instanceof ServiceError) throw error;
         if (error instanceof TypeError && !source) throw invalidToken('it is not a well-formed JWT');
-        throw describeFailure(error, config, header);
+        throw describeFailure(jose, error, config, header);
       }
     },
   };

@@ -28,11 +28,23 @@
 import cluster, { type Worker } from 'node:cluster';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AggregatorRegistry, Counter, collectDefaultMetrics, Gauge, register } from 'prom-client';
 import { serviceVersion } from '../../contract/version.ts';
 import { findRoute, routeParts } from '../../contract/routes.ts';
 import type { BodyCache, BodyStore } from '../store/store.ts';
 import type { ShardCache } from '../store/manifestIndex.ts';
+
+type PromClient = typeof import('prom-client');
+type Registry = PromClient['register'];
+let loadedPromClient: PromClient | undefined;
+
+/**
+ * prom-client, loaded when metrics are asked for (METRICS_PORT), not at start: a proxy without
+ * metrics never evaluates it, and a worker listens that much sooner.
+ */
+async function promClient(): Promise<PromClient> {
+  loadedPromClient ??= await import('prom-client');
+  return loadedPromClient;
+}
 
 export interface Metrics {
   /** A request answered: its path, status and seconds from arrival to the last byte. */
@@ -73,7 +85,7 @@ interface RouteHistogram {
  * summed across workers): prom-client's observe() validates and hashes labels on every call.
  * Returns the histogram of a route, made on its first request and kept with it by the caller.
  */
-function registerRouteHistogram(name: string, help: string, bounds: readonly number[]): (route: string) => RouteHistogram {
+function registerRouteHistogram(register: Registry, name: string, help: string, bounds: readonly number[]): (route: string) => RouteHistogram {
   const byRoute = new Map<string, RouteHistogram>();
   const metric = {
     name,
@@ -125,11 +137,12 @@ const durationBounds = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.0
 const workerLabel = 'worker';
 
 /** The metrics of this process, registered once in prom-client's global registry. */
-export function createMetrics(sources: { store: () => BodyStore; cache: BodyCache; shards?: ShardCache }): Metrics {
+export async function createMetrics(sources: { store: () => BodyStore; cache: BodyCache; shards?: ShardCache }): Promise<Metrics> {
+  const { Counter, Gauge, collectDefaultMetrics, register } = await promClient();
   register.clear();
   // A cluster worker's defaults are labelled with its slot by the primary when it is scraped (scrapeWorkers).
   if (cluster.isWorker) {
-    answerScrapes();
+    answerScrapes(register);
     collectDefaultMetrics();
   } else collectDefaultMetrics({ labels: { [workerLabel]: '1' } });
   /** By status and path as sent: the labels it counts under, how many answers so far, and its route's histogram. */
@@ -144,6 +157,7 @@ export function createMetrics(sources: { store: () => BodyStore; cache: BodyCach
     },
   });
   const durationOf = registerRouteHistogram(
+    register,
     'refdata_request_duration_seconds',
     "Time from a request's arrival to its last byte, by operation (route).",
     durationBounds,
@@ -234,7 +248,7 @@ interface ScrapeRequest {
 }
 interface ScrapeReply {
   readonly metricsScraped: number;
-  readonly metrics: Awaited<ReturnType<typeof register.getMetricsAsJSON>>;
+  readonly metrics: Awaited<ReturnType<Registry['getMetricsAsJSON']>>;
 }
 
 function isScrapeRequest(message: unknown): message is ScrapeRequest {
@@ -246,7 +260,7 @@ function isScrapeReply(message: unknown): message is ScrapeReply {
 }
 
 /** In a worker: answers the primary's requests for this worker's counts. */
-function answerScrapes(): void {
+function answerScrapes(register: Registry): void {
   process.on('message', (message: unknown) => {
     if (!isScrapeRequest(message)) return;
     void register.getMetricsAsJSON().then((metrics) => {
@@ -277,7 +291,7 @@ function labelDefaults(metrics: MetricsJson, worker: string): MetricsJson {
 }
 
 /** In the primary: the counts of every worker that serves, added up, beside each process's own defaults; a worker that exits meanwhile is left out. */
-function scrapeWorkers(workers: readonly SlottedWorker[]): Promise<string> {
+function scrapeWorkers({ AggregatorRegistry, register }: PromClient, workers: readonly SlottedWorker[]): Promise<string> {
   const id = ++scrapes;
   const replies = workers.map(
     ({ worker, slot }) =>
@@ -317,15 +331,17 @@ export interface RunningMetricsServer {
  * cluster's primary, those of the workers `serving` lists, added up, with each process's defaults.
  * Anything else is 404.
  */
-export function startMetricsServer(port: number, host: string, serving?: () => readonly SlottedWorker[]): Promise<RunningMetricsServer> {
+export async function startMetricsServer(port: number, host: string, serving?: () => readonly SlottedWorker[]): Promise<RunningMetricsServer> {
+  const prom = await promClient();
+  const { register } = prom;
   // The primary's own defaults; a lone process collects its own in createMetrics.
-  if (serving) collectDefaultMetrics({ labels: { [workerLabel]: 'primary' } });
+  if (serving) prom.collectDefaultMetrics({ labels: { [workerLabel]: 'primary' } });
   const server = http.createServer((request, response) => {
     if (request.url !== '/metrics' || (request.method !== 'GET' && request.method !== 'HEAD')) {
       response.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' }).end('GET /metrics\n');
       return;
     }
-    const text = serving ? scrapeWorkers(serving()) : register.metrics();
+    const text = serving ? scrapeWorkers(prom, serving()) : register.metrics();
     text.then(
       (body) =>
         response.writeHead(200, { 'Content-Type': register.contentType, 'Cache-Control': 'no-store' }).end(request.method === 'HEAD' ? undefined : body),

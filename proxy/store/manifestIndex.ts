@@ -16,6 +16,7 @@
  */
 import { LookupHead, LookupShard, isLookupIndex, shardFileOf, type PackedEntry, type PositionalRead, type ShardEntry } from '../../contract/lookupIndex.ts';
 import { manifestHeadSchema, type Manifest, type ManifestEntry } from '../../contract/manifest.ts';
+import type { z } from 'zod';
 import { ServiceError } from '../../contract/errors.ts';
 import { defaultIndexCacheMb } from '../config/config.ts';
 import { LoadingCache } from './loadingCache.ts';
@@ -247,9 +248,33 @@ export function readManifest(bytes: Uint8Array, where: string): OpenedManifest {
   } catch {
     throw invalid('its head is not JSON');
   }
-  const parsed = manifestHeadSchema.safeParse(parsedHead);
+  const parsed = servedHeadSchema.safeParse(parsedHead);
   if (!parsed.success) throw invalid(describeIssue(parsed.error.issues[0]));
-  return { manifest: parsed.data, head };
+  return { manifest: withAmbiguousOnDemand(parsed.data, head, invalid), head };
+}
+
+/** The head a proxy checks at start: all but the ambiguous lookups, which it reads when first asked. */
+const servedHeadSchema = manifestHeadSchema.omit({ ambiguous: true });
+
+/**
+ * The manifest with its `ambiguous` read on first use: a world build lists tens of thousands, a
+ * tenth of a worker's start to parse, and only a lookup of an ambiguous name needs them. Their
+ * bytes were checked against their SHA-256 when the head was opened, so they are what the
+ * generator wrote; they are checked against the schema all the same.
+ */
+function withAmbiguousOnDemand(head: z.infer<typeof servedHeadSchema>, index: LookupHead, invalid: (problem: string) => ManifestError): ServedManifest {
+  let ambiguous: ServedManifest['ambiguous'] | undefined;
+  return Object.defineProperty(head, 'ambiguous', {
+    enumerable: true,
+    get(): ServedManifest['ambiguous'] {
+      if (ambiguous === undefined) {
+        const parsed = manifestHeadSchema.shape.ambiguous.safeParse(JSON.parse(index.ambiguousBytes().toString('utf8')));
+        if (!parsed.success) throw invalid(`its ambiguous lookups: ${parsed.error.issues[0]?.message}`);
+        ambiguous = parsed.data;
+      }
+      return ambiguous;
+    },
+  }) as ServedManifest;
 }
 
 /** A body file's path from its route path and key: the generator's bodyPath, for a key already joined. */

@@ -55,7 +55,7 @@ export async function* lookupEntries(distDir: string): AsyncGenerator<readonly [
  * manifest.json holds too), checked against the contract, and every body's entry from the shards.
  */
 export async function readBuildManifest(distDir: string): Promise<Manifest> {
-  const head = manifestHeadSchema.parse(JSON.parse((await readLookupHead(await realpath(distDir))).headBytes().toString('utf8')));
+  const head = manifestHeadSchema.parse((await readLookupHead(await realpath(distDir))).manifestHead());
   const files: Manifest['files'] = {};
   for await (const [file, { size, etag }] of lookupEntries(distDir)) files[file] = { size, etag };
   return { ...head, files };

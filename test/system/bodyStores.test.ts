@@ -67,7 +67,7 @@ const stores: [string, () => Promise<OpenedStore>][] = [
     async () => {
       const distDir = await buildFixture();
       const origin = await startStaticOrigin(distDir);
-      const client = createOriginClient({ url: origin.url, header: undefined });
+      const client = await createOriginClient({ url: origin.url, header: undefined });
       closers.push(async () => {
         await client.close();
         await origin.close();

@@ -109,7 +109,11 @@ describe('the units under deploy/systemd/', () => {
 
   it('run the proxy as `npm start` runs it: node itself on the bundle `npm run build:proxy` writes, in production', () => {
     const bundle = nodeArguments('start');
-    expect(packageScripts['build:proxy']).toContain(`--outfile=${bundle}`);
+    // esbuild writes proxy/main.ts as <outdir>/main.mjs, its lazily loaded parts as chunks beside it.
+    const script = packageScripts['build:proxy'] ?? '';
+    expect(script).toMatch(/^esbuild proxy\/main\.ts /);
+    for (const flag of [`--outdir=${path.posix.dirname(bundle)}`, '--entry-names=[name]', '--out-extension:.js=.mjs']) expect(script).toContain(flag);
+    expect(path.posix.basename(bundle)).toBe('main.mjs');
     expect(all(proxy, 'Service', 'ExecStart')).toEqual([`/usr/bin/node ${bundle}`]);
     expect(one(proxy, 'Service', 'WorkingDirectory')).toBe('/srv/refdata');
     expect(environmentOf(proxy).get('NODE_ENV')).toBe('production');

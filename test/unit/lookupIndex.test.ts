@@ -14,7 +14,12 @@ import {
 } from '../../contract/lookupIndex.ts';
 import { computeEtag } from '../../contract/manifest.ts';
 
-const head = { buildId: 'b', counts: { country: 2 } } as unknown as ManifestHead;
+const head = {
+  buildId: 'b',
+  counts: { country: 2 },
+  ambiguous: [{ file: 'addressmanagement/api/country/getbyname/guiana.json', chosen: 'a', others: ['b'] }],
+  aliases: {},
+} as unknown as ManifestHead;
 const bodies = new Map<string, Buffer>();
 for (let number = 0; number < 5000; number++) {
   // Every tenth body the same as another: a pack keeps it once.
@@ -50,7 +55,11 @@ describe('the lookup index', () => {
     for (const file of ['addressmanagement/api/country/getall.jso', 'addressmanagement/api/country/getall.json/', '', 'İstanbul.json']) {
       expect(find(file), file).toBeUndefined();
     }
-    expect(JSON.parse(opened.headBytes().toString('utf8'))).toEqual(head);
+    expect(opened.manifestHead()).toEqual(head);
+    // manifest.json's order, key for key: the ambiguous lookups after the counts.
+    expect(Object.keys(opened.manifestHead() as object)).toEqual(['buildId', 'counts', 'ambiguous', 'aliases']);
+    expect(JSON.parse(opened.headBytes().toString('utf8'))).toEqual({ buildId: 'b', counts: { country: 2 }, aliases: {} });
+    expect(JSON.parse(opened.ambiguousBytes().toString('utf8'))).toEqual(head.ambiguous);
     expect(Object.fromEntries(shards.flatMap((shard) => [...shard.entries()].map(([file, { size, etag }]) => [file, { size, etag }])))).toEqual(files);
   });
 
@@ -141,9 +150,14 @@ describe('the lookup index', () => {
     expect(() => new LookupHead(Buffer.from('{"buildId":"b"}'))).toThrow(/does not start with RDLI/);
     expect(() => new LookupHead(index.head.subarray(0, 40))).toThrow(/past its end/);
     expect(() => new LookupHead(Buffer.concat([index.head, Buffer.from([0])]))).toThrow(/bytes after its last shard/);
+    // A byte of the ambiguous lookups changed: the head's SHA-256 of them no longer matches.
+    const damaged = Buffer.from(index.head);
+    const at = damaged.indexOf('guiana');
+    damaged.write('guyana', at, 'latin1');
+    expect(() => new LookupHead(damaged)).toThrow('its list of ambiguous lookups does not match its SHA-256: the file is damaged');
     const older = Buffer.from(index.head);
     older.writeUInt32LE(1, 4);
-    expect(() => new LookupHead(older)).toThrow('it is version 1, this service reads 3: build it again with this version (npm run build)');
+    expect(() => new LookupHead(older)).toThrow('it is version 1, this service reads 4: build it again with this version (npm run build)');
     const first = index.files.get(shardFileOf(opened.shards[0]?.etag ?? '')) as Buffer;
     expect(() => LookupShard.over(first, opened.shardBits, 1, opened.shards[1] as ShardEntry)).toThrow(/is shard 0 of 2\^3, not shard 1 of 2\^3/);
     expect(() => LookupShard.over(index.head, opened.shardBits, 0, opened.shards[0] as ShardEntry)).toThrow(/does not start with RDLS/);
