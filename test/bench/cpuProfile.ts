@@ -4,7 +4,9 @@
  * time per request can be split into what node:http, the streams, crypto, logging and the server's
  * own code cost.
  */
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 export interface CallFrame {
   readonly functionName: string;
@@ -47,12 +49,13 @@ export const categoryLabels: Record<Category, string> = {
   idle: '(idle): waiting in the event loop',
 };
 
-/** Where the code being compared lives: the proxy's bundle (one file) and the repository's own sources. */
+/** Where the code being compared lives: the proxy's bundle (its entry and chunks) and the repository's own sources. */
 export interface OwnCode {
-  /** The bundle's file: URL, as it appears in call frames. */
-  readonly bundleUrl: string;
-  /** The bundle's source modules, each with the 0-based line it starts on, in order (bundleModules()). */
-  readonly bundleModules: readonly BundleModule[];
+  /**
+   * Each file of the bundle by its file: URL, as it appears in call frames, with its source modules,
+   * each with the 0-based line it starts on, in order (bundleModules()).
+   */
+  readonly bundles: ReadonlyMap<string, readonly BundleModule[]>;
   /** The repository's file: URL, ending in a slash: its files outside node_modules are the floor's code. */
   readonly repoUrl: string;
 }
@@ -68,6 +71,19 @@ export function bundleModules(bundle: string): BundleModule[] {
     const module = /^\/\/ (\S+\.[cm]?[jt]s)$/.exec(text)?.[1];
     return module ? [{ line, module }] : [];
   });
+}
+
+/** Every file of an esbuild bundle's folder (its entry and its chunks), by file: URL, with its source modules. */
+export async function bundleFiles(folder: string): Promise<Map<string, BundleModule[]>> {
+  const files = (await readdir(folder, { recursive: true })).filter((file) => file.endsWith('.mjs')).sort();
+  return new Map(
+    await Promise.all(
+      files.map(async (file): Promise<[string, BundleModule[]]> => {
+        const absolute = path.join(folder, file);
+        return [pathToFileURL(absolute).href, bundleModules(await readFile(absolute, 'utf8'))];
+      }),
+    ),
+  );
 }
 
 function moduleAt(modules: readonly BundleModule[], line: number): string {
@@ -95,7 +111,8 @@ export function labelOf(frame: CallFrame, code: OwnCode): string {
   const { url } = frame;
   if (url === '') return isNative(frame) ? `${name} (native)` : name;
   const line = frame.lineNumber + 1;
-  if (url === code.bundleUrl) return `${name} ${moduleAt(code.bundleModules, frame.lineNumber)} (${path.basename(url)}:${line})`;
+  const modules = code.bundles.get(url);
+  if (modules) return `${name} ${moduleAt(modules, frame.lineNumber)} (${path.basename(url)}:${line})`;
   if (url.startsWith('node:')) return `${name} ${url}:${line}`;
   const packageName = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1];
   return `${name} ${path.basename(url)}:${line}${packageName ? ` (${packageName})` : ''}`;
@@ -105,7 +122,8 @@ export function labelOf(frame: CallFrame, code: OwnCode): string {
 export function categoryOf(frame: CallFrame, code: OwnCode): Category {
   const { url } = frame;
   if (url === '') return metaFunctions[frame.functionName] ?? 'other';
-  if (url === code.bundleUrl) return moduleAt(code.bundleModules, frame.lineNumber) === 'proxy/observe/log.ts' ? 'logging' : 'proxy';
+  const modules = code.bundles.get(url);
+  if (modules) return moduleAt(modules, frame.lineNumber) === 'proxy/observe/log.ts' ? 'logging' : 'proxy';
   if (url.startsWith('node:_http') || url.startsWith('node:internal/http')) return 'http';
   if (/^node:(net|stream|internal\/streams\/|internal\/stream_base_commons)/.test(url)) return 'net';
   if (url.startsWith('node:internal/crypto/')) return 'crypto';

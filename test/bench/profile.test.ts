@@ -20,21 +20,27 @@ import { reportMissing, runNpmScript } from '../support/tools.ts';
 const wrkMissing = findProgram('wrk') === undefined;
 
 describe('a CPU profile summed up', () => {
+  const chunkUrl = 'file:///repo/.proxy-build/chunks/service-ABC.mjs';
   const code: OwnCode = {
-    bundleUrl: 'file:///repo/.proxy-build/main.mjs',
-    bundleModules: bundleModules(
-      '// proxy/main.ts\nmain();\n\n// proxy/http/listener.ts\nfunction answerLookup() {}\n\n// proxy/observe/log.ts\nfunction logLine() {}\n',
-    ),
+    bundles: new Map([
+      ['file:///repo/.proxy-build/main.mjs', bundleModules('// proxy/main.ts\nmain();\n')],
+      [
+        chunkUrl,
+        bundleModules(
+          '// proxy/service.ts\nstart();\n\n// proxy/http/listener.ts\nfunction answerLookup() {}\n\n// proxy/observe/log.ts\nfunction logLine() {}\n',
+        ),
+      ],
+    ]),
     repoUrl: 'file:///repo/',
   };
   const frame = (functionName: string, url = '', lineNumber = -1) => ({ functionName, url, lineNumber });
   const profile: CpuProfile = {
     nodes: [
       { id: 1, callFrame: frame('(root)'), children: [2, 4, 5, 6, 7, 8, 9] },
-      { id: 2, callFrame: frame('answerLookup', code.bundleUrl, 4) },
+      { id: 2, callFrame: frame('answerLookup', chunkUrl, 4) },
       { id: 3, callFrame: frame('writev') },
       { id: 4, callFrame: frame('writevGeneric', 'node:internal/stream_base_commons', 122), children: [3] },
-      { id: 5, callFrame: frame('logLine', code.bundleUrl, 7) },
+      { id: 5, callFrame: frame('logLine', chunkUrl, 7) },
       { id: 6, callFrame: frame('(garbage collector)') },
       { id: 7, callFrame: frame('(idle)') },
       { id: 8, callFrame: frame('', 'file:///repo/test/bench/floor.ts', 40) },
@@ -56,12 +62,12 @@ describe('a CPU profile summed up', () => {
 
   it('sums it by function, named by file and line, a bundle’s line by its source module', () => {
     expect(summariseProfile(profile, code).byFunction).toEqual([
-      { label: 'answerLookup proxy/http/listener.ts (main.mjs:5)', category: 'proxy', micros: 80 },
+      { label: 'answerLookup proxy/http/listener.ts (service-ABC.mjs:5)', category: 'proxy', micros: 80 },
       { label: '(anonymous) floor.ts:41', category: 'floor', micros: 80 },
       { label: '(idle)', category: 'idle', micros: 60 },
       { label: 'writev (native)', category: 'net', micros: 50 },
       { label: '(garbage collector)', category: 'gc', micros: 50 },
-      { label: 'logLine proxy/observe/log.ts (main.mjs:8)', category: 'logging', micros: 40 },
+      { label: 'logLine proxy/observe/log.ts (service-ABC.mjs:8)', category: 'logging', micros: 40 },
       { label: 'randomUUID node:internal/crypto/random:10', category: 'crypto', micros: 5 },
     ]);
   });

@@ -22,13 +22,13 @@
  * (Performance, Load profile) and speedscope show as a flame graph.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Manifest } from '../../contract/manifest.ts';
-import { bundleModules, categories, categoryLabels, summariseProfile, type Category, type OwnCode, type ProfileSummary } from './cpuProfile.ts';
+import { bundleFiles, categories, categoryLabels, summariseProfile, type Category, type OwnCode, type ProfileSummary } from './cpuProfile.ts';
 import { markdownTable, number } from './format.ts';
 import { inspectOption, profileDuring } from './inspector.ts';
 import { mixLabels, sampleBuildMixes, sampleMixes } from './mixes.ts';
@@ -234,8 +234,7 @@ async function profileAll(options: Options, manifest: Manifest, workDir: string,
   // Every server started from here on opens an inspector: startProxy and startFloor pass this process's environment on (main restores it).
   process.env.NODE_OPTIONS = [process.env.NODE_OPTIONS, inspectOption].filter((option) => option).join(' ');
   const code: OwnCode = {
-    bundleUrl: pathToFileURL(bundle).href,
-    bundleModules: bundleModules(await readFile(bundle, 'utf8')),
+    bundles: await bundleFiles(path.dirname(bundle)),
     repoUrl: `${pathToFileURL(repoRoot).href}/`,
   };
   const proxySettings = { DIST_DIR: options.dist, API_KEYS: apiKey };

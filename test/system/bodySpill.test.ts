@@ -81,7 +81,7 @@ describe('packing a spill', () => {
     // The head over them reads back.
     const head = new LookupHead(
       encodeHead(
-        {} as never,
+        { ambiguous: [] } as never,
         two.shardBits,
         two.shards.map((shard) => shard.entry as ShardEntry),
       ),
