@@ -122,7 +122,7 @@ export function indexData<Bodies extends BodySink = Map<string, string>>(
   const { ambiguous, aliases, projection } = indexing;
   // By file: the same data gives the same list, however many of its bodies a build made.
   ambiguous.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
-  return { bodies, ambiguous, aliases, languages: languages.toManifest(), shown: (type, record) => projection.project(type, record, []) };
+  return { bodies, ambiguous, aliases, languages: languages.toManifest(), shown: (type, record) => projection.project(type, record) };
 }
 
 /** Records per record type, for the manifest. */

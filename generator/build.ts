@@ -177,7 +177,7 @@ async function buildLocked({
     { buildExports },
     { buildChangeLists, keptBuilds },
     { validateSources },
-    { basisOf, planRebuild, pruneInputs, saveInputs },
+    { basisOf, checkedBefore, planRebuild, pruneInputs, saveInputs },
     { entriesPerShard: defaultEntriesPerShard },
   ] = await Promise.all([
     import('./load.ts'),
@@ -211,7 +211,7 @@ async function buildLocked({
   const settings = validateSettings(loaded.settings);
   // Let go of once a full build's bodies and exports are made: its records are most of the heap,
   // which the write stage would otherwise carry through every collection.
-  let dataset: ValidatedDataset | undefined = validateData(loaded.files);
+  let dataset: ValidatedDataset | undefined = validateData(loaded.files, force ? {} : checkedBefore(summary?.rebuild, basis));
   const sources = validateSources(loaded.sources);
   stage('validate');
   const replaced = await realpath(distDir).catch(() => undefined);

@@ -112,11 +112,16 @@ export function parseInputs(inputs: Inputs, { addressCountries = 'served' }: Loa
   };
 }
 
+/** The record type a record file holds, by its path in the data directory: `records/<type>.json` or `records/<type>/…`. */
+export function typeNameOf(relativePath: string): string {
+  return relativePath.split('/')[1]?.replace(/\.json$/, '') ?? '';
+}
+
 /** Record files parsed as JSON arrays, each of a known record type; what is wrong goes to `problems`. */
 export function parseRecordFiles(inputs: readonly InputFile[], problems: string[]): RecordFile[] {
   const files: RecordFile[] = [];
   for (const { relativePath, displayPath, bytes } of inputs) {
-    const typeName = relativePath.split('/')[1]?.replace(/\.json$/, '') ?? '';
+    const typeName = typeNameOf(relativePath);
     if (!isRecordType(typeName)) {
       problems.push(`${displayPath}: "${typeName}" is not a record type (expected one of ${recordTypes.join(', ')})`);
       continue;

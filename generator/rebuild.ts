@@ -24,13 +24,13 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { RecordType, Route } from '../contract/routes.ts';
+import { recordTypes, type RecordType, type Route } from '../contract/routes.ts';
 import { groupsOf, type RoutePlan } from './bodies.ts';
 import type { GroupFilter } from './bodies/indexing.ts';
 import { RecordKeys } from './bodies/recordKeys.ts';
-import { gateAddressCountries, parseRecordFiles, type InputFile, type Inputs, type LoadedData, type RecordFile } from './load.ts';
+import { gateAddressCountries, parseRecordFiles, typeNameOf, type InputFile, type Inputs, type LoadedData, type RecordFile } from './load.ts';
 import type { DataRecord } from './schemas.ts';
-import { parseFileRecords, type Dataset, type ValidatedDataset } from './validate.ts';
+import { parseFileRecords, type CheckedBefore, type Dataset, type ValidatedDataset } from './validate.ts';
 
 /** What a build records for the next one to start from. */
 export interface RebuildBasis {
@@ -86,6 +86,29 @@ export async function pruneInputs(buildsRoot: string, basis: RebuildBasis): Prom
 async function readSaved(buildsRoot: string, hash: string): Promise<Buffer | undefined> {
   const bytes = await readFile(path.join(buildsRoot, inputsDirName, hash)).catch(() => undefined);
   return bytes !== undefined && sha256(bytes) === hash ? bytes : undefined;
+}
+
+/** Record types a build serving fewer countries gates by records of these others (load.ts gateAddressCountries). */
+const gatedBy: Partial<Record<RecordType, readonly RecordType[]>> = {
+  district: ['country', 'stateProvince'],
+  neighborhood: ['country', 'stateProvince', 'district'],
+};
+
+/**
+ * What the previous build, made by this code with these settings, checked of the data as it is now:
+ * the record files whose bytes it read, and the types all of whose records are as it had them
+ * (the same files, gated from the same records). Nothing when the code or the settings differ.
+ */
+export function checkedBefore(previous: RebuildBasis | undefined, current: RebuildBasis): CheckedBefore {
+  if (previous === undefined || previous.codeVersion !== current.codeVersion || previous.settings !== current.settings) return {};
+  const changed = new Set<string>();
+  for (const file of new Set([...Object.keys(previous.records), ...Object.keys(current.records)]))
+    if (previous.records[file] !== current.records[file]) changed.add(typeNameOf(file));
+  // A gate that moved may serve records of an unchanged file that the previous build left out, unchecked.
+  const gateMoved = (type: string) => (gatedBy[type as RecordType] ?? []).some((other) => changed.has(other));
+  const files = Object.keys(current.records).filter((file) => previous.records[file] === current.records[file] && !gateMoved(typeNameOf(file)));
+  const types = recordTypes.filter((type) => !changed.has(type) && !gateMoved(type));
+  return { files: new Set(files), types: new Set(types) };
 }
 
 /** The record types whose routes are planned group by group, and the fields that fix a record's country. */

@@ -10,9 +10,20 @@ import { z } from 'zod';
 import type { RecordType } from '../contract/routes.ts';
 import { workDayTypes } from '../contract/workCalendar.ts';
 
-/** Lower case in data, so that references compare exactly and keys need no second folding. */
-const id = z.uuid({ message: 'must be a UUID' }).regex(/^[0-9a-f-]+$/, 'must be a lower-case UUID');
-const text = z.string().trim().min(1, 'must not be empty');
+/**
+ * Lower case in data, so that references compare exactly and keys need no second folding: RFC 9562's
+ * form as z.uuid() checks it, in lower case only, one pattern for the millions of ids of the world's addresses.
+ */
+const id = z.stringFormat(
+  'uuid',
+  /^([0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}|00000000-0000-0000-0000-000000000000|ffffffff-ffff-ffff-ffff-ffffffffffff)$/,
+  { message: 'must be a lower-case UUID' },
+);
+/** Checked, not trimmed: a valid record parses to itself, which lets a rebuild take an unchanged file's records as read (validate.ts). */
+const text = z
+  .string()
+  .min(1, 'must not be empty')
+  .refine((value) => value.trim() === value, 'must not start or end with white space');
 /** `2024-04-10 00:00:00 GMT+03:00`: local midnight with the UTC offset in force that day. */
 const localDateTime = z.string().regex(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} GMT[+-]\d{2}:\d{2}$/, 'must look like 2024-04-10 00:00:00 GMT+03:00');
 

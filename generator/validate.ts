@@ -91,7 +91,24 @@ export function validateSettings(settings: unknown): BuildSettings {
   return result.data;
 }
 
-export function validateData(files: readonly RecordFile[]): ValidatedDataset {
+/** What an earlier build of this generator checked of the data as it is now (rebuild.ts checkedBefore). */
+export interface CheckedBefore {
+  /**
+   * Files (by path in the data directory) whose bytes passed their schemas: a record's schema check
+   * depends only on its bytes and the code, so their records are taken as parsed (the schemas are
+   * strict objects without transforms: what a valid record parses to is what it is).
+   */
+  readonly files?: ReadonlySet<string>;
+  /**
+   * Types whose records are all as they were: their values stayed unique, and their references to
+   * other such types still find their records. References to a type that changed are checked again.
+   */
+  readonly types?: ReadonlySet<RecordType>;
+}
+
+export function validateData(files: readonly RecordFile[], before: CheckedBefore = {}): ValidatedDataset {
+  const schemaChecked = before.files ?? new Set<string>();
+  const typesChecked = before.types ?? new Set<RecordType>();
   const problems: string[] = [];
   const located = new Map<RecordType, Located[]>(recordTypes.map((type) => [type, []]));
   const byFile = new Map<string, DataRecord[]>();
@@ -99,6 +116,15 @@ export function validateData(files: readonly RecordFile[]): ValidatedDataset {
   for (const file of files) {
     const { schema } = recordDefinitions[file.recordType];
     const valid: DataRecord[] = [];
+    if (schemaChecked.has(file.relativePath)) {
+      const records = located.get(file.recordType);
+      file.records.forEach((raw, index) => {
+        records?.push({ record: raw as DataRecord, file, index });
+        valid.push(raw as DataRecord);
+      });
+      byFile.set(file.relativePath, valid);
+      continue;
+    }
     file.records.forEach((raw, index) => {
       const result = schema.safeParse(raw);
       if (result.success) {
@@ -123,7 +149,7 @@ export function validateData(files: readonly RecordFile[]): ValidatedDataset {
   for (const [type, records] of located) {
     // Compared as the lookup compares them (normalised keys), so `90` and `090` would collide. Code
     // lookups read the record's own fields; the derived fields of index.ts serve name and list lookups.
-    for (const { params, route, within } of uniqueLookups(type)) {
+    for (const { params, route, within } of typesChecked.has(type) ? [] : uniqueLookups(type)) {
       const seen = new Map<string, Located>();
       const answers = !route
         ? ''
@@ -146,6 +172,7 @@ export function validateData(files: readonly RecordFile[]): ValidatedDataset {
       }
     }
     for (const reference of recordDefinitions[type].references) {
+      if (typesChecked.has(type) && typesChecked.has(reference.to)) continue;
       const toField = reference.toField ?? 'id';
       const existing = targetValues(reference.to, toField);
       for (const entry of records) {

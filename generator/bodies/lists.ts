@@ -97,7 +97,7 @@ function groupRecords(route: Route, records: readonly DataRecord[], indexing: In
 
 export function indexList(route: Route, records: readonly DataRecord[], indexing: Indexing, only?: GroupFilter): void {
   const { projection, languages, bodies } = indexing;
-  const omit = route.omit ?? [];
+  const { omit } = route;
   for (const [tuple, items] of groupRecords(route, records, indexing, only)) {
     const keys = tuple === '' ? [] : tuple.split('/');
     const body = `[${items.map((record) => projection.project(route.record, record, omit, route.reveal)).join(',')}]`;

@@ -64,7 +64,7 @@ function entriesOf(route: Route, records: readonly DataRecord[], { projection }:
       (name) => name.length > 0 && name.length <= longestSearchedKey,
     );
     const words = [...new Set(names.flatMap(wordStarts))].filter((word) => !names.includes(word));
-    return { n: names, w: words, b: projection.project(route.record, record, route.omit ?? []) };
+    return { n: names, w: words, b: projection.project(route.record, record, route.omit) };
   });
 }
 

@@ -27,6 +27,17 @@ export function singleTuples(route: Route, record: DataRecord, indexing: Pick<In
 }
 
 export function indexSingle(route: Route, records: readonly DataRecord[], indexing: Indexing, only?: GroupFilter): void {
+  const [first, ...more] = route.params;
+  // Ids are unique within a type (validate.ts): a key of a lookup by id alone names one record, so
+  // no rule chooses, and the millions of keys of the world's addresses need no candidates gathered.
+  if (first?.field === 'id' && more.length === 0 && (first.aliasFields ?? []).length === 0) {
+    for (const record of records) {
+      const key = indexing.keys.ownKey(route.record, record, first);
+      if (key !== undefined && (only === undefined || only(key)))
+        indexing.bodies.set(bodyPath(route, [key]), indexing.projection.project(route.record, record, route.omit));
+    }
+    return;
+  }
   const candidates = new Candidates();
   for (const record of records) {
     for (const { keys, tier, weight } of keyTuples(keysPerParam(route, record, indexing))) {
@@ -36,7 +47,7 @@ export function indexSingle(route: Route, records: readonly DataRecord[], indexi
   }
   for (const [tuple, { chosen, others }] of candidates.choices()) {
     const file = bodyPath(route, tuple.split('/'));
-    indexing.bodies.set(file, indexing.projection.project(route.record, chosen, route.omit ?? []));
+    indexing.bodies.set(file, indexing.projection.project(route.record, chosen, route.omit));
     if (others.length > 0) indexing.ambiguous.push({ file, chosen: chosen.id, others: others.map((record) => record.id) });
   }
 }

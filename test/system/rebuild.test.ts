@@ -269,4 +269,73 @@ describe('a rebuild made from the previous build', () => {
     },
     realBuildTimeoutMs,
   );
+
+  /** A rebuild after `change` must fail naming `problem`; the data is then restored and dist/ is as it was. */
+  async function refusedAfter(files: readonly string[], change: () => Promise<void>, problem: RegExp): Promise<void> {
+    const saved = await Promise.all(files.map((file) => readRows(dataDir, file)));
+    const before = await comparable(distDir);
+    await change();
+    await expect(buildDist({ dataDir, distDir, entriesPerShard: 64 })).rejects.toThrow(problem);
+    expect(await comparable(distDir)).toEqual(before);
+    for (const [index, file] of files.entries()) await writeRows(dataDir, file, saved[index] ?? []);
+  }
+
+  it(
+    'refuses a place given the id of a place in a file it did not change',
+    async () => {
+      const other = row(await readRows(dataDir, 'neighborhood/LU.json'), 5);
+      await refusedAfter(
+        ['neighborhood/MT.json'],
+        () =>
+          edit(dataDir, 'neighborhood/MT.json', (rows) => {
+            row(rows, 0).id = other.id;
+            return undefined;
+          }),
+        new RegExp(`field id: ${String(other.id)} is already used by`),
+      );
+    },
+    realBuildTimeoutMs,
+  );
+
+  it(
+    'refuses a district removed while places of a file it did not change still name it',
+    async () => {
+      const district = row(await readRows(dataDir, 'district/LU.json'), 2);
+      await refusedAfter(
+        ['district/LU.json'],
+        () => edit(dataDir, 'district/LU.json', (rows) => rows.filter((each) => each.id !== district.id)),
+        new RegExp(`neighborhood/LU.json record #\\d+ \\(id [0-9a-f-]+\\): field districtId: no district has id ${String(district.id)}`),
+      );
+    },
+    realBuildTimeoutMs,
+  );
+
+  it(
+    'refuses a language removed while the country languages, unchanged, still name it',
+    async () => {
+      const countryLanguage = row(await readRows(dataDir, 'countryLanguage.json'), 0);
+      await refusedAfter(
+        ['language.json'],
+        () => edit(dataDir, 'language.json', (rows) => rows.filter((each) => each.id !== countryLanguage.languageId)),
+        new RegExp(`countryLanguage.json record #1 \\(id [0-9a-f-]+\\): field languageId: no language has id ${String(countryLanguage.languageId)}`),
+      );
+    },
+    realBuildTimeoutMs,
+  );
+
+  it(
+    'refuses a name with a space at its end, which a build does not trim',
+    async () => {
+      await refusedAfter(
+        ['neighborhood/LI.json'],
+        () =>
+          edit(dataDir, 'neighborhood/LI.json', (rows) => {
+            row(rows, 1).name = `${String(row(rows, 1).name)} `;
+            return undefined;
+          }),
+        /neighborhood\/LI.json record #2 \(id [0-9a-f-]+\): field name: must not start or end with white space/,
+      );
+    },
+    realBuildTimeoutMs,
+  );
 });
