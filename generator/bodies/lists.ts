@@ -3,7 +3,7 @@
  * tuple of existing parents (and each year, each boolean) that has none; and, for a lookup with
  * names in several languages, a body per other language where its names differ.
  */
-import { bodyPath, languageBodyKeys, type Route } from '../../contract/routes.ts';
+import { bodyPath, languageBodyKeys, type Route, type RouteParam } from '../../contract/routes.ts';
 import { textIn } from '../languages.ts';
 import type { DataRecord } from '../schemas.ts';
 import { aliasesOf } from './ambiguity.ts';
@@ -59,12 +59,34 @@ function tuplesOf(perParam: readonly (readonly string[])[]): string[] {
     .map((tuple) => tuple.join('/'));
 }
 
+const oneKeyEach = new WeakMap<Route, boolean>();
+
+/** Whether a record has one key per parameter of the route, and one tuple: no alias fields, no optional parameters. */
+function takesOneKeyEach(route: Route): boolean {
+  let one = oneKeyEach.get(route);
+  if (one === undefined) {
+    one = route.params.every((param) => !param.optional && (param.aliasFields ?? []).length === 0);
+    oneKeyEach.set(route, one);
+  }
+  return one;
+}
+
 /**
  * A record's key tuples, joined: optional trailing parameters (a name's subdivisions, of one
  * country or of all) give a body for each number of keys a query may give, from the required ones
  * to all of them. None when its own value has no key.
  */
 export function listTuples(route: Route, record: DataRecord, indexing: Pick<Indexing, 'keys'>): string[] {
+  if (takesOneKeyEach(route)) {
+    // One tuple: each parameter's own key, joined as tuplesOf joins them, without its arrays.
+    let tuple = '';
+    for (let position = 0; position < route.params.length; position++) {
+      const key = indexing.keys.ownKey(route.record, record, route.params[position] as RouteParam);
+      if (key === undefined) return [];
+      tuple = position === 0 ? key : `${tuple}/${key}`;
+    }
+    return [tuple];
+  }
   const perParam = keysPerParam(route, record, indexing);
   if (perParam === undefined) return [];
   const fewest = route.params.filter((param) => !param.optional).length;

@@ -10,12 +10,28 @@ import type { Dataset } from '../validate.ts';
 
 type DerivedField = (record: DataRecord) => unknown;
 
+const byIdOf = new WeakMap<readonly DataRecord[], ReadonlyMap<unknown, DataRecord>>();
+const none: readonly DataRecord[] = [];
+
+/**
+ * The records by id, made once for each list of records: a rebuild looks keys up in the data as it
+ * is and as it was, which share the lists of every type that did not change (the world's districts).
+ */
+function byId(records: readonly DataRecord[] = none): ReadonlyMap<unknown, DataRecord> {
+  let found = byIdOf.get(records);
+  if (found === undefined) {
+    found = new Map(records.map((record) => [record.id, record]));
+    byIdOf.set(records, found);
+  }
+  return found;
+}
+
 /** Fields a lookup needs that the record does not carry itself. */
 function derivedFields(dataset: Dataset): Partial<Record<RecordType, Record<string, DerivedField>>> {
-  const stateProvinces = new Map(dataset.records.get('stateProvince')?.map((state) => [state.id, state]));
-  const districts = new Map(dataset.records.get('district')?.map((district) => [district.id, district]));
+  const stateProvinces = byId(dataset.records.get('stateProvince'));
+  const districts = byId(dataset.records.get('district'));
   const countryIdOfDistrict = (district: DataRecord | undefined) => stateProvinces.get(String(district?.stateProvinceId))?.countryId;
-  const countries = new Map(dataset.records.get('country')?.map((country) => [country.id, country]));
+  const countries = byId(dataset.records.get('country'));
   const yearOf: DerivedField = (day) => String(day.startDate).slice(0, 4);
   // Holidays and special days by country code: a day knows only its country's id.
   const countryCodeOf: DerivedField = (day) => countries.get(String(day.countryId))?.alpha2Code;
@@ -67,6 +83,9 @@ export class RecordKeys {
 
   /** `value`'s key for `param`, or undefined (and a problem) when it has none; `field` is the one the value came from. */
   keyOf(type: RecordType, record: DataRecord, param: RouteParam, value: unknown, field = param.field): string | undefined {
+    // A validated record's ids and references are canonical UUIDs (schemas.ts), which normaliseKey
+    // keeps as they are: taken so, for the millions of ids of the world's addresses.
+    if (param.kind === 'uuid' && typeof value === 'string' && value.length === 36) return value;
     const result = normaliseKey(param.kind, String(value));
     if (result.ok) return result.key;
     this.problems.push(`${this.whereIs(type, record)}: field ${field}: "${String(value)}" cannot be looked up, expected ${result.expected}`);
