@@ -436,11 +436,12 @@ export class LookupHead {
     const ambiguous = JSON.parse(this.ambiguousBytes().toString('utf8')) as unknown;
     if (typeof head !== 'object' || head === null || Array.isArray(head)) return head;
     const ordered: Record<string, unknown> = {};
+    // After `counts`, where manifest.json has it; last in a head without counts.
     for (const [key, value] of Object.entries(head)) {
       ordered[key] = value;
       if (key === 'counts') ordered.ambiguous = ambiguous;
     }
-    ordered.ambiguous = ambiguous;
+    if (!('ambiguous' in ordered)) ordered.ambiguous = ambiguous;
     return ordered;
   }
 

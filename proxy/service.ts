@@ -9,6 +9,7 @@ import { openLocalLiveStore, openOriginLiveStore, type LiveStore } from './store
 import type { Logger } from './observe/log.ts';
 import { createOriginClient, originTimeouts, type OriginTimeouts } from './store/origin.ts';
 import { noOriginCopy, openOriginCopy } from './store/originCopy.ts';
+import { prepareLookups } from './http/lookups.ts';
 import { startServer, type RunningServer } from './http/server.ts';
 import cluster from 'node:cluster';
 import { createMetrics, noMetrics, startMetricsServer, type Metrics, type RunningMetricsServer } from './observe/metrics.ts';
@@ -81,6 +82,7 @@ export async function startService(config: Config, { extraKeys = [], log, now, o
     config.port,
     config.host,
   );
+  setImmediate(() => prepareLookups(build.current()));
   // In a cluster the primary serves the workers' metrics added up (main.ts); alone, this process does.
   const metricsServer = config.metrics && !cluster.isWorker ? await startMetricsServer(config.metrics.port, config.metrics.host) : undefined;
   return {
