@@ -27,15 +27,11 @@ export interface ValidatedDataset extends Dataset {
   readonly byFile: ReadonlyMap<string, readonly DataRecord[]>;
 }
 
-interface Located {
-  readonly record: DataRecord;
-  readonly file: RecordFile;
-  readonly index: number;
-}
-
-/** Where a located record was read, for a message. */
-function whereOf({ record, file, index }: Located): string {
-  return recordName(file, index, record);
+/** A type's valid records, each with the file it was read from and its place there (parallel lists: millions of records). */
+interface LocatedRecords {
+  readonly records: DataRecord[];
+  readonly files: RecordFile[];
+  readonly indexes: number[];
 }
 
 /**
@@ -110,25 +106,20 @@ export function validateData(files: readonly RecordFile[], before: CheckedBefore
   const schemaChecked = before.files ?? new Set<string>();
   const typesChecked = before.types ?? new Set<RecordType>();
   const problems: string[] = [];
-  const located = new Map<RecordType, Located[]>(recordTypes.map((type) => [type, []]));
+  const located = new Map<RecordType, LocatedRecords>(recordTypes.map((type) => [type, { records: [], files: [], indexes: [] }]));
   const byFile = new Map<string, DataRecord[]>();
 
   for (const file of files) {
     const { schema } = recordDefinitions[file.recordType];
+    const ofType = located.get(file.recordType) as LocatedRecords;
     const valid: DataRecord[] = [];
-    if (schemaChecked.has(file.relativePath)) {
-      const records = located.get(file.recordType);
-      file.records.forEach((raw, index) => {
-        records?.push({ record: raw as DataRecord, file, index });
-        valid.push(raw as DataRecord);
-      });
-      byFile.set(file.relativePath, valid);
-      continue;
-    }
+    const checked = schemaChecked.has(file.relativePath);
     file.records.forEach((raw, index) => {
-      const result = schema.safeParse(raw);
+      const result = checked ? { success: true as const, data: raw } : schema.safeParse(raw);
       if (result.success) {
-        located.get(file.recordType)?.push({ record: result.data as DataRecord, file, index });
+        ofType.records.push(result.data as DataRecord);
+        ofType.files.push(file);
+        ofType.indexes.push(index);
         valid.push(result.data as DataRecord);
       } else for (const issue of result.error.issues) problems.push(`${recordName(file, index, raw)}: ${describeIssue(issue)}`);
     });
@@ -140,46 +131,44 @@ export function validateData(files: readonly RecordFile[], before: CheckedBefore
     const cacheKey = `${type}.${field}`;
     let values = valuesByType.get(cacheKey);
     if (!values) {
-      values = new Set(located.get(type)?.map(({ record }) => record[field]));
+      values = new Set(located.get(type)?.records.map((record) => record[field]));
       valuesByType.set(cacheKey, values);
     }
     return values;
   };
 
-  for (const [type, records] of located) {
+  for (const [type, ofType] of located) {
+    const { records } = ofType;
+    const whereOf = (at: number) => recordName(ofType.files[at] as RecordFile, ofType.indexes[at] as number, records[at]);
     // Compared as the lookup compares them (normalised keys), so `90` and `090` would collide. Code
     // lookups read the record's own fields; the derived fields of index.ts serve name and list lookups.
     for (const { params, route, within } of typesChecked.has(type) ? [] : uniqueLookups(type)) {
-      const seen = new Map<string, Located>();
+      const seen = new Map<string, number>();
       const answers = !route
         ? ''
         : within
           ? ` (values of ${route.path} must differ within one ${within.field})`
           : ` (${route.path} answers one record per value)`;
-      for (const entry of records) {
-        const { record } = entry;
-        const values = params.map((param) => record[param.field]);
-        if (values.some((value) => value === undefined)) continue;
-        const keys = params.map((param, position) => normaliseKey(param.kind, String(values[position])));
-        // A value that is no key at all is reported by index.ts, which cannot write its file.
-        if (!keys.every((key) => key.ok)) continue;
-        const tuple = keys.map((key) => key.key).join('/');
+      for (let at = 0; at < records.length; at++) {
+        const tuple = keyTuple(params, records[at] as DataRecord);
+        if (tuple === undefined) continue;
         const first = seen.get(tuple);
-        if (first) {
+        if (first !== undefined) {
           const fields = params.map((param) => param.field).join(' + ');
-          problems.push(`${whereOf(entry)}: field ${fields}: ${values.map(String).join(' + ')} is already used by ${whereOf(first)}${answers}`);
-        } else seen.set(tuple, entry);
+          const values = params.map((param) => String((records[at] as DataRecord)[param.field]));
+          problems.push(`${whereOf(at)}: field ${fields}: ${values.join(' + ')} is already used by ${whereOf(first)}${answers}`);
+        } else seen.set(tuple, at);
       }
     }
     for (const reference of recordDefinitions[type].references) {
       if (typesChecked.has(type) && typesChecked.has(reference.to)) continue;
       const toField = reference.toField ?? 'id';
       const existing = targetValues(reference.to, toField);
-      for (const entry of records) {
-        const value = entry.record[reference.field];
+      for (let at = 0; at < records.length; at++) {
+        const value = (records[at] as DataRecord)[reference.field];
         if (value === null && reference.nullable) continue;
         if (!existing.has(value)) {
-          problems.push(`${whereOf(entry)}: field ${reference.field}: no ${recordLabels[reference.to]} has ${toField} ${String(value)}`);
+          problems.push(`${whereOf(at)}: field ${reference.field}: no ${recordLabels[reference.to]} has ${toField} ${String(value)}`);
         }
       }
     }
@@ -187,10 +176,33 @@ export function validateData(files: readonly RecordFile[], before: CheckedBefore
 
   if (problems.length > 0) throw new BuildError(problems);
   return {
-    records: new Map([...located].map(([type, records]) => [type, records.map(({ record }) => record)])),
+    records: new Map([...located].map(([type, { records }]) => [type, records])),
     where: lazyWhere(byFile, new Map(files.map((file) => [file.relativePath, file.displayPath]))),
     byFile,
   };
+}
+
+/**
+ * A record's values of `params` as the lookup finds them (normalised keys, joined as body paths
+ * join them); undefined when a value is missing or no key at all (index.ts reports that, as it
+ * cannot write its file). A valid id is its own key (normaliseKey keeps a canonical UUID as it is).
+ */
+function keyTuple(params: readonly RouteParam[], record: DataRecord): string | undefined {
+  let tuple = '';
+  for (let position = 0; position < params.length; position++) {
+    const param = params[position] as RouteParam;
+    const value = record[param.field];
+    if (value === undefined) return undefined;
+    let key: string;
+    if (param.kind === 'uuid' && typeof value === 'string' && value.length === 36) key = value;
+    else {
+      const result = normaliseKey(param.kind, String(value));
+      if (!result.ok) return undefined;
+      key = result.key;
+    }
+    tuple = position === 0 ? key : `${tuple}/${key}`;
+  }
+  return tuple;
 }
 
 /**
