@@ -7,7 +7,8 @@
  * index lookups and are stripped from bodies.
  */
 import { z } from 'zod';
-import type { RecordType } from '../contract/routes.ts';
+import { normaliseKey, type KeyResult } from '../contract/keys.ts';
+import type { ParamKind, RecordType } from '../contract/routes.ts';
 import { workDayTypes } from '../contract/workCalendar.ts';
 
 /**
@@ -19,6 +20,15 @@ const id = z.stringFormat(
   /^([0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}|00000000-0000-0000-0000-000000000000|ffffffff-ffff-ffff-ffff-ffffffffffff)$/,
   { message: 'must be a lower-case UUID' },
 );
+/**
+ * A valid record's value as a lookup's key (normaliseKey): its ids and references are canonical
+ * (`id` above), which normaliseKey keeps as they are, so they are taken without it, for the
+ * millions of ids of the world's addresses.
+ */
+export function keyOfValid(kind: ParamKind, value: unknown): KeyResult {
+  return kind === 'uuid' && typeof value === 'string' && value.length === 36 ? { ok: true, key: value } : normaliseKey(kind, String(value));
+}
+
 /** Checked, not trimmed: a valid record parses to itself, which lets a rebuild take an unchanged file's records as read (validate.ts). */
 const text = z
   .string()

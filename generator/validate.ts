@@ -4,11 +4,10 @@
  * collected so one run shows them all.
  */
 import type { z } from 'zod';
-import { normaliseKey } from '../contract/keys.ts';
 import { recordLabels, recordTypes, routes, type RecordType, type Route, type RouteParam } from '../contract/routes.ts';
 import { BuildError } from './errors.ts';
 import type { RecordFile } from './load.ts';
-import { buildSettingsSchema, recordDefinitions, type BuildSettings, type DataRecord } from './schemas.ts';
+import { buildSettingsSchema, keyOfValid, recordDefinitions, type BuildSettings, type DataRecord } from './schemas.ts';
 
 /** Every record of every type, in data order (files by path, records as written). */
 export interface Dataset {
@@ -183,9 +182,8 @@ export function validateData(files: readonly RecordFile[], before: CheckedBefore
 }
 
 /**
- * A record's values of `params` as the lookup finds them (normalised keys, joined as body paths
- * join them); undefined when a value is missing or no key at all (index.ts reports that, as it
- * cannot write its file). A valid id is its own key (normaliseKey keeps a canonical UUID as it is).
+ * A record's values of `params` as the lookup finds them (keys, joined as body paths join them);
+ * undefined when a value is missing or no key at all (index.ts reports that, as it cannot write its file).
  */
 function keyTuple(params: readonly RouteParam[], record: DataRecord): string | undefined {
   let tuple = '';
@@ -193,14 +191,9 @@ function keyTuple(params: readonly RouteParam[], record: DataRecord): string | u
     const param = params[position] as RouteParam;
     const value = record[param.field];
     if (value === undefined) return undefined;
-    let key: string;
-    if (param.kind === 'uuid' && typeof value === 'string' && value.length === 36) key = value;
-    else {
-      const result = normaliseKey(param.kind, String(value));
-      if (!result.ok) return undefined;
-      key = result.key;
-    }
-    tuple = position === 0 ? key : `${tuple}/${key}`;
+    const result = keyOfValid(param.kind, value);
+    if (!result.ok) return undefined;
+    tuple = position === 0 ? result.key : `${tuple}/${result.key}`;
   }
   return tuple;
 }

@@ -3,9 +3,9 @@
  * derives), normalised as the proxy normalises a query (contract/keys.ts). A value that cannot be
  * looked up is a problem of the data, named with the record's place in data/records/.
  */
-import { exampleIbanOf, normaliseKey } from '../../contract/keys.ts';
+import { exampleIbanOf } from '../../contract/keys.ts';
 import type { RecordType, RouteParam } from '../../contract/routes.ts';
-import type { DataRecord } from '../schemas.ts';
+import { keyOfValid, type DataRecord } from '../schemas.ts';
 import type { Dataset } from '../validate.ts';
 
 type DerivedField = (record: DataRecord) => unknown;
@@ -83,10 +83,7 @@ export class RecordKeys {
 
   /** `value`'s key for `param`, or undefined (and a problem) when it has none; `field` is the one the value came from. */
   keyOf(type: RecordType, record: DataRecord, param: RouteParam, value: unknown, field = param.field): string | undefined {
-    // A validated record's ids and references are canonical UUIDs (schemas.ts), which normaliseKey
-    // keeps as they are: taken so, for the millions of ids of the world's addresses.
-    if (param.kind === 'uuid' && typeof value === 'string' && value.length === 36) return value;
-    const result = normaliseKey(param.kind, String(value));
+    const result = keyOfValid(param.kind, value);
     if (result.ok) return result.key;
     this.problems.push(`${this.whereIs(type, record)}: field ${field}: "${String(value)}" cannot be looked up, expected ${result.expected}`);
     return undefined;
