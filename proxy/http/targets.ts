@@ -5,6 +5,7 @@
 import type { Route } from '../../contract/routes.ts';
 import type { Lookup } from '../store/manifestIndex.ts';
 import type { BodyStore } from '../store/store.ts';
+import { Doorkeeper } from '../store/doorkeeper.ts';
 
 /** A body in one language: its tag (Content-Language), or none for a country without names at all. */
 export interface LanguageBody {
@@ -34,7 +35,9 @@ export const maxRememberedTarget = 512;
 export const rememberedTargets = 10_000;
 
 /**
- * Only lookups that found a body are remembered; any error is worked out again each time. A new
+ * Only lookups that found a body are remembered, and only from the second time their body is
+ * asked for among the last rememberedTargets (doorkeeper.ts): lookups spread over the whole build
+ * are resolved each time and leave nothing behind. Any error is worked out again each time. A new
  * build forgets them all. Two generations of plain maps, not an LRU: a request that finds its
  * target pays a lookup or two and no bookkeeping. New targets go into the current generation; when
  * it holds half the bound, it becomes the previous one and the previous one goes, so a target asked
@@ -46,6 +49,7 @@ export class TargetMemo {
   #store: BodyStore | undefined;
   #current = new Map<string, ResolvedTarget>();
   #previous = new Map<string, ResolvedTarget>();
+  readonly #admission = new Doorkeeper(rememberedTargets);
 
   /** What `target` resolved to in `store`, if it was remembered; a new store forgets every target. */
   get(store: BodyStore, target: string): ResolvedTarget | undefined {
@@ -62,9 +66,9 @@ export class TargetMemo {
     return older;
   }
 
-  /** Remembers what `target` resolved to in the store last passed to get(). */
+  /** Remembers what `target` resolved to in the store last passed to get(), once its body is asked for again. */
   remember(target: string, resolved: ResolvedTarget): ResolvedTarget {
-    if (target.length <= maxRememberedTarget) this.#add(target, resolved);
+    if (target.length <= maxRememberedTarget && this.#admission.admits(resolved.found.entry.etag)) this.#add(target, resolved);
     return resolved;
   }
 

@@ -1,9 +1,9 @@
 /**
  * Body files. The lookup index says what exists (its head read once per build, its shards read in
- * place: manifestIndex.ts); a body is one read of its pack, kept in a bounded in-memory cache keyed
- * by its ETag, which is a hash of its content: an entry can never be stale, identical bodies (a
- * country by id, by code and by name) share one buffer, and a new build keeps every body it did
- * not change warm. On a local build both reads are synchronous preads (buildFiles.ts).
+ * place: manifestIndex.ts); a body is one read of its pack, kept, once asked for again, in a
+ * bounded in-memory cache keyed by its ETag, which is a hash of its content: an entry can never be
+ * stale, identical bodies (a country by id, by code and by name) share one buffer, and a new build
+ * keeps every body it did not change warm. On a local build both reads are synchronous preads (buildFiles.ts).
  */
 import { readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
@@ -23,6 +23,7 @@ import {
 import { BuildFiles } from './buildFiles.ts';
 import { defaultBodyCacheMb } from '../config/config.ts';
 import { LoadingCache } from './loadingCache.ts';
+import { Doorkeeper } from './doorkeeper.ts';
 
 export const defaultCacheBytes = defaultBodyCacheMb * 1024 * 1024;
 
@@ -81,18 +82,27 @@ export function createBodyCache(maxBytes = defaultCacheBytes): BodyCache {
   return new LoadingCache<Buffer>(maxBytes, (body) => body.length);
 }
 
+/**
+ * Distinct bodies within which one read from a local build's pack must be asked for again to be
+ * kept in memory (doorkeeper.ts): about what the default cache holds of the bodies of random
+ * lookups. A body read once is served and let go; the page cache keeps its pages.
+ */
+export const bodyAdmissionWindow = 65_536;
+
 /** The caches of a process, shared by every build it serves: bodies and lookup index shards, each by ETag. */
 export interface StoreCaches {
   readonly bodies: BodyCache;
   readonly shards: ShardCache;
+  /** Which bodies read from a local pack are kept in `bodies`: those asked for again. */
+  readonly admission: Doorkeeper;
 }
 
 export function createStoreCaches(bodyBytes?: number, shardBytes?: number): StoreCaches {
-  return { bodies: createBodyCache(bodyBytes), shards: createShardCache(shardBytes) };
+  return { bodies: createBodyCache(bodyBytes), shards: createShardCache(shardBytes), admission: new Doorkeeper(bodyAdmissionWindow) };
 }
 
 /** A store over a build on the local disk, `distDir` resolved once to the build it links to. */
-export async function openLocalStore(distDir: string, { bodies: cache }: StoreCaches = createStoreCaches()): Promise<BodyStore> {
+export async function openLocalStore(distDir: string, { bodies: cache, admission }: StoreCaches = createStoreCaches()): Promise<BodyStore> {
   // The build directory behind the dist link, so that a rebuild does not change files under us.
   const buildDir = await realpath(distDir).catch(() => {
     throw new StoreError('ERR_DIST_MISSING', `${distDir} does not exist: run "npm run build" first, or set DIST_DIR`);
@@ -127,12 +137,13 @@ export async function openLocalStore(distDir: string, { bodies: cache }: StoreCa
   /**
    * A body read from its pack in place, and checked against its ETag before it is kept or sent: a
    * pack damaged on the disk costs its lookups a 503, never a body served under another's tag.
+   * It is kept in memory from its second request on (`admission`).
    */
   const readPacked = (file: string, entry: PackedEntry): Buffer => {
     const body = Buffer.allocUnsafe(entry.size);
     if (files.read(entry.pack, body, entry.offset) !== entry.size) throw new Error(`${entry.pack} ends before byte ${entry.offset + entry.size}`);
     if (computeEtag(body) !== entry.etag) throw new Error(`${file}: its bytes in ${entry.pack} do not hash to its ETag`);
-    cache.set(entry.etag, body);
+    if (admission.admits(entry.etag)) cache.set(entry.etag, body);
     return body;
   };
   return {

@@ -95,7 +95,7 @@ describe.each(stores)('%s', (_name, open) => {
     expect(Object.fromEntries((await allLookups(store)).map(({ file, entry }) => [file, { size: entry.size, etag: entry.etag }]))).toEqual(onDisk.files);
   });
 
-  it('finds every body by its route and keys, and reads its exact bytes, then holds them in memory', async () => {
+  it('finds every body by its route and keys, and reads its exact bytes, then holds them in memory once asked for again', async () => {
     const { store, buildDir } = await opened;
     const files = (await allLookups(store)).map(({ file, entry }) => [file, entry] as const);
     expect(files.length).toBeGreaterThan(100);
@@ -109,6 +109,7 @@ describe.each(stores)('%s', (_name, open) => {
       const body = await store.read(file, entry);
       expect(body.equals(await packedBody(buildDir, entry)), file).toBe(true);
       expect(computeEtag(body), file).toBe(entry.etag);
+      expect((await store.read(file, entry)).equals(body), file).toBe(true);
       expect(store.cached(entry)?.equals(body), file).toBe(true);
     }
   });
@@ -140,5 +141,20 @@ describe.each(stores)('%s', (_name, open) => {
     const failure = await Promise.resolve(store.read(file, entry)).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(StoreError);
     expect(failure).toMatchObject({ code: missingBodyCode });
+  });
+});
+
+describe('a local store', () => {
+  it('keeps a body read from its pack in memory only once it is asked for again: a body asked for once is let go', async () => {
+    const distDir = await buildFixture();
+    const store = await openLocalStore(distDir, createStoreCaches());
+    const found = await findSettled(store, '/addressmanagement/api/country/getbyalpha2code', ['de']);
+    expect(found).toBeDefined();
+    if (!found) return;
+    const first = await store.read(found.file, found.entry);
+    expect(store.cached(found.entry)).toBeUndefined();
+    const second = await store.read(found.file, found.entry);
+    expect(second.equals(first)).toBe(true);
+    expect(store.cached(found.entry)?.equals(first)).toBe(true);
   });
 });
