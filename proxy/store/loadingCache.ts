@@ -61,6 +61,11 @@ export class LoadingCache<Value extends object> {
     return this.#cache.calculatedSize;
   }
 
+  /** Whether a value of `size` would be kept without pushing another out. */
+  hasRoomFor(size: number): boolean {
+    return this.#cache.calculatedSize + Math.max(size, 1) <= this.#cache.maxSize;
+  }
+
   /** Loads in flight. */
   get loading(): number {
     return this.#loading.size;

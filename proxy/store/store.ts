@@ -1,9 +1,10 @@
 /**
  * Body files. The lookup index says what exists (its head read once per build, its shards read in
- * place: manifestIndex.ts); a body is one read of its pack, kept, once asked for again, in a
- * bounded in-memory cache keyed by its ETag, which is a hash of its content: an entry can never be
- * stale, identical bodies (a country by id, by code and by name) share one buffer, and a new build
- * keeps every body it did not change warm. On a local build both reads are synchronous preads (buildFiles.ts).
+ * place: manifestIndex.ts); a body is one read of its pack, kept in a bounded in-memory cache
+ * (once it is full, only bodies asked for again) keyed by its ETag, which is a hash of its
+ * content: an entry can never be stale, identical bodies (a country by id, by code and by name)
+ * share one buffer, and a new build keeps every body it did not change warm. On a local build both
+ * reads are synchronous preads (buildFiles.ts).
  */
 import { readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
@@ -84,8 +85,8 @@ export function createBodyCache(maxBytes = defaultCacheBytes): BodyCache {
 
 /**
  * Distinct bodies within which one read from a local build's pack must be asked for again to be
- * kept in memory (doorkeeper.ts): about what the default cache holds of the bodies of random
- * lookups. A body read once is served and let go; the page cache keeps its pages.
+ * kept in a full cache (doorkeeper.ts): a body read once is served and let go; the page cache
+ * keeps its pages.
  */
 export const bodyAdmissionWindow = 65_536;
 
@@ -93,7 +94,7 @@ export const bodyAdmissionWindow = 65_536;
 export interface StoreCaches {
   readonly bodies: BodyCache;
   readonly shards: ShardCache;
-  /** Which bodies read from a local pack are kept in `bodies`: those asked for again. */
+  /** Which bodies read from a local pack are kept in `bodies` once it is full: those asked for again. */
   readonly admission: Doorkeeper;
 }
 
@@ -137,13 +138,14 @@ export async function openLocalStore(distDir: string, { bodies: cache, admission
   /**
    * A body read from its pack in place, and checked against its ETag before it is kept or sent: a
    * pack damaged on the disk costs its lookups a 503, never a body served under another's tag.
-   * It is kept in memory from its second request on (`admission`).
+   * It is kept in memory while the cache has room, then only from its second request on
+   * (`admission`): once the cache is full, a body asked for once pushes out none asked for more.
    */
   const readPacked = (file: string, entry: PackedEntry): Buffer => {
     const body = Buffer.allocUnsafe(entry.size);
     if (files.read(entry.pack, body, entry.offset) !== entry.size) throw new Error(`${entry.pack} ends before byte ${entry.offset + entry.size}`);
     if (computeEtag(body) !== entry.etag) throw new Error(`${file}: its bytes in ${entry.pack} do not hash to its ETag`);
-    if (admission.admits(entry.etag)) cache.set(entry.etag, body);
+    if (cache.hasRoomFor(body.length) || admission.admits(entry.etag)) cache.set(entry.etag, body);
     return body;
   };
   return {
