@@ -20,8 +20,13 @@ if (wrkMissing) reportMissing('test/bench/ab.test.ts', 'wrk', 'wrk not installed
 describe.skipIf(wrkMissing)('npm run bench:ab', () => {
   it('loads two commits alternately on the same build and prints each round, the medians and their ratio', { timeout: 90_000 }, async () => {
     const dist = await buildFixture();
-    const { code, output } = await runNpmScript('bench:ab', ['HEAD', 'HEAD', '--rounds', '2', '--duration', '1', '--dist', dist, '--accept-encoding', 'gzip']);
+    const { code, output } = await runNpmScript('bench:ab', [
+      'HEAD',
+      'HEAD',
+      ...['--rounds', '2', '--duration', '1', '--dist', dist, '--accept-encoding', 'gzip', '--mix', 'random', '--samples', '500'],
+    ]);
     expect(code, output).toBe(0);
+    expect(output).toContain('random mix');
     for (const line of ['round 1, before', 'round 1, after', 'round 2, after', 'round 2, before']) expect(output, line).toContain(line);
     const ratio = /after ÷ before: req\/s (\d+\.\d+), CPU per request (\d+\.\d+), p99 (\d+\.\d+)/.exec(output);
     expect(ratio, output).not.toBeNull();

@@ -6,6 +6,9 @@
  *     [--workers 1] [--threads 1] [--samples 4000] [--seed 1] [--dist dist] [--dist-before DIR] [--log warn]
  *     [--accept-encoding 'gzip, deflate, br, zstd'] [--metrics]
  *
+ * `--mix` is any of npm run bench's mixes, drawn from the build's lookup index as it draws them:
+ * sampled, small and flags by operation, random and skewed over the whole build (`--samples` lookups).
+ *
  * Each commit's proxy/ and contract/ are taken with `git archive` and bundled as `npm start` bundles
  * them (build:proxy's esbuild flags); both serve `--dist` (the working tree's dist/ by default,
  * which must hold a build) with an API key, one worker each unless told otherwise, so that wrk
@@ -24,10 +27,9 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { mixIds, sampleMixes, type MixId } from './mixes.ts';
+import { benchMixIds, sampleBuildMixes, type BenchMixId } from './mixes.ts';
 import { cpuSeconds } from '../support/proc.ts';
 import { findProgram } from '../support/programs.ts';
-import { readBuildManifest } from '../support/store.ts';
 import { repoRoot, startProxy, treePids, type RunningServer } from './servers.ts';
 import { runWrk, writeWrkScript } from './wrk.ts';
 
@@ -59,13 +61,14 @@ function readOptions() {
     },
   });
   if (positionals.length !== 2) throw new UsageError('give two commits: npm run bench:ab -- <before> <after> [options]');
-  if (!(mixIds as readonly string[]).includes(values.mix)) throw new UsageError(`--mix takes one of ${mixIds.join(', ')} (got ${JSON.stringify(values.mix)})`);
+  if (!(benchMixIds as readonly string[]).includes(values.mix))
+    throw new UsageError(`--mix takes one of ${benchMixIds.join(', ')} (got ${JSON.stringify(values.mix)})`);
   if (!['warn', 'info'].includes(values.log)) throw new UsageError(`--log takes warn (request lines off) or info (on) (got ${JSON.stringify(values.log)})`);
   return {
     commits: positionals as [string, string],
     rounds: positive('rounds', values.rounds),
     duration: positive('duration', values.duration),
-    mix: values.mix as MixId,
+    mix: values.mix as BenchMixId,
     connections: positive('connections', values.connections),
     workers: positive('workers', values.workers),
     threads: positive('threads', values.threads),
@@ -140,10 +143,13 @@ async function main(): Promise<void> {
   const options = readOptions();
   const wrk = findProgram('wrk');
   if (!wrk) throw new UsageError('wrk not found: install it with `apt-get install -y wrk` (Debian, as root)');
-  const manifest = await readBuildManifest(options.dist).catch((error: unknown) => {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    throw new UsageError(`${options.dist} holds no build: run \`npm run build\` first, or give --dist`);
-  });
+  // The mix is drawn from the build's lookup index, shard by shard, as npm run bench draws it.
+  const drawn = await sampleBuildMixes(options.dist, [options.mix], { byOperation: options.samples, wholeBuild: options.samples }, options.seed).catch(
+    (error: unknown) => {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      throw new UsageError(`${options.dist} holds no build: run \`npm run build\` first, or give --dist`);
+    },
+  );
   const commits = options.commits.map(resolveCommit) as [string, string];
   const workDir = await mkdtemp(path.join(os.tmpdir(), 'refdata-ab-'));
   const servers: RunningServer[] = [];
@@ -152,7 +158,7 @@ async function main(): Promise<void> {
     const apiKey = `ab-${randomBytes(18).toString('base64url')}`;
     const headers: Record<string, string> = { Authorization: `Bearer ${apiKey}` };
     if (options.acceptEncoding !== undefined) headers['Accept-Encoding'] = options.acceptEncoding;
-    const lookups = sampleMixes(manifest, [options.mix], options.samples, options.seed).get(options.mix)?.lookups ?? [];
+    const lookups = drawn.get(options.mix)?.lookups ?? [];
     const script = await writeWrkScript(
       workDir,
       options.mix,
