@@ -10,13 +10,23 @@
  *   their callers, and a value larger than the whole cache is served without being kept.
  */
 import { LRUCache } from 'lru-cache';
+import type { Doorkeeper } from './doorkeeper.ts';
 
 export class LoadingCache<Value extends object> {
   readonly #cache: LRUCache<string, Value>;
   readonly #loading = new Map<string, Promise<Value>>();
 
-  constructor(maxSize: number, sizeOf: (value: Value) => number) {
+  readonly #sizeOf: (value: Value) => number;
+  readonly #admission: Doorkeeper | undefined;
+
+  /**
+   * `admission` decides what `offer` keeps once the cache is full (doorkeeper.ts); its keys are
+   * then ETags. Without one, `offer` keeps everything, as `set` does.
+   */
+  constructor(maxSize: number, sizeOf: (value: Value) => number, admission?: Doorkeeper) {
     this.#cache = new LRUCache<string, Value>({ maxSize, sizeCalculation: (value) => Math.max(sizeOf(value), 1) });
+    this.#sizeOf = sizeOf;
+    this.#admission = admission;
   }
 
   /** The value under `key` if it is in memory now: the synchronous fast path. */
@@ -27,6 +37,14 @@ export class LoadingCache<Value extends object> {
   /** Keeps `value` under `key`: a value loaded by its caller, synchronously. */
   set(key: string, value: Value): void {
     this.#cache.set(key, value);
+  }
+
+  /**
+   * Keeps `value` under `key` while the cache has room; once it is full, only as its admission
+   * decides (a key asked for again), so that a value asked for once pushes out none asked for more.
+   */
+  offer(key: string, value: Value): void {
+    if (this.#admission === undefined || this.hasRoomFor(this.#sizeOf(value)) || this.#admission.admits(key)) this.#cache.set(key, value);
   }
 
   /** The value under `key`, running `load` only if it is neither cached nor already loading. */

@@ -71,6 +71,12 @@ export function isPacked(entry: ManifestEntry | PackedEntry): entry is PackedEnt
   return 'pack' in entry;
 }
 
+/**
+ * Distinct bodies within which a body offered to a full cache must be asked for again to be kept
+ * (doorkeeper.ts): a body read once is served and let go; the page cache keeps its pages.
+ */
+export const bodyAdmissionWindow = 65_536;
+
 /** Bodies by ETag; a miss runs the loader its caller passes, once for every caller waiting on it. */
 export type BodyCache = LoadingCache<Buffer>;
 
@@ -80,30 +86,21 @@ export type BodyCache = LoadingCache<Buffer>;
  * not stay cached. Without this a small cache under load answered a miss with "evicted" errors.
  */
 export function createBodyCache(maxBytes = defaultCacheBytes): BodyCache {
-  return new LoadingCache<Buffer>(maxBytes, (body) => body.length);
+  return new LoadingCache<Buffer>(maxBytes, (body) => body.length, new Doorkeeper(bodyAdmissionWindow));
 }
-
-/**
- * Distinct bodies within which one read from a local build's pack must be asked for again to be
- * kept in a full cache (doorkeeper.ts): a body read once is served and let go; the page cache
- * keeps its pages.
- */
-export const bodyAdmissionWindow = 65_536;
 
 /** The caches of a process, shared by every build it serves: bodies and lookup index shards, each by ETag. */
 export interface StoreCaches {
   readonly bodies: BodyCache;
   readonly shards: ShardCache;
-  /** Which bodies read from a local pack are kept in `bodies` once it is full: those asked for again. */
-  readonly admission: Doorkeeper;
 }
 
 export function createStoreCaches(bodyBytes?: number, shardBytes?: number): StoreCaches {
-  return { bodies: createBodyCache(bodyBytes), shards: createShardCache(shardBytes), admission: new Doorkeeper(bodyAdmissionWindow) };
+  return { bodies: createBodyCache(bodyBytes), shards: createShardCache(shardBytes) };
 }
 
 /** A store over a build on the local disk, `distDir` resolved once to the build it links to. */
-export async function openLocalStore(distDir: string, { bodies: cache, admission }: StoreCaches = createStoreCaches()): Promise<BodyStore> {
+export async function openLocalStore(distDir: string, { bodies: cache }: StoreCaches = createStoreCaches()): Promise<BodyStore> {
   // The build directory behind the dist link, so that a rebuild does not change files under us.
   const buildDir = await realpath(distDir).catch(() => {
     throw new StoreError('ERR_DIST_MISSING', `${distDir} does not exist: run "npm run build" first, or set DIST_DIR`);
@@ -138,14 +135,14 @@ export async function openLocalStore(distDir: string, { bodies: cache, admission
   /**
    * A body read from its pack in place, and checked against its ETag before it is kept or sent: a
    * pack damaged on the disk costs its lookups a 503, never a body served under another's tag.
-   * It is kept in memory while the cache has room, then only from its second request on
-   * (`admission`): once the cache is full, a body asked for once pushes out none asked for more.
+   * It is offered to the cache, which keeps it while it has room, then only from its second
+   * request on: once the cache is full, a body asked for once pushes out none asked for more.
    */
   const readPacked = (file: string, entry: PackedEntry): Buffer => {
     const body = Buffer.allocUnsafe(entry.size);
     if (files.read(entry.pack, body, entry.offset) !== entry.size) throw new Error(`${entry.pack} ends before byte ${entry.offset + entry.size}`);
     if (computeEtag(body) !== entry.etag) throw new Error(`${file}: its bytes in ${entry.pack} do not hash to its ETag`);
-    if (cache.hasRoomFor(body.length) || admission.admits(entry.etag)) cache.set(entry.etag, body);
+    cache.offer(entry.etag, body);
     return body;
   };
   return {
