@@ -6,6 +6,7 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
+import { rmSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import path from 'node:path';
 import { writeNginxConfig } from '../../deploy/nginx.ts';
@@ -179,11 +180,26 @@ export interface ProxyOptions {
   readonly bundle: string;
 }
 
-/** Writes the proxy's bundle, as `npm start` does first (prestart). */
+/**
+ * Writes the proxy's bundle as `npm start` does first (prestart, build:proxy's flags), into a folder
+ * of this process's own under .proxy-build/: a test that rebundles the shared folder meanwhile
+ * cannot swap the chunks of a bundle a bench is running or profiling. The folder is removed on exit.
+ */
 export function bundleProxy(): string {
-  execFileSync('npm', ['run', '--silent', 'build:proxy'], { cwd: repoRoot, stdio: 'inherit' });
-  return path.join(repoRoot, '.proxy-build', 'main.mjs');
+  const folder = path.join(repoRoot, '.proxy-build', 'bench', String(process.pid));
+  if (!bundleFolders.has(folder)) {
+    rmSync(folder, { recursive: true, force: true });
+    bundleFolders.add(folder);
+    if (bundleFolders.size === 1)
+      process.once('exit', () => {
+        for (const each of bundleFolders) rmSync(each, { recursive: true, force: true });
+      });
+  }
+  execFileSync('npm', ['run', '--silent', 'build:proxy', '--', `--outdir=${folder}`], { cwd: repoRoot, stdio: 'inherit' });
+  return path.join(folder, 'main.mjs');
 }
+
+const bundleFolders = new Set<string>();
 
 /**
  * A proxy as a systemd unit runs it: node itself on the bundle, production settings. Its request
