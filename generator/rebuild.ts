@@ -244,6 +244,16 @@ export async function planRebuild({ buildsRoot, basis, current, loaded, dataset,
     }
   }
 
+  // Each record's country, worked out once per type rather than once per route (millions of places).
+  const countriesByType = new Map<RecordType, unknown[]>();
+  const countriesAfter = (type: RecordType, records: readonly DataRecord[]): unknown[] => {
+    let found = countriesByType.get(type);
+    if (found === undefined) {
+      found = records.map((record) => keysAfter.fieldValue(type, record, 'countryId'));
+      countriesByType.set(type, found);
+    }
+    return found;
+  };
   const plans = new Map<string, RoutePlan>();
   const plansBefore = new Map<string, RoutePlan>();
   const otherChanged = [...changed.keys()].some((type) => partitioned[type] === undefined);
@@ -281,12 +291,11 @@ export async function planRebuild({ buildsRoot, basis, current, loaded, dataset,
     // record of another country can fall only in such groups, found by the parameters before the
     // first that fixes a country.
     const spanning = spanningPart(route, fixing);
-    const countryOf = (keys: RecordKeys, record: DataRecord) => keys.fieldValue(route.record, record, 'countryId');
-    const admits = (keys: RecordKeys, record: DataRecord): boolean =>
-      countries.has(countryOf(keys, record))
-        ? groupsOf(route, record, { keys }).some(only)
-        : spanning !== undefined && groupsOf(spanning, record, { keys }).some(only);
-    const madeFrom = (dataset.records.get(route.record) ?? []).filter((record) => admits(keysAfter, record));
+    const admits = (keys: RecordKeys, record: DataRecord, country = keys.fieldValue(route.record, record, 'countryId')): boolean =>
+      countries.has(country) ? groupsOf(route, record, { keys }).some(only) : spanning !== undefined && groupsOf(spanning, record, { keys }).some(only);
+    const records = dataset.records.get(route.record) ?? [];
+    const countryAt = countriesAfter(route.record, records);
+    const madeFrom = records.filter((record, at) => admits(keysAfter, record, countryAt[at]));
     // A record of an unchanged file is the same object in both, in the same groups.
     const admitted = new Set(madeFrom);
     const madeBefore = (before.records.get(route.record) ?? []).filter((record) =>

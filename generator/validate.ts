@@ -26,11 +26,38 @@ export interface ValidatedDataset extends Dataset {
   readonly byFile: ReadonlyMap<string, readonly DataRecord[]>;
 }
 
-/** A type's valid records, each with the file it was read from and its place there (parallel lists: millions of records). */
+/**
+ * A type's valid records, with where each was read: the runs of records from one file, each with the
+ * position of the run's first record and the places in the file of the run's records (millions of
+ * records: no object per record).
+ */
 interface LocatedRecords {
   readonly records: DataRecord[];
-  readonly files: RecordFile[];
-  readonly indexes: number[];
+  readonly runs: { readonly file: RecordFile; readonly start: number; readonly indexes: readonly number[] | 'all' }[];
+  /** Positions (in `records`) of the records of files checked before (CheckedBefore.files). */
+  readonly checkedBefore: { start: number; end: number }[];
+}
+
+/** The file and place of the record at `at` of `located`. */
+function placeOf({ runs }: LocatedRecords, at: number): { file: RecordFile; index: number } {
+  let low = 0;
+  let high = runs.length - 1;
+  while (low < high) {
+    const middle = (low + high + 1) >> 1;
+    if ((runs[middle] as LocatedRecords['runs'][number]).start <= at) low = middle;
+    else high = middle - 1;
+  }
+  const run = runs[low] as LocatedRecords['runs'][number];
+  const offset = at - run.start;
+  return { file: run.file, index: run.indexes === 'all' ? offset : (run.indexes[offset] as number) };
+}
+
+/** For each record of `located`, 1 when it is of a file checked before (CheckedBefore.files), else 0; undefined when none is. */
+function checkedMarks({ records, checkedBefore }: LocatedRecords): Uint8Array | undefined {
+  if (checkedBefore.length === 0) return undefined;
+  const marks = new Uint8Array(records.length);
+  for (const { start, end } of checkedBefore) marks.fill(1, start, end);
+  return marks;
 }
 
 /**
@@ -105,23 +132,32 @@ export function validateData(files: readonly RecordFile[], before: CheckedBefore
   const schemaChecked = before.files ?? new Set<string>();
   const typesChecked = before.types ?? new Set<RecordType>();
   const problems: string[] = [];
-  const located = new Map<RecordType, LocatedRecords>(recordTypes.map((type) => [type, { records: [], files: [], indexes: [] }]));
+  const located = new Map<RecordType, LocatedRecords>(recordTypes.map((type) => [type, { records: [], runs: [], checkedBefore: [] }]));
   const byFile = new Map<string, DataRecord[]>();
 
   for (const file of files) {
-    const { schema } = recordDefinitions[file.recordType];
     const ofType = located.get(file.recordType) as LocatedRecords;
+    const start = ofType.records.length;
+    if (schemaChecked.has(file.relativePath)) {
+      const valid = file.records as DataRecord[];
+      for (const record of valid) ofType.records.push(record);
+      ofType.runs.push({ file, start, indexes: 'all' });
+      ofType.checkedBefore.push({ start, end: ofType.records.length });
+      byFile.set(file.relativePath, valid);
+      continue;
+    }
+    const { schema } = recordDefinitions[file.recordType];
     const valid: DataRecord[] = [];
-    const checked = schemaChecked.has(file.relativePath);
+    const indexes: number[] = [];
     file.records.forEach((raw, index) => {
-      const result = checked ? { success: true as const, data: raw } : schema.safeParse(raw);
+      const result = schema.safeParse(raw);
       if (result.success) {
         ofType.records.push(result.data as DataRecord);
-        ofType.files.push(file);
-        ofType.indexes.push(index);
+        indexes.push(index);
         valid.push(result.data as DataRecord);
       } else for (const issue of result.error.issues) problems.push(`${recordName(file, index, raw)}: ${describeIssue(issue)}`);
     });
+    ofType.runs.push({ file, start, indexes: indexes.length === file.records.length ? 'all' : indexes });
     byFile.set(file.relativePath, valid);
   }
 
@@ -138,7 +174,13 @@ export function validateData(files: readonly RecordFile[], before: CheckedBefore
 
   for (const [type, ofType] of located) {
     const { records } = ofType;
-    const whereOf = (at: number) => recordName(ofType.files[at] as RecordFile, ofType.indexes[at] as number, records[at]);
+    const whereOf = (at: number) => {
+      const { file, index } = placeOf(ofType, at);
+      return recordName(file, index, records[at]);
+    };
+    // The records of files checked before were told apart among themselves then: any two records
+    // sharing values now include one of another file, so only the values of those are tracked.
+    const checked = checkedMarks(ofType);
     // Compared as the lookup compares them (normalised keys), so `90` and `090` would collide. Code
     // lookups read the record's own fields; the derived fields of index.ts serve name and list lookups.
     for (const { params, route, within } of typesChecked.has(type) ? [] : uniqueLookups(type)) {
@@ -148,9 +190,16 @@ export function validateData(files: readonly RecordFile[], before: CheckedBefore
         : within
           ? ` (values of ${route.path} must differ within one ${within.field})`
           : ` (${route.path} answers one record per value)`;
+      const tracked = checked ? new Set<string>() : undefined;
+      if (tracked)
+        for (let at = 0; at < records.length; at++) {
+          if (checked?.[at] === 1) continue;
+          const tuple = keyTuple(params, records[at] as DataRecord);
+          if (tuple !== undefined) tracked.add(tuple);
+        }
       for (let at = 0; at < records.length; at++) {
         const tuple = keyTuple(params, records[at] as DataRecord);
-        if (tuple === undefined) continue;
+        if (tuple === undefined || (tracked !== undefined && !tracked.has(tuple))) continue;
         const first = seen.get(tuple);
         if (first !== undefined) {
           const fields = params.map((param) => param.field).join(' + ');
@@ -163,7 +212,10 @@ export function validateData(files: readonly RecordFile[], before: CheckedBefore
       if (typesChecked.has(type) && typesChecked.has(reference.to)) continue;
       const toField = reference.toField ?? 'id';
       const existing = targetValues(reference.to, toField);
+      // A record of a file checked before found its reference then, among the same records.
+      const skip = typesChecked.has(reference.to) ? checked : undefined;
       for (let at = 0; at < records.length; at++) {
+        if (skip?.[at] === 1) continue;
         const value = (records[at] as DataRecord)[reference.field];
         if (value === null && reference.nullable) continue;
         if (!existing.has(value)) {

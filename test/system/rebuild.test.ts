@@ -298,6 +298,42 @@ describe('a rebuild made from the previous build', () => {
   );
 
   it(
+    'refuses two places of the file it changed sharing an id, though the other files are as they were',
+    async () => {
+      const [first] = await readRows(dataDir, 'neighborhood/MT.json');
+      await refusedAfter(
+        ['neighborhood/MT.json'],
+        () =>
+          edit(dataDir, 'neighborhood/MT.json', (rows) => {
+            row(rows, 3).id = row(rows, 0).id;
+            return undefined;
+          }),
+        new RegExp(
+          `neighborhood/MT.json record #4 \\(id ${String(first?.id)}\\): field id: ${String(first?.id)} is already used by .*neighborhood/MT.json record #1`,
+        ),
+      );
+    },
+    realBuildTimeoutMs,
+  );
+
+  it(
+    'refuses a place of the file it changed naming no district, though the districts are as they were',
+    async () => {
+      const missing = randomUUID();
+      await refusedAfter(
+        ['neighborhood/MT.json'],
+        () =>
+          edit(dataDir, 'neighborhood/MT.json', (rows) => {
+            row(rows, 2).districtId = missing;
+            return undefined;
+          }),
+        new RegExp(`neighborhood/MT.json record #3 \\(id [0-9a-f-]+\\): field districtId: no district has id ${missing}`),
+      );
+    },
+    realBuildTimeoutMs,
+  );
+
+  it(
     'refuses a district removed while places of a file it did not change still name it',
     async () => {
       const district = row(await readRows(dataDir, 'district/LU.json'), 2);
