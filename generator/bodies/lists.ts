@@ -9,15 +9,51 @@ import type { DataRecord } from '../schemas.ts';
 import { aliasesOf } from './ambiguity.ts';
 import type { GroupFilter, Indexing } from './indexing.ts';
 
-/** Every key tuple a list route must answer, so that an existing parent with no children gets []. */
-function requiredKeys(route: Route, { dataset, settings, keys }: Indexing): string[][] {
-  const domains = route.params.map((param, position): string[] | undefined => {
-    if (position === 0 && route.parent) {
-      const { record: parentType, field, where } = route.parent;
-      return (dataset.records.get(parentType) ?? [])
-        .filter((parent) => where === undefined || keys.fieldValue(parentType, parent, where) === true)
-        .flatMap((parent) => keys.keyOf(parentType, parent, param, keys.fieldValue(parentType, parent, field)) ?? []);
+/** Parents' keys by the parents' records, then by field and kind: see parentKeys. */
+const parentKeysOf = new WeakMap<readonly DataRecord[], Map<string, { readonly keys: string[]; readonly problems: string[] }>>();
+
+/**
+ * The keys of a list route's parents (every district's, for the places of each). In a rebuild
+ * (`remember`), where they are the parents' own values (not derived from other records, not
+ * filtered), they are worked out once for each list of parents: a rebuild makes its routes from the
+ * data as it is and as it was, which share the parents of every type that did not change, and
+ * several routes share their parents. A full build makes each route once and keeps nothing.
+ */
+function parentKeys(
+  route: Route & { parent: NonNullable<Route['parent']> },
+  param: RouteParam,
+  { dataset, keys, problems }: Indexing,
+  remember: boolean,
+): string[] {
+  const { record: parentType, field, where } = route.parent;
+  const parents = dataset.records.get(parentType) ?? [];
+  const own = remember && where === undefined && parents.every((parent) => field in parent);
+  const cacheKey = `${field}\0${param.kind}`;
+  const cached = own ? parentKeysOf.get(parents)?.get(cacheKey) : undefined;
+  if (cached) {
+    problems.push(...cached.problems);
+    return cached.keys;
+  }
+  const before = problems.length;
+  const found = parents
+    .filter((parent) => where === undefined || keys.fieldValue(parentType, parent, where) === true)
+    .flatMap((parent) => keys.keyOf(parentType, parent, param, keys.fieldValue(parentType, parent, field)) ?? []);
+  if (own) {
+    let byField = parentKeysOf.get(parents);
+    if (byField === undefined) {
+      byField = new Map();
+      parentKeysOf.set(parents, byField);
     }
+    byField.set(cacheKey, { keys: found, problems: problems.slice(before) });
+  }
+  return found;
+}
+
+/** Every key tuple a list route must answer, so that an existing parent with no children gets []. */
+function requiredKeys(route: Route, indexing: Indexing, remember: boolean): string[][] {
+  const { settings } = indexing;
+  const domains = route.params.map((param, position): string[] | undefined => {
+    if (position === 0 && route.parent) return parentKeys({ ...route, parent: route.parent }, param, indexing, remember);
     if (param.kind === 'year') {
       const { first, last } = settings.holidayYears;
       return Array.from({ length: last - first + 1 }, (_, offset) => String(first + offset));
@@ -99,7 +135,7 @@ export function listTuples(route: Route, record: DataRecord, indexing: Pick<Inde
 function groupRecords(route: Route, records: readonly DataRecord[], indexing: Indexing, only?: GroupFilter): Map<string, DataRecord[]> {
   const { keys, problems } = indexing;
   const groups = new Map<string, DataRecord[]>();
-  const required = requiredKeys(route, indexing).map((tuple) => tuple.join('/'));
+  const required = requiredKeys(route, indexing, only !== undefined).map((tuple) => tuple.join('/'));
   for (const tuple of required) if (only === undefined || only(tuple)) groups.set(tuple, []);
   for (const record of records) {
     for (const tuple of listTuples(route, record, indexing)) {
