@@ -3,6 +3,7 @@
  * the answer made from the candidates of its longest prefix that has them. Only the `searchbyname`
  * operations come here; every other lookup is a file found as it always is.
  */
+import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { ServiceError } from '../../contract/errors.ts';
 import type { ManifestEntry } from '../../contract/manifest.ts';
@@ -26,14 +27,13 @@ const none = Buffer.from('[]');
 /** Each record type's getbyid path: where a scope's id is checked. */
 const byIdPaths = new Map(routes.filter((route) => route.path.endsWith('/getbyid')).map((route) => [route.record, route.path]));
 
-/** FNV-1a of a query key, in hex: what tells two answers made from one candidates file apart. */
+/**
+ * A query key's SHA-256, base64url: what tells two answers made from one candidates file apart, in
+ * their ETags and in the cache of answers made. A client chooses its query, so a hash it could
+ * collide on purpose would hand one query's answer (and ETag) to another's clients.
+ */
 function queryTag(key: string): string {
-  let hash = 0x811c9dc5;
-  for (let index = 0; index < key.length; index++) {
-    hash ^= key.charCodeAt(index);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return (hash >>> 0).toString(16);
+  return createHash('sha256').update(key).digest('base64url');
 }
 
 /**
@@ -105,7 +105,7 @@ export function candidatesOf(characters: readonly string[], minLength: number, f
 
 /** Candidates files as read, by ETag: a few hundred of a few kilobytes. */
 const parsed = new LRUCache<string, CandidatesFile>({ max: 500 });
-/** Answers made, by their ETag: at most about 8 MB of them. */
+/** Answers made, by their ETag (the candidates file's and the query's SHA-256): at most about 8 MB of them. */
 const made = new LRUCache<string, Buffer>({ maxSize: 8 * 1024 * 1024, sizeCalculation: (body) => body.length || 1 });
 
 /** The answer a search target names, made from its candidates (read through the store's cache). */

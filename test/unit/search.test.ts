@@ -96,6 +96,43 @@ async function answered(store: BodyStore, name: string, countryId?: string): Pro
   return (JSON.parse(body.toString('utf8')) as { id: string }[]).map((record) => record.id);
 }
 
+const fnvPrime = 0x01000193;
+
+/** FNV-1a, 32 bits, over a string's char codes: a hash anyone can collide on purpose. */
+function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < text.length; index++) hash = Math.imul(hash ^ text.charCodeAt(index), fnvPrime);
+  return hash >>> 0;
+}
+
+/**
+ * `text` followed by eight letters, with the FNV-1a hash of `text` itself: found as an attacker
+ * would, meeting in the middle (FNV-1a's step is invertible: the prime is odd), in well under a second.
+ */
+function fnvTwin(text: string): string {
+  let inverse = fnvPrime;
+  for (let step = 0; step < 5; step++) inverse = Math.imul(inverse, 2 - Math.imul(fnvPrime, inverse));
+  const letters = 'abcdefghijklmnopqrstuvwxyz';
+  const quads = letters
+    .split('')
+    .flatMap((a) => letters.split('').flatMap((b) => letters.split('').flatMap((c) => letters.split('').map((d) => a + b + c + d))));
+  const forward = new Map<number, string>();
+  const start = fnv1a(text);
+  for (const quad of quads) {
+    let hash = start;
+    for (let index = 0; index < 4; index++) hash = Math.imul(hash ^ quad.charCodeAt(index), fnvPrime);
+    forward.set(hash >>> 0, quad);
+  }
+  for (const quad of quads) {
+    // Backwards from the target through the last four letters, the last first.
+    let hash = start;
+    for (let index = 3; index >= 0; index--) hash = Math.imul(hash, inverse) ^ quad.charCodeAt(index);
+    const first = forward.get(hash >>> 0);
+    if (first !== undefined) return `${text}${first}${quad}`;
+  }
+  throw new Error(`no FNV-1a twin of ${text} among the eight-letter suffixes`);
+}
+
 describe('the characters of a folded key', () => {
   it('start where keyCharacters says, an escaped character whole, at every offset', () => {
     for (const name of ['İstanbul', 'Çaykara', 'Kaş', 'a_b', 'x_', '_', 'Ørsta-Volda', 'Şanlıurfa', '東京', 'München']) {
@@ -143,6 +180,23 @@ describe('prefix search', () => {
       expect(await answered(store, query), query).toEqual(expected(foldName(query)));
       expect(await answered(store, query, countryB), `${query} in B`).toEqual(expected(foldName(query), countryB));
     }
+  });
+
+  it('tells apart two queries whose 32-bit FNV-1a hashes are equal, made from one candidates file', async () => {
+    const store = storeOf(indexed());
+    const query = 'kalkan';
+    const target = (name: string) =>
+      findSearch(route, { keys: [foldName(name)], given: [name], params: new Map() }, { ...store, find: (path, wanted) => store.find(path, wanted) });
+    expect(target(query).search).toBe(query);
+    expect(await answered(store, query)).not.toEqual([]);
+    const twin = fnvTwin(query);
+    expect(fnv1a(twin)).toBe(fnv1a(query));
+    // Both are made from the same candidates file: only the query tells their answers apart.
+    expect(target(twin).found.file).toBe(target(query).found.file);
+    expect(await answered(store, twin)).toEqual(expected(twin));
+    expect(await answered(store, query)).toEqual(expected(query));
+    const etagOf = async (name: string) => (await makeAnswer(store, target(name))).lookup.entry.etag;
+    expect(await etagOf(twin)).not.toBe(await etagOf(query));
   });
 
   it('finds the answer of a query of any length in a few lookups, as many as the logarithm of its length', async () => {
