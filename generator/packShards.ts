@@ -10,7 +10,7 @@
  * records: their collections stay small, and the cores that sat idle while the bodies were made
  * (that is one thread's work) all pack.
  */
-import { link, writeFile } from 'node:fs/promises';
+import { link, readFile, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -18,12 +18,20 @@ import { encodeShardOf, packFileOf, shardFileOf, type ShardEntry } from '../cont
 import { readGroupOf, spilledShards } from './bodySpill.ts';
 
 /**
- * `target` as a hard link to `source` (a file of an earlier build with the same bytes), or written
- * with `bytes` when there is none, or it is gone, or on another file system.
+ * `target` as a hard link to `source` (a file of an earlier build named for the same bytes), or
+ * written with `bytes` when there is none, or it is gone, or on another file system, or it does
+ * not hold exactly `bytes`: a file damaged on the disk (bit rot, a stray write) keeps its name, and
+ * linked unread it would be carried into every later build; written afresh, a full build repairs it.
  */
 export async function linkOrWrite(source: string | undefined, target: string, bytes: Buffer): Promise<void> {
-  const linked =
+  const same =
     source !== undefined &&
+    (await readFile(source).then(
+      (held) => held.equals(bytes),
+      () => false,
+    ));
+  const linked =
+    same &&
     (await link(source, target).then(
       () => true,
       () => false,

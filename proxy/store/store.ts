@@ -99,6 +99,9 @@ export function createStoreCaches(bodyBytes?: number, shardBytes?: number): Stor
   return { bodies: createBodyCache(bodyBytes), shards: createShardCache(shardBytes) };
 }
 
+/** Retry-After of a body that cannot be read from the disk: a repair takes an operator's rebuild. */
+const damagedRetrySeconds = '30';
+
 /** A store over a build on the local disk, `distDir` resolved once to the build it links to. */
 export async function openLocalStore(distDir: string, { bodies: cache }: StoreCaches = createStoreCaches()): Promise<BodyStore> {
   // The build directory behind the dist link, so that a rebuild does not change files under us.
@@ -141,7 +144,11 @@ export async function openLocalStore(distDir: string, { bodies: cache }: StoreCa
   const readPacked = (file: string, entry: PackedEntry): Buffer => {
     const body = Buffer.allocUnsafe(entry.size);
     if (files.read(entry.pack, body, entry.offset) !== entry.size) throw new Error(`${entry.pack} ends before byte ${entry.offset + entry.size}`);
-    if (computeEtag(body) !== entry.etag) throw new Error(`${file}: its bytes in ${entry.pack} do not hash to its ETag`);
+    if (computeEtag(body) !== entry.etag) {
+      throw new Error(
+        `${file}: its bytes in ${path.join(buildDir, entry.pack)} do not hash to its ETag: the pack is damaged on the disk; \`npm run build -- --force\` writes it afresh`,
+      );
+    }
     cache.offer(entry.etag, body);
     return body;
   };
@@ -154,7 +161,9 @@ export async function openLocalStore(distDir: string, { bodies: cache }: StoreCa
     lookupAt: (position) => index.lookupAt(position),
     cached: (entry) => cache.get(entry.etag),
     read: (file, entry) => {
-      const unreadable = (cause?: unknown) => new StoreError('ERR_BODY_UNREADABLE', `${file} is listed in the manifest but could not be read`, {}, { cause });
+      // Another proxy, or this one after a repair, may answer it: a retry in a while, not at once.
+      const unreadable = (cause?: unknown) =>
+        new StoreError('ERR_BODY_UNREADABLE', `${file} is listed in the manifest but could not be read`, { 'Retry-After': damagedRetrySeconds }, { cause });
       if (isPacked(entry)) {
         try {
           return cache.get(entry.etag) ?? readPacked(file, entry);

@@ -5,7 +5,7 @@
 import { readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { encodeLookupIndex, packFileOf, pageBytes, readFromBytes, shardFileOf } from '../../contract/lookupIndex.ts';
+import { encodeLookupIndex, packFileOf, pageBytes, readFromBytes, shardFileOf, type PackedEntry } from '../../contract/lookupIndex.ts';
 import {
   findLookup,
   IndexPending,
@@ -16,7 +16,7 @@ import {
   type Lookup,
   type ShardSource,
 } from '../../proxy/store/manifestIndex.ts';
-import { createBodyCache, openLocalStore } from '../../proxy/store/store.ts';
+import { createBodyCache, openLocalStore, type StoreError } from '../../proxy/store/store.ts';
 import { buildFixture } from '../support/service.ts';
 
 /** A load that answers after a few milliseconds, like a fetch from the origin. */
@@ -216,6 +216,30 @@ describe('reading a lookup index', () => {
     const listing = index.shard(0);
     await expect(listing).rejects.toThrow(ManifestError);
     await expect(listing).rejects.toThrow(`is not a shard of a lookup index written by npm run build: ${message}`);
+  });
+
+  it('never serves a body whose bytes changed in its pack: a 503 with Retry-After, naming the pack and the repair', async () => {
+    const distDir = await buildFixture();
+    const buildDir = await realpath(distDir);
+    const found = (await openLocalStore(distDir)).find('/addressmanagement/api/region/getall', []) as Lookup;
+    const entry = found.entry as PackedEntry;
+    // One byte flipped in place, the pack's size and name kept: bit rot, a stray write.
+    const packPath = path.join(buildDir, entry.pack);
+    const pack = await readFile(packPath);
+    pack[entry.offset + 1] = (pack[entry.offset + 1] as number) ^ 0x01;
+    await rm(packPath);
+    await writeFile(packPath, pack);
+    const store = await openLocalStore(distDir);
+    const failure = await Promise.resolve(store.read(found.file, entry)).then(
+      () => undefined,
+      (error: unknown) => error as StoreError,
+    );
+    expect(failure).toMatchObject({ code: 'ERR_BODY_UNREADABLE', headers: { 'Retry-After': expect.stringMatching(/^\d+$/) } });
+    const cause = (failure?.cause as Error | undefined)?.message ?? '';
+    expect(cause).toContain(packPath);
+    expect(cause).toContain('npm run build -- --force');
+    // Asked again, it is refused again: a damaged body is never kept.
+    await expect(Promise.resolve(store.read(found.file, entry))).rejects.toMatchObject({ code: 'ERR_BODY_UNREADABLE' });
   });
 
   it('never serves a body its damaged shard misplaces: the lookup fails with a 503 code, the build stays served', async () => {
