@@ -29,14 +29,35 @@ export interface OriginSettings {
   readonly s3?: S3Bucket | undefined;
 }
 
-/** Milliseconds to connect, to receive the headers, and between two pieces of a body. */
+/**
+ * Milliseconds to connect, to receive the headers, between two pieces of a body, and for the whole
+ * fetch: an origin that drips a byte at a time never trips the timeout between pieces, and the
+ * deadline ends it. The deadline is below HAProxy's `timeout server` (15 s, deploy/haproxy.cfg),
+ * so that a client gets this proxy's 504 rather than a cut connection.
+ */
 export interface OriginTimeouts {
   readonly connect: number;
   readonly headers: number;
   readonly body: number;
+  readonly total: number;
 }
 
-export const originTimeouts: OriginTimeouts = { connect: 2_000, headers: 5_000, body: 10_000 };
+export const originTimeouts: OriginTimeouts = { connect: 2_000, headers: 5_000, body: 10_000, total: 12_000 };
+
+/**
+ * How much of an answer is read: at most `bytes` of a 200 or 206; past them, `cut` stops reading
+ * and keeps the first `bytes` (the head of a whole pack sent without regard to Range), else the
+ * answer is refused. Nothing is read past the limit either way: the connection is closed.
+ */
+export interface AnswerLimit {
+  readonly bytes: number;
+  readonly cut: boolean;
+}
+
+/** The most of a refusal's body read (an S3 error document, an error page): enough for its error code. */
+const refusalBytes = 64 * 1024;
+/** The most a file of no listed size may hold: the head of a build's lookup index (5.3 MB for the world), the pointer. */
+export const unlistedFileBytes = 64 * 1024 * 1024;
 
 export interface OriginStore extends BodyStore {
   /** The origin's own ETag for the root manifest, for the next conditional request (unused for a build-scoped origin). */
@@ -61,6 +82,39 @@ function answered({ status, code }: OriginResponse): string {
 /** What the origin answered for `file` and what that most likely means (a bucket's refusal says), else `advice`. */
 function originAnswer(response: OriginResponse, file: string, advice: string): string {
   return `The data origin answered ${answered(response)} for ${file}: ${s3ErrorHint(response.code) ?? advice}`;
+}
+
+/**
+ * An answer's body read piece by piece up to `limit`: whole when it fits; its first `limit.bytes`
+ * when it is longer and `limit.cut` allows; else undefined, refused as soon as it is known to be
+ * longer (by its Content-Length, or once a byte past the limit arrives). The rest is never read:
+ * the body is destroyed, which closes its connection.
+ */
+async function readAtMost(
+  body: AsyncIterable<Buffer> & { destroy(error?: Error): unknown },
+  limit: AnswerLimit,
+  contentLength: string | string[] | undefined,
+): Promise<Buffer | undefined> {
+  const declared = typeof contentLength === 'string' ? Number(contentLength) : Number.NaN;
+  if (!limit.cut && declared > limit.bytes) {
+    body.destroy();
+    return undefined;
+  }
+  const pieces: Buffer[] = [];
+  let length = 0;
+  for await (const piece of body) {
+    if (length + piece.length <= limit.bytes) {
+      pieces.push(piece);
+      length += piece.length;
+      if (!(limit.cut && length === limit.bytes)) continue;
+    } else if (limit.cut) {
+      pieces.push(piece.subarray(0, limit.bytes - length));
+      length = limit.bytes;
+    }
+    body.destroy();
+    return length === limit.bytes && limit.cut ? Buffer.concat(pieces, length) : undefined;
+  }
+  return Buffer.concat(pieces, length);
 }
 
 /**
@@ -89,7 +143,12 @@ export async function createOriginClient(settings: OriginSettings, timeouts: Ori
   const { origin } = settings.url;
   const basePath = new URL(base).pathname;
 
-  const once = async (file: string, headers: Record<string, string>): Promise<OriginResponse> => {
+  const once = async (
+    file: string,
+    headers: Record<string, string>,
+    limitOf: (status: number) => AnswerLimit,
+    signal: AbortSignal,
+  ): Promise<OriginResponse> => {
     // Encoded as S3 signs paths; the same path to nginx, which decodes it.
     const path = `${basePath}${encodeKeyPath(file)}`;
     // Signed per attempt: the signature holds the time, and S3 refuses one 15 minutes old.
@@ -97,34 +156,57 @@ export async function createOriginClient(settings: OriginSettings, timeouts: Ori
     // The agent asked with the origin and path (undici's request() would parse a URL per fetch, a
     // twelfth of the cold origin's garbage); it never follows redirects: a redirecting origin is a
     // misconfigured one.
-    const response = await agent.request({ origin, path, method: 'GET', headers: sent });
-    const body = Buffer.from(await response.body.arrayBuffer());
+    const response = await agent.request({ origin, path, method: 'GET', headers: sent, signal });
+    const status = response.statusCode;
+    const limit = status === 200 || status === 206 ? limitOf(status) : { bytes: refusalBytes, cut: true };
+    const body = await readAtMost(response.body, limit, response.headers['content-length']);
+    if (body === undefined) {
+      throw new StoreError(
+        'ERR_ORIGIN_ANSWER',
+        `The data origin answered ${status} for ${file} with more than the ${limit.bytes} bytes this build lists for it: refused unread; is it serving another build, or ignoring Range?`,
+      );
+    }
     const etag = response.headers.etag;
-    const code = settings.s3 && response.statusCode >= 400 ? s3ErrorCode(body) : undefined;
-    return { status: response.statusCode, etag: typeof etag === 'string' ? etag : undefined, body, code };
+    const code = settings.s3 && status >= 400 ? s3ErrorCode(body) : undefined;
+    return { status, etag: typeof etag === 'string' ? etag : undefined, body, code };
   };
 
-  const fetchFile = async (file: string, extra: Record<string, string> = {}): Promise<OriginResponse> => {
+  /**
+   * `file` from the origin, its answer read no further than `limit` says for its status (a body's
+   * range: its size; a listed file: its size; else unlistedFileBytes), within the deadline.
+   */
+  const fetchFile = async (
+    file: string,
+    extra: Record<string, string> = {},
+    limit: (status: number) => AnswerLimit = () => ({ bytes: unlistedFileBytes, cut: false }),
+  ): Promise<OriginResponse> => {
     const headers = settings.header ? { [settings.header[0]]: settings.header[1], ...extra } : extra;
+    const signal = AbortSignal.timeout(timeouts.total);
     try {
       let answer: OriginResponse;
       try {
-        answer = await once(file, headers);
+        answer = await once(file, headers, limit, signal);
       } catch (error) {
         if (!isReset(error)) throw error;
-        answer = await once(file, headers); // a kept-alive connection the origin had closed: once more
+        answer = await once(file, headers, limit, signal); // a kept-alive connection the origin had closed: once more
       }
       metrics.originFetch(answer.status === 200 || answer.status === 206 || answer.status === 304 ? 'ok' : `status-${answer.status}`);
       if (answer.status === 401 || answer.status === 403) refusal = originAnswer(answer, file, 'is ORIGIN_HEADER the secret it expects?');
       else if (answer.status < 500) refusal = undefined;
       return answer;
     } catch (error) {
-      const failure = timeoutErrors.some((type) => error instanceof type)
-        ? new StoreError('ERR_ORIGIN_TIMEOUT', `The data origin did not answer in time (${(error as Error).message}); retry shortly.`)
-        : new StoreError(
-            'ERR_ORIGIN_UNREACHABLE',
-            `The data origin is unreachable (${(error as { code?: string }).code ?? (error as Error).message}); retry shortly.`,
-          );
+      if (error instanceof StoreError) {
+        metrics.originFetch(error.code);
+        throw error;
+      }
+      const failure = signal.aborted
+        ? new StoreError('ERR_ORIGIN_TIMEOUT', `The data origin did not send ${file} within ${timeouts.total} ms; retry shortly.`)
+        : timeoutErrors.some((type) => error instanceof type)
+          ? new StoreError('ERR_ORIGIN_TIMEOUT', `The data origin did not answer in time (${(error as Error).message}); retry shortly.`)
+          : new StoreError(
+              'ERR_ORIGIN_UNREACHABLE',
+              `The data origin is unreachable (${(error as { code?: string }).code ?? (error as Error).message}); retry shortly.`,
+            );
       metrics.originFetch(failure.code);
       throw failure;
     }
@@ -340,16 +422,19 @@ function storeFromManifest(
     let body: Buffer;
     if (isPacked(entry)) {
       // A lookup's body: its bytes in its pack, asked for as a range.
-      const response = await origin.fetchFile(`${bodyBase}${entry.pack}`, { Range: `bytes=${entry.offset}-${entry.offset + entry.size - 1}` });
+      // Its size from a 206; from a 200 (an origin that ignores Range), the pack up to its end, no further.
+      const response = await origin.fetchFile(`${bodyBase}${entry.pack}`, { Range: `bytes=${entry.offset}-${entry.offset + entry.size - 1}` }, (status) =>
+        status === 206 ? { bytes: entry.size, cut: false } : { bytes: entry.offset + entry.size, cut: true },
+      );
       checkNamedByContent(response, scoped);
-      body = sliceOf(entry, response);
-      checkBody(etag, { ...response, status: 200, body });
+      body = sliceOf(entry, response, scoped);
+      checkBody(etag, { ...response, status: 200, body }, scoped);
     } else {
-      const response = await origin.fetchFile(`${bodyBase}${file}`);
+      const response = await origin.fetchFile(`${bodyBase}${file}`, {}, () => ({ bytes: entry.size, cut: false }));
       if (file.startsWith(`${lookupShardsDir}/`)) checkNamedByContent(response, scoped);
       body = response.body;
       if (Object.hasOwn(manifest.public, file)) checkPublicFile(file, etag, response);
-      else checkBody(etag, response);
+      else checkBody(etag, response, scoped);
     }
     void copy.saveBody(etag, body);
     return body;
@@ -389,15 +474,15 @@ function checkNamedByContent(response: OriginResponse, scoped: boolean): void {
  * A body's bytes from the answer to its range of a pack: a 206 with them, or a 200 with the whole
  * pack from an origin that ignores ranges. Any other answer is checked (and refused) as a body.
  */
-function sliceOf(entry: PackedEntry, response: OriginResponse): Buffer {
+function sliceOf(entry: PackedEntry, response: OriginResponse, scoped: boolean): Buffer {
   if (response.status === 206) return response.body;
   if (response.status === 200 && response.body.length >= entry.offset + entry.size) return response.body.subarray(entry.offset, entry.offset + entry.size);
   if (response.status === 416) throw new StoreError('ERR_ORIGIN_SWITCHING', 'The data origin is switching builds: retry shortly.', { 'Retry-After': '1' });
-  checkBody(entry.etag, response);
+  checkBody(entry.etag, response, scoped);
   return response.body;
 }
 
-function checkBody(etag: string, response: OriginResponse): void {
+function checkBody(etag: string, response: OriginResponse, scoped: boolean): void {
   const { status, body } = response;
   // The manifest lists it, so the record exists: a 404 from the origin is the origin's fault (a
   // build not wholly uploaded, a file removed), never "no such record".
@@ -407,8 +492,22 @@ function checkBody(etag: string, response: OriginResponse): void {
     });
   }
   if (status !== 200) throw new StoreError('ERR_ORIGIN_ANSWER', `The data origin answered ${answered(response)} for a body: retry shortly.`);
-  // The origin may already serve a newer build than this manifest: never serve a body as another.
-  if (computeEtag(body) !== etag) throw new StoreError('ERR_ORIGIN_SWITCHING', 'The data origin is switching builds: retry shortly.', { 'Retry-After': '1' });
+  if (computeEtag(body) === etag) return;
+  // Never served as another body. Under builds/<buildId>/ a build's files never change: bytes that
+  // do not hash to the ETag are a damaged copy there. At the root, the origin may also have moved
+  // to a newer build than this manifest.
+  if (scoped) {
+    throw new StoreError(
+      'ERR_ORIGIN_ANSWER',
+      "The data origin's copy of this lookup's body is damaged (its bytes do not hash to its ETag): retry shortly; its operators should upload the build again.",
+      { 'Retry-After': '5' },
+    );
+  }
+  throw new StoreError(
+    'ERR_ORIGIN_SWITCHING',
+    "The data origin sent bytes that do not hash to this lookup's ETag: it is switching builds, or its copy is damaged; retry shortly.",
+    { 'Retry-After': '1' },
+  );
 }
 
 /**

@@ -445,7 +445,7 @@ describe.skipIf(!nginxBinary)('nginx as the origin, behind a relay that injects 
   const isTryCurrency = (pathname: string, range: string | undefined): boolean => pathname === tryCurrencyPack && range === tryCurrencyRange;
   const webDomains = '/addressmanagement/api/webdomain/getall';
   /** A stalled body fails after 300 ms without a byte, not after the default 10 s. */
-  const relayTimeouts = { connect: 2_000, headers: 2_000, body: 300 };
+  const relayTimeouts = { connect: 2_000, headers: 2_000, body: 300, total: 5_000 };
   let distDir: string;
   let nginx: RunningNginx;
   let local: RunningService;
@@ -549,12 +549,18 @@ describe.skipIf(!nginxBinary)('nginx as the origin, behind a relay that injects 
     expect((await publicFile('/openapi.json')).status).toBe(200);
   });
 
-  it('a body and /openapi.json with one byte changed are never passed on: 503 and 502 envelopes, then the right bytes once the relay passes', async () => {
+  it('a body and /openapi.json with one byte changed are never passed on: 502 envelopes naming a damaged copy, then the right bytes once the relay passes', async () => {
     relay.faultsOn = (pathname, range) => isTryCurrency(pathname, range) || pathname === openapiFile;
     relay.mode = 'corrupt';
     const body = await fetch(`${service.running.url}${tryCurrency}`, { headers: auth });
-    expect(body.headers.get('retry-after')).toBe('1');
-    expect(await failureOf(body)).toMatchObject({ status: 503, isSuccess: false, body: null, message: expect.stringMatching(/switching builds/) });
+    expect(body.headers.get('retry-after')).toBe('5');
+    // Under builds/<buildId>/ files never change: the copy is damaged, not a build being switched.
+    expect(await failureOf(body)).toMatchObject({
+      status: 502,
+      isSuccess: false,
+      body: null,
+      message: expect.stringMatching(/copy of this lookup's body is damaged/),
+    });
     expect(await failureOf(await publicFile('/openapi.json'))).toMatchObject({
       status: 502,
       isSuccess: false,

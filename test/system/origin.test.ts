@@ -441,7 +441,7 @@ describe('origin mode, failing at start', () => {
 });
 
 /** Small enough that a stalled origin fails the request at once; a fixture file still arrives in time. */
-const testTimeouts = { connect: 2_000, headers: 2_000, body: 300 };
+const testTimeouts = { connect: 2_000, headers: 2_000, body: 300, total: 5_000 };
 
 /** The envelope of a failure, read only after its status has been checked (a cut 200 would hang here). */
 async function envelopeOf(response: Response): Promise<{ isSuccess: boolean; message: string | null; body: unknown }> {
