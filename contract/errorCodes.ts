@@ -68,6 +68,11 @@ export const errorOutcomes: Readonly<Record<ErrorCode, ErrorOutcome>> = {
   ERR_PARAM_MISSING: { status: 400, shown: true, meaning: 'A required query parameter is missing. The message names it.' },
   ERR_PARAM_REPEATED: { status: 400, shown: true, meaning: 'A query parameter is given more than once.' },
   ERR_PARAMS_TOO_MANY: { status: 400, shown: true, meaning: 'More query parameters than the operation takes.' },
+  ERR_PARAM_UNKNOWN: {
+    status: 400,
+    shown: true,
+    meaning: 'A query parameter an operation answered without a token (a calendar) does not take. The message lists those it takes.',
+  },
   ERR_PARAM_INVALID: {
     status: 400,
     shown: true,

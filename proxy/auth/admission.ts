@@ -16,14 +16,14 @@ import type http from 'node:http';
 import type { BlockList } from 'node:net';
 import { ServiceError } from '../../contract/errors.ts';
 import type { Config } from '../config/config.ts';
-import { clientAddressOf } from './clientAddress.ts';
-import { addressBlocked, isShareMessage, SharedLimiter, tokenBudgetSpent, type RateLimitFields, type Standing } from './rateLimits.ts';
+import { addressBucketOf, clientAddressOf } from './clientAddress.ts';
+import { addressBlocked, anonymousBudgetSpent, isShareMessage, SharedLimiter, tokenBudgetSpent, type RateLimitFields, type Standing } from './rateLimits.ts';
 import type { Authenticate } from './authenticate.ts';
 import { ClusterFailureCounter, isKnownTokenMessage, KnownTokens, LocalFailureCounter, type FailureCounter } from './checkGate.ts';
 import type { Principal } from './principal.ts';
 
 /** No budgets at all: every token check as authenticate.ts makes it, nothing counted. */
-export const noLimits: Config['limits'] = { perToken: undefined, authFailures: undefined, trustedProxies: undefined };
+export const noLimits: Config['limits'] = { perToken: undefined, authFailures: undefined, anonymous: undefined, trustedProxies: undefined };
 
 /** A cluster worker's channel to its primary (process.send), for the budgets the workers share. */
 export type PrimaryLink = (message: object) => void;
@@ -36,6 +36,11 @@ export interface Admission {
    * RateLimit fields to send, or a thrown 429 ServiceError.
    */
   admit(principal: Principal): RateLimitFields | undefined;
+  /**
+   * Counts a request without a token (a calendar) against its client address's budget
+   * (ANONYMOUS_LIMIT, IPv6 by its /64): nothing when there is no budget, else a thrown 429.
+   */
+  admitAnonymous(request: http.IncomingMessage): void;
   /** A message from the primary: counts, replies and known tokens of the other workers. */
   receive(message: unknown): void;
   /** The client's address as the budgets see it: the peer's, or the one TRUSTED_PROXIES forwarded. */
@@ -67,6 +72,7 @@ export function createAdmission(
   const failures: FailureCounter | undefined =
     failureBudget && (primary ? new ClusterFailureCounter(failureBudget, primary, now) : new LocalFailureCounter(failureBudget, undefined, now));
   const known = new KnownTokens(primary, now);
+  const anonymous = limits.anonymous && new SharedLimiter('anonymous', limits.anonymous, primary);
   const refuseToken = (standing: Standing): never => {
     throw tokenBudgetSpent(standing, (perToken as SharedLimiter).budget);
   };
@@ -111,10 +117,17 @@ export function createAdmission(
       if (perToken === undefined) return undefined;
       return perToken.admit(principal.budgetKey, refuseToken);
     },
+    admitAnonymous(request) {
+      if (anonymous === undefined) return;
+      anonymous.admit(addressBucketOf(clientAddressOf(request, trusted), 64), (standing) => {
+        throw anonymousBudgetSpent(standing, anonymous.budget);
+      });
+    },
     receive(message) {
       if (isShareMessage(message)) {
         const { policy, counts } = message.rateLimitShare;
         if (policy === 'token') perToken?.absorb(counts);
+        else if (policy === 'anonymous') anonymous?.absorb(counts);
         else if (policy === 'key') for (const count of counts) ownLimiters.get(count[0])?.absorb([count]);
       } else if (isKnownTokenMessage(message)) known.absorb(message);
       else if (failures instanceof ClusterFailureCounter) failures.receive(message);

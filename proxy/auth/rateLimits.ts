@@ -16,8 +16,8 @@ import { ServiceError } from '../../contract/errors.ts';
 import type { Budget } from '../config/config.ts';
 import { WindowCounter, type Window } from './windowCounter.ts';
 
-/** The policies, by the names the RateLimit fields give them: RATE_LIMIT's, a key's own (`rate=`), AUTH_FAILURE_LIMIT's. */
-export type PolicyName = 'token' | 'key' | 'failedauth';
+/** The policies, by the names the RateLimit fields give them: RATE_LIMIT's, a key's own (`rate=`), AUTH_FAILURE_LIMIT's, ANONYMOUS_LIMIT's. */
+export type PolicyName = 'token' | 'key' | 'failedauth' | 'anonymous';
 
 /** What one worker counted, for the others: [key, points] pairs of one policy. */
 export interface ShareMessage {
@@ -29,7 +29,7 @@ export function isShareMessage(message: unknown): message is ShareMessage {
   return (
     typeof share === 'object' &&
     share !== null &&
-    (share.policy === 'token' || share.policy === 'key' || share.policy === 'failedauth') &&
+    (share.policy === 'token' || share.policy === 'key' || share.policy === 'failedauth' || share.policy === 'anonymous') &&
     Array.isArray(share.counts)
   );
 }
@@ -180,6 +180,15 @@ export function addressBlocked(standing: Standing, budget: Budget): ServiceError
   return new ServiceError(
     'ERR_RATE_LIMITED',
     `Too many invalid tokens from this address: at most ${budget.points} per ${budget.seconds} s are checked. Retry in ${standing.resetSeconds} s (Retry-After) with a valid token; a token this service accepted before is still answered.`,
+    { 'Retry-After': String(standing.resetSeconds), ...standing.headers },
+  );
+}
+
+/** The 429 of an address that sent too many requests without a token. */
+export function anonymousBudgetSpent(standing: Standing, budget: Budget): ServiceError {
+  return new ServiceError(
+    'ERR_RATE_LIMITED',
+    `Too many requests without a token from this address: at most ${budget.points} per ${budget.seconds} s. Retry in ${standing.resetSeconds} s (Retry-After); a calendar app needs far fewer, and lookups with a token are not counted here.`,
     { 'Retry-After': String(standing.resetSeconds), ...standing.headers },
   );
 }

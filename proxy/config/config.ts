@@ -16,6 +16,12 @@ export { apiKeyPattern, type Budget } from './settingFields.ts';
 /** Failed token checks allowed per client address by default: far more than a client with a stale token makes, far too few to guess one. */
 export const defaultAuthFailureLimit = '100/60';
 
+/**
+ * Requests without a token (the calendars) per client address: far more than any calendar app
+ * refreshes, far less than a flood.
+ */
+export const defaultAnonymousLimit = '600/60';
+
 /** 24 hours: the longest default access-token lifetime among common identity providers (Auth0). */
 export const defaultJwtMaxLifetimeSeconds = 86_400;
 
@@ -102,6 +108,7 @@ const environmentSchema = z.object({
     .default(defaultShutdownDelayMs),
   RATE_LIMIT: budget.optional(),
   AUTH_FAILURE_LIMIT: budget.prefault(defaultAuthFailureLimit),
+  ANONYMOUS_LIMIT: budget.prefault(defaultAnonymousLimit),
   TRUSTED_PROXIES: addressList.optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   NODE_ENV: z.string().optional(),
@@ -168,6 +175,8 @@ export interface Config {
     readonly perToken: Budget | undefined;
     /** Invalid tokens per client address (AUTH_FAILURE_LIMIT); undefined when off. */
     readonly authFailures: Budget | undefined;
+    /** Requests without a token per client address (ANONYMOUS_LIMIT); undefined when off. */
+    readonly anonymous: Budget | undefined;
     /** Proxies whose X-Forwarded-For names the client (TRUSTED_PROXIES); undefined when none. */
     readonly trustedProxies: BlockList | undefined;
   };
@@ -260,6 +269,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     limits: {
       perToken: settings.RATE_LIMIT,
       authFailures: settings.AUTH_FAILURE_LIMIT,
+      anonymous: settings.ANONYMOUS_LIMIT,
       trustedProxies: settings.TRUSTED_PROXIES === undefined || settings.TRUSTED_PROXIES.length === 0 ? undefined : trustedProxyList(settings.TRUSTED_PROXIES),
     },
     logLevel: settings.LOG_LEVEL,

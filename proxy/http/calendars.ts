@@ -15,7 +15,7 @@ import { calendarType, renderICalendar, utcStamp } from './icalendar.ts';
 import { chooseByAcceptLanguage } from './languages.ts';
 import { findTarget } from './lookups.ts';
 import { chooseEncoding, codedEtag, matchesIfNoneMatch } from './negotiation.ts';
-import { collectParams, noOperation } from './query.ts';
+import { collectParams, noOperation, refuseUnknownParams } from './query.ts';
 import { whenReady } from './respond.ts';
 import { whenIndexed } from '../store/manifestIndex.ts';
 
@@ -49,15 +49,25 @@ function render(body: Buffer, builtAt: string): Rendered {
  */
 const calendarEtag = (etag: string, builtAt: string) => `${etag.slice(0, -1)}-ics${utcStamp(builtAt)}"`;
 
-/** The route and body a calendar request names, found as a lookup finds them (without its token). */
+/**
+ * The route and body a calendar request names, found as a lookup finds them (without its token),
+ * its query holding no parameter the operation does not take.
+ */
 function resolveCalendar(exchange: Exchange) {
   const route = findRoute(exchange.pathname);
   if (!route) throw noOperation(exchange.pathname);
+  refuseUnknownParams(route, collectParams(exchange.query));
   return findTarget(route, exchange.query, exchange.context.store());
 }
 
-/** A calendar, resolved again once a shard it needs is fetched (an origin's, see lookups.ts). */
-export const answerCalendar: Handler = (exchange: Exchange) => whenIndexed(() => answerResolved(exchange));
+/**
+ * A calendar, counted against its client address's budget (ANONYMOUS_LIMIT), then resolved (again
+ * once a shard it needs is fetched: an origin's, see lookups.ts).
+ */
+export const answerCalendar: Handler = (exchange: Exchange) => {
+  exchange.context.admission.admitAnonymous(exchange.request);
+  return whenIndexed(() => answerResolved(exchange));
+};
 
 function answerResolved(exchange: Exchange): void | Promise<void> {
   const { context, request, method } = exchange;

@@ -93,6 +93,24 @@ export function resolveKeys(route: Route, query: string, store: BodyStore): Reso
   return { keys, given, params };
 }
 
+/**
+ * Refuses a query naming a parameter the route does not take: its own, `format` where it has
+ * formats, its language's. For the operations answered without a token (the calendars), whose
+ * answers a cache keyed by URL keeps: a parameter no operation reads would make a copy per value.
+ */
+export function refuseUnknownParams(route: Route, params: ReadonlyMap<string, readonly string[]>): void {
+  const taken = [...route.params.map((param) => param.name), ...(route.formats ? [formatParam] : []), ...(route.languages ? [route.languages.param] : [])];
+  const known = new Set(taken.map((name) => name.toLowerCase()));
+  for (const name of params.keys()) {
+    if (known.has(name)) continue;
+    const list = taken.length > 1 ? `${taken.slice(0, -1).join(', ')} and ${taken.at(-1)}` : (taken[0] ?? 'nothing');
+    throw new ServiceError(
+      'ERR_PARAM_UNKNOWN',
+      `Query parameter ${echo(name)} is not one this operation takes: it takes ${list}. Leave it out, so that a cache keeps one copy of this calendar.`,
+    );
+  }
+}
+
 /** A value that must name a part of what an earlier parameter names (StateProvinceCode DE-BY within CountryCode DE). */
 function checkWithin(
   route: Route,

@@ -168,3 +168,33 @@ describe('the work calendar as iCalendar', () => {
     expect((await call(`${calendar}?CountryCode=DE&Year=2024`, {})).status).toBe(401);
   });
 });
+
+describe('the calendar path without a token', () => {
+  it('refuses a parameter the operation does not take, naming those it does: a cache keyed by URL keeps one copy per calendar', async () => {
+    const reply = await call(`${calendar}?CountryCode=TR&Year=2024&format=ics&r=8127361`, {});
+    expect(reply.status).toBe(400);
+    expect(reply.headers.get('x-error-code')).toBe('ERR_PARAM_UNKNOWN');
+    expect(reply.message).toMatch(/^Query parameter "r" is not one this operation takes: it takes CountryCode, Year, StateProvinceCode, format and language\./);
+    // Case and order are the client's own: only the names count.
+    expect((await call(`${calendar}?format=ICS&year=2024&countrycode=TR`, {})).status).toBe(200);
+  });
+
+  it('gives each client address a budget of calendars (ANONYMOUS_LIMIT): 429 with Retry-After past it, lookups with a token unaffected', async () => {
+    const limited = await startProxy(await buildFixture(), { API_KEYS: testKey, ANONYMOUS_LIMIT: '3/60' });
+    try {
+      const ask = (headers: Record<string, string> = {}) => fetch(`${limited.url}${calendar}?CountryCode=TR&Year=2024&format=ics`, { headers });
+      for (let count = 0; count < 3; count++) expect((await ask()).status).toBe(200);
+      const refused = await ask();
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('x-error-code')).toBe('ERR_RATE_LIMITED');
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(refused.headers.get('ratelimit-policy')).toBe('"anonymous";q=3;w=60');
+      const envelope = (await refused.json()) as { header: { message: string } };
+      expect(envelope.header.message).toMatch(/^Too many requests without a token from this address: at most 3 per 60 s\./);
+      const lookup = await fetch(`${limited.url}${calendar}?CountryCode=TR&Year=2024`, { headers: { Authorization: `Bearer ${testKey}` } });
+      expect(lookup.status).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  });
+});
