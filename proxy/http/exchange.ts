@@ -5,6 +5,7 @@
  */
 import type http from 'node:http';
 import { ServiceError } from '../../contract/errors.ts';
+import type { FailureLines } from '../observe/failureLines.ts';
 import type { Admission } from '../auth/admission.ts';
 import { authorize } from '../auth/authenticate.ts';
 import type { Principal } from '../auth/principal.ts';
@@ -47,6 +48,8 @@ export interface ListenerContext extends ServerDependencies {
   readonly downloadVary: string;
   /** True once the process has begun to stop (RunningServer.drain). */
   readonly draining: () => boolean;
+  /** Which failure lines this listener writes: one per kind and interval (observe/failureLines.ts). */
+  readonly failureLines: FailureLines;
 }
 
 /** What answers a request: one per kind (probes, public files, meta, downloads, lookups), each in its module. */

@@ -8,6 +8,7 @@ import { errorCodeHeader, errorOutcomes, shownCode } from '../../contract/errorC
 import { ServiceError, type ErrorCode } from '../../contract/errors.ts';
 import { newGlobalId, wrapFailure } from '../../contract/envelope.ts';
 import { jsonType, noStore } from '../../contract/http.ts';
+import type { FailureLines } from '../observe/failureLines.ts';
 import type { Logger } from '../observe/log.ts';
 import type { Metrics } from '../observe/metrics.ts';
 import { send } from './respond.ts';
@@ -48,24 +49,40 @@ export interface FailedRequest {
   readonly ids: RequestIds;
   /** The CORS headers its Origin earns: a script may read the refusal too. */
   readonly cors: Readonly<Record<string, string>>;
-  readonly context: { readonly log: Logger; readonly metrics: Metrics };
+  readonly context: { readonly log: Logger; readonly metrics: Metrics; readonly failureLines: FailureLines };
 }
 
 /**
  * Any failure of a request, answered in the envelope with `no-store`. A server-side failure (5xx)
- * is logged: an unforeseen one as an error with its stack, a known one (the origin down, keys
- * unverifiable) as a warning with its cause. A response already under way cannot change its
- * status: its connection is cut, so the client sees a truncated answer, never a wrong one.
+ * is counted (refdata_failures_total) and logged once per kind and interval (failureLines.ts), with
+ * how many of its kind were left out since: an unforeseen one, a fault of the service's own, as an
+ * error with its stack; a known one (the origin down, a damaged body, keys unverifiable) as a
+ * warning with its cause and no stack, since a client can repeat it at will. A response already
+ * under way cannot change its status: its connection is cut, so the client sees a truncated
+ * answer, never a wrong one.
  */
-export function sendFailure({ response, method, ids: { globalId, requestId }, cors, context: { log, metrics } }: FailedRequest, error: unknown): void {
+export function sendFailure(
+  { response, method, ids: { globalId, requestId }, cors, context: { log, metrics, failureLines } }: FailedRequest,
+  error: unknown,
+): void {
   const answer = answerFor(error);
   if (error instanceof ServiceError && authFailureCodes.has(error.code)) metrics.authFailure(error.code);
   if (!(error instanceof ServiceError)) {
-    log.error({ globalId, error: (error as Error)?.message, stack: (error as Error)?.stack }, 'request failed');
+    metrics.failure('ERR_UNAVAILABLE');
+    const thrown = error as Error | undefined;
+    const suppressed = failureLines.take(`unforeseen ${thrown?.name} ${thrown?.stack?.split('\n', 2)[1]?.trim()}`);
+    if (suppressed !== undefined)
+      log.error({ globalId, error: thrown?.message, stack: thrown?.stack, ...(suppressed > 0 ? { suppressed } : {}) }, 'request failed');
   } else if (answer.status >= 500 && error.code !== 'ERR_STOPPING') {
     // A stopping process's 503 on /readyz is what it means to say, not a failure.
+    metrics.failure(error.code);
+    const suppressed = failureLines.take(error.code);
     const cause = error.cause instanceof Error ? error.cause.message : undefined;
-    log.warn({ globalId, code: error.code, error: error.message, ...(cause === undefined ? {} : { cause }) }, 'request failed');
+    if (suppressed !== undefined)
+      log.warn(
+        { globalId, code: error.code, error: error.message, ...(cause === undefined ? {} : { cause }), ...(suppressed > 0 ? { suppressed } : {}) },
+        'request failed',
+      );
   }
   if (response.headersSent) return void response.destroy();
   const headers = { 'Cache-Control': noStore, 'X-Request-Id': requestId, ...cors, ...answer.headers };

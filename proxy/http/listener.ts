@@ -7,6 +7,7 @@ import type http from 'node:http';
 import { varyOf } from '../../contract/http.ts';
 import { checkOrigin } from '../auth/authenticate.ts';
 import { requestLineWriter } from '../observe/log.ts';
+import { FailureLines } from '../observe/failureLines.ts';
 import { noMetrics } from '../observe/metrics.ts';
 import { answerCalendar, isCalendarRequest } from './calendars.ts';
 import { answerDownload, isDownload } from './downloads.ts';
@@ -79,6 +80,7 @@ export function createRequestListener(deps: ServerDependencies, draining: () => 
     calendarVary: varyOf('calendar', corsVariesByOrigin),
     downloadVary: varyOf('download', tokenVariesByOrigin),
     draining,
+    failureLines: new FailureLines(),
   };
   return (request, response) => {
     const exchange = new Exchange(request, response, context);

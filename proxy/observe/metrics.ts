@@ -55,10 +55,12 @@ export interface Metrics {
   bodyCache(hit: boolean): void;
   /** A file fetched from the origin: `ok` or the failure's code. */
   originFetch(outcome: string): void;
+  /** A request failed on the service's side (a 5xx), by its code: logged or not. */
+  failure(code: string): void;
 }
 
 /** Metrics off (no METRICS_PORT): every call does nothing. */
-export const noMetrics: Metrics = { request() {}, authFailure() {}, bodyCache() {}, originFetch() {} };
+export const noMetrics: Metrics = { request() {}, authFailure() {}, bodyCache() {}, originFetch() {}, failure() {} };
 
 const servicePaths = new Set(['/', '/healthz', '/readyz', '/meta', '/meta/changes', '/openapi.json', '/docs']);
 
@@ -188,6 +190,11 @@ export async function createMetrics(sources: { store: () => BodyStore; cache: Bo
       this.set(sources.shards?.calculatedSize ?? 0);
     },
   });
+  const failures = new Counter({
+    name: 'refdata_failures_total',
+    help: 'Requests that failed on the service side (5xx), by code: each counted, only the first of a kind in 10 s logged.',
+    labelNames: ['code'],
+  });
   const originFetches = new Counter({
     name: 'refdata_origin_fetches_total',
     help: 'Files fetched from the origin: ok, or the failure code.',
@@ -238,6 +245,9 @@ export async function createMetrics(sources: { store: () => BodyStore; cache: Bo
     },
     originFetch(outcome) {
       originFetches.labels(outcome).inc();
+    },
+    failure(code) {
+      failures.labels(code).inc();
     },
   };
 }
