@@ -21,7 +21,7 @@
 import { hostname } from 'node:os';
 import { link, lstat, mkdir, readdir, readFile, readlink, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { buildIdFileName, buildsRootOf, readerLeaseSchema, readersDirOf } from '../contract/builds.ts';
+import { buildIdFileName, buildsRootOf, processStartOf, readerLeaseSchema, readersDirOf } from '../contract/builds.ts';
 import { isProcessAlive } from './buildLock.ts';
 import {
   encodeHead,
@@ -308,7 +308,8 @@ export async function swapLink(distDir: string, buildDir: string): Promise<void>
 
 /**
  * The build directories proxies on this disk read now (their leases), the leases of processes
- * gone from this host removed on the way. A lease of another host is trusted as it is.
+ * gone from this host removed on the way (a process is the one its lease names only if it started
+ * when the lease says). A lease of another host is trusted as it is.
  */
 export async function leasedBuilds(buildsRoot: string): Promise<Set<string>> {
   const readers = readersDirOf(buildsRoot);
@@ -317,7 +318,9 @@ export async function leasedBuilds(buildsRoot: string): Promise<Set<string>> {
     const file = path.join(readers, name);
     const lease = readerLeaseSchema.safeParse(await readFile(file, 'utf8').then(JSON.parse, () => undefined));
     if (!lease.success) continue;
-    if (lease.data.host === hostname() && !isProcessAlive(lease.data.pid)) {
+    // A process of this host that is gone, or whose id another process has since been given.
+    const { pid, started } = lease.data;
+    if (lease.data.host === hostname() && (!isProcessAlive(pid) || (started !== undefined && processStartOf(pid) !== started))) {
       await rm(file, { force: true });
       continue;
     }

@@ -12,7 +12,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import { access, mkdir, realpath, rename, rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { readerLeaseName, readersDirOf, type ReaderLease } from '../../contract/builds.ts';
+import { processStartOf, readerLeaseName, readersDirOf, type ReaderLease } from '../../contract/builds.ts';
 import { lookupIndexFileName } from '../../contract/lookupIndex.ts';
 import type { Logger } from '../observe/log.ts';
 import { openOriginStore, openSavedOriginStore, type OriginClient, type OriginStore } from './origin.ts';
@@ -79,7 +79,8 @@ function leaseWriter(log: Logger): { write(buildDir: string): Promise<void>; rem
       const buildsRoot = path.dirname(buildDir);
       if (!/^\..+-builds$/.test(path.basename(buildsRoot))) return;
       const readers = readersDirOf(buildsRoot);
-      const lease: ReaderLease = { host: hostname(), pid: process.pid, buildDir };
+      const started = processStartOf(process.pid);
+      const lease: ReaderLease = { host: hostname(), pid: process.pid, buildDir, ...(started === undefined ? {} : { started }) };
       const target = path.join(readers, readerLeaseName(lease.host, lease.pid));
       try {
         await mkdir(readers, { recursive: true });

@@ -8,7 +8,7 @@ import { hostname } from 'node:os';
 import { mkdir, readdir, readFile, readlink, realpath, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildsRootOf, readerLeaseName, readersDirOf } from '../../contract/builds.ts';
+import { buildsRootOf, processStartOf, readerLeaseName, readersDirOf } from '../../contract/builds.ts';
 import { buildDist, describeBuildFailure } from '../../generator/build.ts';
 import { BuildError } from '../../generator/errors.ts';
 import { rollback } from '../../generator/rollback.ts';
@@ -99,6 +99,28 @@ describe('pruning', () => {
     expect(left).toContain(path.basename(pinned));
     expect(left).not.toContain(path.basename(orphan));
     expect(await readdir(readers)).toEqual([readerLeaseName(hostname(), process.pid)]);
+  });
+
+  it('forgets a lease whose process id now names another process (started at another time), and keeps one whose process it is', async () => {
+    const distDir = await newDist();
+    await buildDist({ dataDir: fixtureData, distDir, keepBuilds: 2 });
+    const reused = await realpath(distDir);
+    await buildDist({ dataDir: fixtureData, distDir, force: true, keepBuilds: 2 });
+    const held = await realpath(distDir);
+    const readers = readersDirOf(buildsRootOf(distDir));
+    await mkdir(readers, { recursive: true });
+    // This test's own process id, alive, but the lease's process started at another time: the id was reused.
+    const started = processStartOf(process.pid);
+    expect(started).toBeDefined();
+    const stale = { host: hostname(), pid: process.pid, buildDir: reused, started: `${started}0` };
+    await writeFile(path.join(readers, readerLeaseName(hostname(), process.pid)), JSON.stringify(stale));
+    const parent = { host: hostname(), pid: process.ppid, buildDir: held, started: processStartOf(process.ppid) };
+    await writeFile(path.join(readers, readerLeaseName(hostname(), process.ppid)), JSON.stringify(parent));
+    for (let round = 0; round < 3; round++) await buildDist({ dataDir: fixtureData, distDir, force: true, keepBuilds: 2 });
+    const left = await readdir(buildsRootOf(distDir));
+    expect(left).not.toContain(path.basename(reused));
+    expect(left).toContain(path.basename(held));
+    expect(await readdir(readers)).toEqual([readerLeaseName(hostname(), process.ppid)]);
   });
 });
 
