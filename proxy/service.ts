@@ -40,10 +40,11 @@ export async function openBuild(
   timeouts: OriginTimeouts = originTimeouts,
   caches: StoreCaches = createStoreCaches(config.bodyCacheBytes, config.indexCacheBytes),
   metrics: Metrics = noMetrics,
+  now: () => number = Date.now,
 ): Promise<LiveStore> {
   if (config.origin) {
     const copy = config.origin.cacheDir === undefined ? noOriginCopy : await openOriginCopy(config.origin.cacheDir, log);
-    return openOriginLiveStore(await createOriginClient(config.origin, timeouts, metrics), caches, copy, log);
+    return openOriginLiveStore(await createOriginClient(config.origin, timeouts, metrics, now), caches, copy, log);
   }
   return openLocalLiveStore(config.distDir, caches, log);
 }
@@ -67,7 +68,7 @@ export async function startService(config: Config, { extraKeys = [], log, now, o
   const metrics = config.metrics
     ? await createMetrics({ store: () => (current as () => BodyStore)(), cache: caches.bodies, shards: caches.shards })
     : noMetrics;
-  const build = await openBuild(config, log, timeouts, caches, metrics);
+  const build = await openBuild(config, log, timeouts, caches, metrics, now);
   current = build.current;
   const running = await startServer(
     {

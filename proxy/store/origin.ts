@@ -54,6 +54,9 @@ export interface AnswerLimit {
   readonly cut: boolean;
 }
 
+/** Files an origin store remembers as refused until their Retry-After: a bound, not a working size. */
+const maxRefusedFiles = 10_000;
+
 /** The most of a refusal's body read (an S3 error document, an error page): enough for its error code. */
 const refusalBytes = 64 * 1024;
 /** The most a file of no listed size may hold: the head of a build's lookup index (5.3 MB for the world), the pointer. */
@@ -122,7 +125,12 @@ async function readAtMost(
  * undici is loaded here, not at start: a proxy serving a local build never needs it, and loading it
  * is a tenth of a worker's start.
  */
-export async function createOriginClient(settings: OriginSettings, timeouts: OriginTimeouts = originTimeouts, metrics: Metrics = noMetrics) {
+export async function createOriginClient(
+  settings: OriginSettings,
+  timeouts: OriginTimeouts = originTimeouts,
+  metrics: Metrics = noMetrics,
+  now: () => number = Date.now,
+) {
   const { Agent, errors } = await import('undici');
   const timeoutErrors = [errors.ConnectTimeoutError, errors.HeadersTimeoutError, errors.BodyTimeoutError];
   const isReset = (error: unknown): boolean => {
@@ -212,7 +220,8 @@ export async function createOriginClient(settings: OriginSettings, timeouts: Ori
     }
   };
 
-  return { base, fetchFile, refusal: (): string | undefined => refusal, close: () => agent.close() };
+  // The clock the stores of this origin read (Retry-After memories): a test's own.
+  return { base, fetchFile, now, refusal: (): string | undefined => refusal, close: () => agent.close() };
 }
 
 export type OriginClient = Awaited<ReturnType<typeof createOriginClient>>;
@@ -412,10 +421,28 @@ function storeFromManifest(
   const { manifest, head } = readManifest(bytes, where);
   const bodyBase = scoped ? buildScopedPath(manifest.buildId, '') : '';
 
+  // A file the origin failed to give with a Retry-After (damaged there, missing, a build being
+  // switched) is refused again until that time has passed, without asking the origin: a client
+  // repeating its request costs the origin one fetch per interval, not one per request.
+  const refused = new Map<string, { readonly until: number; readonly error: StoreError }>();
+  const load = async (file: string, entry: ManifestEntry | PackedEntry): Promise<Buffer> => {
+    const known = refused.get(entry.etag);
+    if (known !== undefined && known.until > origin.now()) throw known.error;
+    try {
+      return await loadOnce(file, entry);
+    } catch (error) {
+      const seconds = error instanceof StoreError ? Number(error.headers['Retry-After']) : Number.NaN;
+      if (seconds > 0) {
+        if (refused.size >= maxRefusedFiles) refused.clear();
+        refused.set(entry.etag, { until: origin.now() + seconds * 1000, error: error as StoreError });
+      }
+      throw error;
+    }
+  };
   // Nothing reaches the client before the whole file is in and its hash checked: an origin that
   // resets or stalls halfway costs a 502 or 504 envelope, never a cut or hanging response. The
   // local copy is asked first (its bodies are checked against their ETag as well).
-  const load = async (file: string, entry: ManifestEntry | PackedEntry): Promise<Buffer> => {
+  const loadOnce = async (file: string, entry: ManifestEntry | PackedEntry): Promise<Buffer> => {
     const { etag } = entry;
     const kept = await copy.readBody(etag);
     if (kept) return kept;

@@ -451,6 +451,8 @@ describe.skipIf(!nginxBinary)('nginx as the origin, behind a relay that injects 
   let local: RunningService;
   let relay: FaultRelay;
   let service: RunningService;
+  /** The proxy's clock, moved by a test past a Retry-After rather than waiting it out. */
+  let clock = Date.now();
   beforeAll(async () => {
     distDir = await buildFixture();
     nginx = await startNginx(path.resolve(distDir), originHeader);
@@ -462,9 +464,10 @@ describe.skipIf(!nginxBinary)('nginx as the origin, behind a relay that injects 
   });
   beforeEach(async () => {
     relay = await startFaultRelay(nginx.url);
+    clock = Date.now();
     service = await startService(
       loadConfig({ PORT: '0', DIST_DIR: distDir, API_KEYS: testKey, ORIGIN_URL: relay.url, ORIGIN_HEADER: originHeader, ORIGIN_CACHE_DIR: await tempDir() }),
-      { log: silentLogger, originTimeouts: relayTimeouts },
+      { log: silentLogger, originTimeouts: relayTimeouts, now: () => clock },
     );
     const build = `/${buildScopedPath(service.build.current().manifest.buildId, '')}`;
     const body = await bodyOf(distDir, tryCurrencyBody);
@@ -571,6 +574,10 @@ describe.skipIf(!nginxBinary)('nginx as the origin, behind a relay that injects 
     expect(relay.requests.get(openapiFile)).toBe(1);
 
     relay.mode = 'pass';
+    // Until its Retry-After has passed, the body is refused again without asking the origin.
+    expect(await lookup(service, tryCurrency)).toMatchObject({ status: 502 });
+    expect(relay.ranges.get(`${tryCurrencyPack} ${tryCurrencyRange}`)).toBe(1);
+    clock += 5_000;
     expect(await lookup(service, tryCurrency)).toEqual(await lookup(local, tryCurrency));
     const [fromDisk, fromNginx] = await Promise.all([fetch(`${local.running.url}/openapi.json`), publicFile('/openapi.json')]);
     expect(fromNginx.status).toBe(200);

@@ -17,7 +17,7 @@ import { noOriginCopy } from '../../proxy/store/originCopy.ts';
 import { createStoreCaches } from '../../proxy/store/store.ts';
 import { buildFixture } from '../support/service.ts';
 
-type Mode = 'serve' | 'whole-pack-and-more' | 'range-and-more' | 'huge-shard' | 'drip';
+type Mode = 'serve' | 'whole-pack-and-more' | 'range-and-more' | 'huge-shard' | 'drip' | 'damaged-shard';
 
 /** Megabytes sent after the real bytes, for the modes that send too much: far more than a worker's budget. */
 const floodMegabytes = 400;
@@ -26,6 +26,8 @@ const chunk = Buffer.alloc(64 * 1024, 0x20);
 interface MisbehavingOrigin {
   readonly url: string;
   mode: Mode;
+  /** Requests per path, since the start. */
+  readonly hits: Map<string, number>;
   /** Bytes written in the last answer before the proxy stopped reading (or the answer ended). */
   lastWritten: number;
   close(): Promise<void>;
@@ -55,9 +57,10 @@ async function sendFlooded(response: http.ServerResponse, bytes: Buffer, origin:
 }
 
 function startOrigin(root: string): Promise<MisbehavingOrigin> {
-  const origin = { mode: 'serve' as Mode, lastWritten: 0 };
+  const origin = { mode: 'serve' as Mode, lastWritten: 0, hits: new Map<string, number>() };
   const server = http.createServer(async (request, response) => {
     const pathname = (request.url ?? '/').split('?')[0] ?? '/';
+    origin.hits.set(pathname, (origin.hits.get(pathname) ?? 0) + 1);
     let bytes: Buffer;
     try {
       bytes = await readFile(path.join(await realpath(root), pathname));
@@ -79,6 +82,11 @@ function startOrigin(root: string): Promise<MisbehavingOrigin> {
     if (origin.mode === 'huge-shard' && isShard) {
       response.writeHead(200);
       return void sendFlooded(response, bytes, origin as MisbehavingOrigin);
+    }
+    if (origin.mode === 'damaged-shard' && isShard) {
+      const damaged = Buffer.from(bytes);
+      damaged[damaged.length - 1] = (damaged[damaged.length - 1] as number) ^ 0x01;
+      return response.writeHead(200).end(damaged);
     }
     if (origin.mode === 'drip' && (isPack || isShard)) {
       // A byte every 100 ms, for ever: never idle long enough for the timeout between pieces.
@@ -189,5 +197,17 @@ describe('origin mode, an origin that sends too much or too slowly', () => {
     await expect(Promise.resolve(store.read(lookup.file, lookup.entry))).rejects.toMatchObject({ code: 'ERR_ORIGIN_TIMEOUT' });
     origin.mode = 'serve';
     expect(await store.read(lookup.file, lookup.entry)).toEqual(bytes);
+  });
+
+  it('asks the origin once, not once a request, for a shard whose bytes are damaged there, until its Retry-After has passed', async () => {
+    const store = await freshStore();
+    const head = await readLookupHead(await realpath(distDir));
+    const shard = head.shards[0];
+    if (!shard) throw new Error('the fixture build has no shard');
+    const shardPath = `/${shardFileOf(shard.etag)}`;
+    origin.mode = 'damaged-shard';
+    const before = origin.hits.get(shardPath) ?? 0;
+    for (let attempt = 0; attempt < 20; attempt++) await expect(store.lookupAt(0)).rejects.toMatchObject({ code: expect.stringMatching(/^ERR_ORIGIN_/) });
+    expect((origin.hits.get(shardPath) ?? 0) - before).toBe(1);
   });
 });
