@@ -61,11 +61,22 @@ function resolveCalendar(exchange: Exchange) {
 }
 
 /**
+ * How long the 429 of an address past its budget of calendars waits before it is sent: a client
+ * that asks again at once on each connection is slowed to a request a second per connection,
+ * which leaves the workers to the other clients, at the cost of a timer per refusal.
+ */
+export const anonymousRefusalDelayMs = 1_000;
+
+/**
  * A calendar, counted against its client address's budget (ANONYMOUS_LIMIT), then resolved (again
  * once a shard it needs is fetched: an origin's, see lookups.ts).
  */
 export const answerCalendar: Handler = (exchange: Exchange) => {
-  exchange.context.admission.admitAnonymous(exchange.request);
+  try {
+    exchange.context.admission.admitAnonymous(exchange.request);
+  } catch (error) {
+    return new Promise((_, reject) => setTimeout(() => reject(error), anonymousRefusalDelayMs));
+  }
   return whenIndexed(() => answerResolved(exchange));
 };
 
