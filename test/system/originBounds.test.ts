@@ -162,6 +162,28 @@ describe('origin mode, an origin that sends too much or too slowly', () => {
     expect(origin.lastWritten).toBeLessThan(32 * 1024 * 1024);
   });
 
+  it("stays within a worker's 256 MB through four concurrent misses against an origin sending a whole pack and 400 MB more", async () => {
+    const store = await freshStore();
+    const routes = [
+      '/addressmanagement/api/region/getall',
+      '/financemanagement/api/currency/getall',
+      '/addressmanagement/api/country/getall',
+      '/addressmanagement/api/language/getall',
+    ];
+    const wanted = await Promise.all(routes.map((route) => lookupOf(store, route)));
+    origin.mode = 'whole-pack-and-more';
+    const baseline = process.memoryUsage.rss();
+    let peak = baseline;
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 5);
+    try {
+      const bodies = await Promise.all(wanted.map(({ lookup }) => store.read(lookup.file, lookup.entry)));
+      expect(bodies).toEqual(wanted.map(({ bytes }) => bytes));
+    } finally {
+      clearInterval(sampler);
+    }
+    expect(peak - baseline).toBeLessThan(256 * 1024 * 1024);
+  });
+
   it('refuses a range answered with more bytes than were asked, without reading them all', async () => {
     const store = await freshStore();
     const { lookup } = await lookupOf(store, '/addressmanagement/api/region/getall');
