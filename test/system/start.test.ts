@@ -169,7 +169,7 @@ describe('configuration', () => {
       bodyCacheBytes: 64 * 1024 * 1024,
       indexCacheBytes: 32 * 1024 * 1024,
       shutdownDelayMs: 3000,
-      limits: { perToken: undefined, authFailures: { points: 100, seconds: 60 }, trustedProxies: undefined },
+      limits: { perToken: undefined, authFailures: { points: 100, seconds: 60 }, anonymous: { points: 600, seconds: 60 }, trustedProxies: undefined },
       logLevel: 'info',
       production: false,
     });
@@ -200,6 +200,7 @@ describe('configuration', () => {
         SHUTDOWN_DELAY_MS: '10000',
         RATE_LIMIT: '600/1m',
         AUTH_FAILURE_LIMIT: '50/30',
+        ANONYMOUS_LIMIT: '120/1m',
         TRUSTED_PROXIES: '10.0.0.0/8, 2001:db8::1',
         LOG_LEVEL: 'warn',
         NODE_ENV: 'production',
@@ -228,7 +229,12 @@ describe('configuration', () => {
       bodyCacheBytes: 128 * 1024 * 1024,
       indexCacheBytes: 32 * 1024 * 1024,
       shutdownDelayMs: 10_000,
-      limits: { perToken: { points: 600, seconds: 60 }, authFailures: { points: 50, seconds: 30 }, trustedProxies: expect.any(BlockList) },
+      limits: {
+        perToken: { points: 600, seconds: 60 },
+        authFailures: { points: 50, seconds: 30 },
+        anonymous: { points: 120, seconds: 60 },
+        trustedProxies: expect.any(BlockList),
+      },
       logLevel: 'warn',
       production: true,
     });
