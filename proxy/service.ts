@@ -34,13 +34,24 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
+/** What openBuild takes besides the configuration and the log: each has a default for a service of its own. */
+interface BuildOptions {
+  readonly timeouts?: OriginTimeouts;
+  readonly caches?: StoreCaches;
+  readonly metrics?: Metrics;
+  /** The clock an origin's stores read (Retry-After memories). */
+  readonly now?: () => number;
+}
+
 export async function openBuild(
   config: Config,
   log: Logger,
-  timeouts: OriginTimeouts = originTimeouts,
-  caches: StoreCaches = createStoreCaches(config.bodyCacheBytes, config.indexCacheBytes),
-  metrics: Metrics = noMetrics,
-  now: () => number = Date.now,
+  {
+    timeouts = originTimeouts,
+    caches = createStoreCaches(config.bodyCacheBytes, config.indexCacheBytes),
+    metrics = noMetrics,
+    now = Date.now,
+  }: BuildOptions = {},
 ): Promise<LiveStore> {
   if (config.origin) {
     const copy = config.origin.cacheDir === undefined ? noOriginCopy : await openOriginCopy(config.origin.cacheDir, log);
@@ -68,7 +79,7 @@ export async function startService(config: Config, { extraKeys = [], log, now, o
   const metrics = config.metrics
     ? await createMetrics({ store: () => (current as () => BodyStore)(), cache: caches.bodies, shards: caches.shards })
     : noMetrics;
-  const build = await openBuild(config, log, timeouts, caches, metrics, now);
+  const build = await openBuild(config, log, { ...(timeouts ? { timeouts } : {}), caches, metrics, ...(now ? { now } : {}) });
   current = build.current;
   const running = await startServer(
     {

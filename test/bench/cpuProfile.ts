@@ -4,9 +4,10 @@
  * time per request can be split into what node:http, the streams, crypto, logging and the server's
  * own code cost.
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import fg from 'fast-glob';
 
 export interface CallFrame {
   readonly functionName: string;
@@ -75,7 +76,8 @@ export function bundleModules(bundle: string): BundleModule[] {
 
 /** Every file of an esbuild bundle's folder (its entry and its chunks), by file: URL, with its source modules. */
 export async function bundleFiles(folder: string): Promise<Map<string, BundleModule[]>> {
-  const files = (await readdir(folder, { recursive: true })).filter((file) => file.endsWith('.mjs')).sort();
+  // The entry and the chunks below it, listed as the rest of the repository lists files.
+  const files = (await fg('**/*.mjs', { cwd: folder, onlyFiles: true })).sort();
   return new Map(
     await Promise.all(
       files.map(async (file): Promise<[string, BundleModule[]]> => {
