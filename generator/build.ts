@@ -291,7 +291,7 @@ async function buildLocked({
       },
       publicFiles,
       downloads,
-      { keep: kept.map((build) => build.dir), entriesPerShard, packThreads, patch, basis, progress },
+      { keep: kept.map((build) => build.dir), entriesPerShard, packThreads, patch, basis, progress, verifyLinks: force },
     );
   let written: WrittenBuild;
   try {

@@ -19,17 +19,20 @@ import { readGroupOf, spilledShards } from './bodySpill.ts';
 
 /**
  * `target` as a hard link to `source` (a file of an earlier build named for the same bytes), or
- * written with `bytes` when there is none, or it is gone, or on another file system, or it does
- * not hold exactly `bytes`: a file damaged on the disk (bit rot, a stray write) keeps its name, and
- * linked unread it would be carried into every later build; written afresh, a full build repairs it.
+ * written with `bytes` when there is none, or it is gone, or on another file system. With `verify`
+ * (a forced build), also when it does not hold exactly `bytes`: a file damaged on the disk (bit
+ * rot, a stray write) keeps its name, and linked unread it would be carried into every later build;
+ * written afresh, `npm run build -- --force` repairs it. Any other build links unread: reading
+ * every pack of the world's previous build costs its full build about 5 s.
  */
-export async function linkOrWrite(source: string | undefined, target: string, bytes: Buffer): Promise<void> {
+export async function linkOrWrite(source: string | undefined, target: string, bytes: Buffer, verify = false): Promise<void> {
   const same =
     source !== undefined &&
-    (await readFile(source).then(
-      (held) => held.equals(bytes),
-      () => false,
-    ));
+    (!verify ||
+      (await readFile(source).then(
+        (held) => held.equals(bytes),
+        () => false,
+      )));
   const linked =
     same &&
     (await link(source, target).then(
@@ -39,10 +42,11 @@ export async function linkOrWrite(source: string | undefined, target: string, by
   if (!linked) await writeFile(target, bytes);
 }
 
-/** Where shards are placed: the build being written, and the previous one to link from. */
+/** Where shards are placed: the build being written, and the previous one to link from (its files compared first with `verifyLinks`). */
 export interface PackTarget {
   readonly buildDir: string;
   readonly previousDir: string | undefined;
+  readonly verifyLinks?: boolean;
 }
 
 /** A shard packed and placed: its entry in the head's directory, its bodies and their bytes. */
@@ -55,7 +59,7 @@ export interface PackedShard {
 
 /** Packs shard `number` of 2^shardBits (`bodies` by path) and places its two files. */
 export async function packShard(
-  { buildDir, previousDir }: PackTarget,
+  { buildDir, previousDir, verifyLinks = false }: PackTarget,
   shardBits: number,
   number: number,
   bodies: ReadonlyMap<string, Buffer>,
@@ -63,7 +67,7 @@ export async function packShard(
   const paths = [...bodies.keys()].sort();
   const { pack, bytes: shard, entry } = encodeShardOf(paths, shardBits, number, (file) => bodies.get(file) as Buffer);
   const place = (file: string, bytes: Buffer): Promise<void> =>
-    linkOrWrite(previousDir === undefined ? undefined : path.join(previousDir, file), path.join(buildDir, file), bytes);
+    linkOrWrite(previousDir === undefined ? undefined : path.join(previousDir, file), path.join(buildDir, file), bytes, verifyLinks);
   await Promise.all([place(packFileOf(pack.etag), pack.bytes), place(shardFileOf(entry.etag), shard)]);
   let bytes = 0;
   for (const { size } of pack.entries.values()) bytes += size;

@@ -86,11 +86,14 @@ async function writeBodies(
   bodies: ReadonlyMap<string, string> | SpilledBodies,
   {
     previousDir,
+    verifyLinks,
     entriesPerShard,
     packThreads,
     progress,
   }: {
     readonly previousDir: string | undefined;
+    /** Compare each file of the previous build before linking it (a forced build: see linkOrWrite). */
+    readonly verifyLinks: boolean;
     readonly entriesPerShard: number | undefined;
     readonly packThreads: number | undefined;
     readonly progress: Progress;
@@ -106,7 +109,7 @@ async function writeBodies(
     bytes += shard.bytes;
     progress.advance();
   };
-  const target = { buildDir, previousDir };
+  const target = { buildDir, previousDir, verifyLinks };
   const shardBits = bodies instanceof SpilledBodies ? bodies.shardBits(entriesPerShard) : shardBitsFor(bodies.size, entriesPerShard);
   progress.stage('write', 2 ** shardBits, 'shards');
   if (bodies instanceof SpilledBodies) await packSpill(bodies.seal(), shardBits, target, packThreads ?? packThreadsFor(shardBits), placed);
@@ -358,6 +361,7 @@ export async function writeDist(
     patch,
     basis,
     progress = silentProgress,
+    verifyLinks = false,
   }: {
     /** Older builds kept whole (their directories), besides the new one and the one it replaces. */
     readonly keep?: readonly string[];
@@ -371,6 +375,8 @@ export async function writeDist(
     readonly basis?: RebuildBasis | undefined;
     /** Told as each shard is written. */
     readonly progress?: Progress;
+    /** Compare each pack and shard of the previous build with the bytes it stands for before linking it (a forced build). */
+    readonly verifyLinks?: boolean;
   } = {},
 ): Promise<WrittenBuild> {
   const absoluteDist = path.resolve(distDir);
@@ -387,7 +393,7 @@ export async function writeDist(
     const head = { ...manifest, public: publicEntries, downloads: downloadEntries };
     written = patch
       ? await patchBodies(partialDir, head, patch, entriesPerShard)
-      : await writeBodies(partialDir, head, bodies, { previousDir, entriesPerShard, packThreads, progress });
+      : await writeBodies(partialDir, head, bodies, { previousDir, verifyLinks, entriesPerShard, packThreads, progress });
     const summary: BuildSummaryFile = {
       inputsVersion: manifest.inputsVersion,
       buildId: manifest.buildId,
