@@ -5,8 +5,8 @@
  * proxy sees exactly what a failing nginx would send.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import httpProxy from 'http-proxy';
+import { listenOnLoopback } from './loopbackServer.ts';
 
 /**
  * - pass: plain pass-through, every header as sent (the origin secret included);
@@ -86,20 +86,6 @@ export async function startFaultRelay(target: string): Promise<FaultRelay> {
     if (relay.mode === 'down') socket.destroy();
   });
 
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      resolve(
-        Object.assign(relay, {
-          url: `http://127.0.0.1:${port}/`,
-          close: () =>
-            new Promise<void>((done) => {
-              server.close(() => done());
-              server.closeAllConnections(); // stalled answers included
-              proxy.close();
-            }),
-        }),
-      );
-    }),
-  );
+  // Stalled answers included: close ends every connection.
+  return listenOnLoopback(server, relay, () => proxy.close());
 }

@@ -6,13 +6,13 @@
 import { createHash } from 'node:crypto';
 import { access, cp, mkdir, readdir, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ServiceError } from '../../contract/errors.ts';
 import { loadConfig } from '../../proxy/config/config.ts';
 import { silentLogger } from '../../proxy/observe/log.ts';
 import { startService, type RunningService } from '../../proxy/service.ts';
+import { listenOnLoopback } from '../support/loopbackServer.ts';
 import { packedBody, type PackedBody } from '../support/store.ts';
 import { buildFixture, copyFixture, startTestService, tempDir, testKey } from '../support/service.ts';
 import { buildDist } from '../../generator/build.ts';
@@ -99,21 +99,7 @@ function startStaticOrigin(root: string): Promise<StaticOrigin> {
     }
     response.writeHead(200, { 'Content-Type': 'application/json', ETag: etag, 'Content-Length': body.length }).end(body);
   });
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      resolve(
-        Object.assign(origin, {
-          url: `http://127.0.0.1:${port}/`,
-          close: () =>
-            new Promise<void>((done) => {
-              server.close(() => done());
-              server.closeAllConnections();
-            }),
-        }),
-      );
-    }),
-  );
+  return listenOnLoopback(server, origin);
 }
 
 const auth = { Authorization: `Bearer ${testKey}` };

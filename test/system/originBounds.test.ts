@@ -7,7 +7,6 @@
  */
 import { readFile, realpath } from 'node:fs/promises';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readLookupHead, shardFileOf, type PackedEntry } from '../../contract/lookupIndex.ts';
@@ -15,6 +14,7 @@ import { whenIndexed, type Lookup } from '../../proxy/store/manifestIndex.ts';
 import { createOriginClient, openOriginStore, type OriginClient, type OriginStore } from '../../proxy/store/origin.ts';
 import { noOriginCopy } from '../../proxy/store/originCopy.ts';
 import { createStoreCaches } from '../../proxy/store/store.ts';
+import { listenOnLoopback } from '../support/loopbackServer.ts';
 import { buildFixture } from '../support/service.ts';
 
 type Mode = 'serve' | 'whole-pack-and-more' | 'range-and-more' | 'huge-shard' | 'drip' | 'damaged-shard';
@@ -102,21 +102,7 @@ function startOrigin(root: string): Promise<MisbehavingOrigin> {
     }
     response.writeHead(200).end(bytes);
   });
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      resolve(
-        Object.assign(origin, {
-          url: `http://127.0.0.1:${port}/`,
-          close: () =>
-            new Promise<void>((done) => {
-              server.closeAllConnections();
-              server.close(() => done());
-            }),
-        }),
-      );
-    }),
-  );
+  return listenOnLoopback(server, origin);
 }
 
 describe('origin mode, an origin that sends too much or too slowly', () => {
