@@ -103,6 +103,12 @@ export function supervise({ workers, log, onFirstListening, policy = restartPoli
     const worker = cluster.fork();
     slots.set(worker, slot);
     log.info({ event: 'worker-started', pid: worker.process.pid });
+    // A message sent to a worker that has just died (by cluster's own round-robin handle, or a
+    // relay) fails with EPIPE as an 'error' event: unheard, it would end the primary. The worker's
+    // exit is handled below; the failed send needs nothing more than a line.
+    worker.on('error', (error: Error) =>
+      log.warn({ event: 'worker-send-failed', pid: worker.process.pid, error: error.message }, 'a message to a worker that has gone failed'),
+    );
     worker.on('message', (message: unknown) => {
       if (isRelayed(message)) {
         // For every other worker, those still starting included: each listens for these before it
