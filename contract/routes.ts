@@ -147,7 +147,7 @@ export interface Route {
    * of `record` (which is then what the document is about, its parent's type).
    */
   readonly document?: DocumentType;
-  /** Representations besides JSON, chosen with the query parameter `format` (see contract/formats.ts). */
+  /** Representations besides JSON, chosen with the query parameter `format` (rendered by proxy/http/calendars.ts). */
   readonly formats?: readonly Format[];
 }
 

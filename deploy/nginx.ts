@@ -7,7 +7,7 @@
  *     --listen 10.0.0.5:8081 [--user www-data] [--access-log PATH|off] [--error-log PATH|stderr]
  *     [--no-secret] [--listen-anywhere]
  *
- * test/nginx.test.ts renders through the same function, so the tested configuration is the
+ * test/system/nginx.test.ts renders through the same function, so the tested configuration is the
  * deployed one.
  */
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';

@@ -3,7 +3,7 @@
  * record schemas, and written to dist/openapi.json beside the bodies; /docs shows it. Every row of
  * the route table is an operation with its exact parameter names, each with an example that is a
  * real key of this build (openapiExamples.ts), and every status the proxy really gives for it is a
- * documented response (test/openapi.test.ts holds the proxy to it).
+ * documented response (test/system/openapi.test.ts holds the proxy to it).
  */
 import { countriesStatesCitiesAttribution, geonamesAttribution } from '../contract/downloads.ts';
 import { clientErrorCodes } from '../contract/errorCodes.ts';

@@ -1,7 +1,7 @@
 /**
  * The holiday and special-day records `npm run data:import` wrote: one record per local day for
  * every country python-holidays gives days for (its committed snapshot), Türkiye's from curated
- * rules and Diyanet's published bayram dates (re-import stability is test/data-import.test.ts's).
+ * rules and Diyanet's published bayram dates (re-import stability is test/data/import.test.ts's).
  */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';

@@ -431,7 +431,7 @@ describe.skipIf(!nginxBinary)('nginx as the origin, over the fixture build', () 
   });
 });
 
-// The faults test/origin.test.ts provokes in a hand-written origin, here between the proxy and a
+// The faults test/system/origin.test.ts provokes in a hand-written origin, here between the proxy and a
 // real nginx: the relay keeps nginx's status and headers and breaks only the body or the connection.
 // Each test starts its own relay and proxy (with its own ORIGIN_CACHE_DIR): a file served once is
 // cached, and would hide the fault.

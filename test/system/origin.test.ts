@@ -1,6 +1,6 @@
 /**
  * Origin mode against a static host this test controls: it can demand a secret header, count
- * requests, answer 404, stall, cut or corrupt a public file, or be gone. (test/nginx.test.ts runs
+ * requests, answer 404, stall, cut or corrupt a public file, or be gone. (test/system/nginx.test.ts runs
  * the same against real nginx.)
  */
 import { createHash } from 'node:crypto';
