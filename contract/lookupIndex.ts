@@ -87,8 +87,8 @@ export const entriesPerShard = 4_096;
 /** The manifest without its files: what the index's head holds. */
 export type ManifestHead = Omit<Manifest, 'files'>;
 
-/** FNV-1a, 32 bits, over the char codes of `text` (its latin1 bytes). */
-function hashOf(text: string): number {
+/** FNV-1a, 32 bits, over the char codes of `text` (its latin1 bytes): the one FNV-1a of the code. */
+export function fnv1a32(text: string): number {
   let hash = 0x811c9dc5;
   for (let index = 0; index < text.length; index++) {
     hash ^= text.charCodeAt(index) & 0xff;
@@ -99,7 +99,7 @@ function hashOf(text: string): number {
 
 /** The shard a path's entry is in, of 2^shardBits. */
 export function shardOf(file: string, shardBits: number): number {
-  return shardBits === 0 ? 0 : hashOf(file) >>> (32 - shardBits);
+  return shardBits === 0 ? 0 : fnv1a32(file) >>> (32 - shardBits);
 }
 
 /** The file of a shard with this ETag (quoted, as in the head), relative to the build. */
@@ -237,7 +237,7 @@ export function encodeShard(paths: readonly string[], pack: EncodedPack, shardBi
   const used = new Array<number>(pages).fill(pageHeaderBytes);
   paths.forEach((file, entryNumber) => {
     const entry = entryOf(file);
-    const hash = hashOf(file);
+    const hash = fnv1a32(file);
     const length = entryBytes(file, entry.etag);
     let page = homePage(hash, pages);
     for (let passed = 0; (used[page] as number) + length > pageBytes; passed++) {
@@ -518,7 +518,7 @@ export class LookupShard {
 
   /** The entry of body file `file`, or undefined: one page read, as a rule. */
   find(file: string): PackedEntry | undefined {
-    const hash = hashOf(file);
+    const hash = fnv1a32(file);
     let page = homePage(hash, this.#pages);
     for (let read = 0; read < this.#pages; read++) {
       const bytes = pageScratch;

@@ -13,11 +13,11 @@ import { Projection } from './bodies/projection.ts';
 import { RecordKeys } from './bodies/recordKeys.ts';
 import { indexSearch, searchScopes } from './bodies/search.ts';
 import { indexSingle, singleTuples } from './bodies/singles.ts';
-import type { BodySink } from './bodySpill.ts';
-import { BuildError } from './errors.ts';
-import { silentProgress, type Progress } from './progress.ts';
-import { ParentLanguages } from './languages.ts';
-import type { BuildSettings, DataRecord } from './schemas.ts';
+import type { BodySink } from './packs/spill.ts';
+import { BuildError } from './records/errors.ts';
+import { silentProgress, type Progress } from './builds/progress.ts';
+import { ParentLanguages } from './records/translations.ts';
+import type { BuildSettings, DataRecord } from './records/schemas.ts';
 import type { Dataset } from './validate.ts';
 
 export interface IndexedBodies<Bodies extends BodySink = Map<string, string>> {

@@ -6,7 +6,7 @@
  *
  * --if-missing builds only when dist/ has no manifest (used by `npm start` on a fresh clone).
  * --keep-builds (default $KEEP_BUILDS, then 10) is how many builds' exports are kept, the new one
- * included: a change list is written from each (changes.ts).
+ * included: a change list is written from each (exports/changes.ts).
  * A build whose data and generator code are those of the current dist/ does nothing (a no-op
  * rebuild), unless --force. The dist directory defaults to $DIST_DIR, then `dist`, as for the proxy.
  */
@@ -17,18 +17,18 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import fg from 'fast-glob';
 import { ProblemsError } from '../contract/errors.ts';
-import { BuildError } from './errors.ts';
+import { BuildError } from './records/errors.ts';
 import { readInputs, type Inputs, type LoadedData } from './load.ts';
-import { readSummary } from './summary.ts';
+import { readSummary } from './builds/summary.ts';
 import { buildsRootOf } from '../contract/builds.ts';
-import { withBuildLock } from './buildLock.ts';
+import { withBuildLock } from './builds/lock.ts';
 import { PatchNotApplicable, repairPointer, type BodyPatch, type WrittenBuild } from './write.ts';
 import type { IndexedBodies } from './bodies.ts';
-import { SpilledBodies, spillDirName, type BodySink } from './bodySpill.ts';
-import { createProgress, silentProgress, type Progress } from './progress.ts';
+import { SpilledBodies, spillDirName, type BodySink } from './packs/spill.ts';
+import { createProgress, silentProgress, type Progress } from './builds/progress.ts';
 import type { RebuildPlan } from './rebuild.ts';
-import type { BuildSettings } from './schemas.ts';
-import type { BuiltExports } from './exports.ts';
+import type { BuildSettings } from './records/schemas.ts';
+import type { BuiltExports } from './exports/exports.ts';
 import type { Dataset, ValidatedDataset } from './validate.ts';
 import type { ManifestHead } from '../contract/lookupIndex.ts';
 
@@ -108,7 +108,7 @@ export async function buildCodeFingerprint(root = repoRoot): Promise<string> {
 }
 
 /**
- * Builds dist/ from the data, holding the dist's build lock (buildLock.ts) throughout: a second
+ * Builds dist/ from the data, holding the dist's build lock (builds/lock.ts) throughout: a second
  * build or a rollback started meanwhile is refused.
  */
 export async function buildDist(options: BuildOptions): Promise<BuildSummary> {
@@ -174,22 +174,20 @@ async function buildLocked({
     { buildOpenApiDocument },
     { validateData, validateSettings },
     { writeDist },
-    { buildExports },
-    { buildChangeLists, keptBuilds },
+    { buildExports, buildChangeLists, keptBuilds },
     { validateSources },
     { basisOf, checkedBefore, planRebuild, pruneInputs, saveInputs },
     { entriesPerShard: defaultEntriesPerShard },
   ] = await Promise.all([
     import('./load.ts'),
     import('../contract/routes.ts'),
-    import('./docs.ts'),
+    import('./openapi/docs.ts'),
     import('./bodies.ts'),
-    import('./openapi.ts'),
+    import('./openapi/document.ts'),
     import('./validate.ts'),
     import('./write.ts'),
-    import('./exports.ts'),
-    import('./changes.ts'),
-    import('./sources.ts'),
+    import('./exports/exports.ts'),
+    import('./records/sources.ts'),
     import('./rebuild.ts'),
     import('../contract/lookupIndex.ts'),
   ]);
@@ -232,7 +230,7 @@ async function buildLocked({
       reason = error.message;
     }
   }
-  // A full build's bodies go to the disk as they are made (bodySpill.ts); a rebuild's few stay in memory.
+  // A full build's bodies go to the disk as they are made (packs/spill.ts); a rebuild's few stay in memory.
   const makeAll = (): IndexedBodies<SpilledBodies> => {
     if (dataset === undefined) throw new Error('the records were let go of before every body was made');
     progress.stage('bodies', indexingWork(routes, dataset), 'records of routes');

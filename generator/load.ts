@@ -7,9 +7,9 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
 import { recordTypes, type RecordType } from '../contract/routes.ts';
-import { BuildError } from './errors.ts';
-import { parseJsonArrayByPieces } from './jsonArray.ts';
-import { addressCountriesSchema } from './schemas.ts';
+import { BuildError } from './records/errors.ts';
+import { parseJsonArrayByPieces } from './records/jsonArray.ts';
+import { addressCountriesSchema } from './records/schemas.ts';
 
 /** Records live in `records/<recordType>.json` or, when large, `records/<recordType>/**\/*.json`. */
 const recordGlob = 'records/**/*.json';
@@ -127,7 +127,7 @@ export function parseRecordFiles(inputs: readonly InputFile[], problems: string[
       problems.push(`${displayPath}: "${typeName}" is not a record type (expected one of ${recordTypes.join(', ')})`);
       continue;
     }
-    // A file written one record a line parses by pieces (jsonArray.ts); any other, whole.
+    // A file written one record a line parses by pieces (records/jsonArray.ts); any other, whole.
     const records = parseJsonArrayByPieces(bytes) ?? parseJson(displayPath, bytes.toString('utf8'));
     if (!Array.isArray(records)) {
       problems.push(`${displayPath}: expected a JSON array of ${typeName} records`);

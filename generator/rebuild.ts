@@ -29,19 +29,11 @@ import { groupsOf, type RoutePlan } from './bodies.ts';
 import type { GroupFilter } from './bodies/indexing.ts';
 import { RecordKeys } from './bodies/recordKeys.ts';
 import { gateAddressCountries, parseRecordFiles, typeNameOf, type InputFile, type Inputs, type LoadedData, type RecordFile } from './load.ts';
-import type { DataRecord } from './schemas.ts';
-import { parseFileRecords, type CheckedBefore, type Dataset, type ValidatedDataset } from './validate.ts';
+import type { DataRecord } from './records/schemas.ts';
+import type { RebuildBasis } from './builds/summary.ts';
 
-/** What a build records for the next one to start from. */
-export interface RebuildBasis {
-  /** The generator's code fingerprint (build.ts buildCodeFingerprint). */
-  readonly codeVersion: string;
-  /** SHA-256 of data/build.json. */
-  readonly settings: string;
-  readonly entriesPerShard: number;
-  /** Each record file's SHA-256, by its path in the data directory. */
-  readonly records: Readonly<Record<string, string>>;
-}
+export type { RebuildBasis };
+import { parseFileRecords, type CheckedBefore, type Dataset, type ValidatedDataset } from './validate.ts';
 
 /** The folder of the builds root holding the current build's record files by content. */
 const inputsDirName = '.inputs';

@@ -7,7 +7,7 @@
  *
  * Without a build id, the build made before the current one. A build is checked before it is
  * activated: its lookup index must read and every file it names must be there at its size, so a
- * rollback never switches to a build that would answer 503. It holds the build lock (buildLock.ts),
+ * rollback never switches to a build that would answer 503. It holds the build lock (builds/lock.ts),
  * so it never races a build. The next `npm run build` builds from data/ again, as after any build.
  */
 import { readdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
@@ -18,9 +18,9 @@ import { buildIdFileName, buildsRootOf, isBuildDirName } from '../contract/build
 import { LookupHead, LookupShard, lookupIndexFileName, shardFileOf } from '../contract/lookupIndex.ts';
 import { manifestHeadSchema } from '../contract/manifest.ts';
 import { describeBuildFailure } from './build.ts';
-import { withBuildLock } from './buildLock.ts';
-import { readExportsIndex } from './exports.ts';
-import { RollbackError } from './errors.ts';
+import { withBuildLock } from './builds/lock.ts';
+import { readExportsIndex } from './exports/exports.ts';
+import { RollbackError } from './records/errors.ts';
 import { buildIdFile, linkPointer, swapLink } from './write.ts';
 
 export interface RollbackResult {

@@ -5,9 +5,9 @@
  */
 import type { z } from 'zod';
 import { recordLabels, recordTypes, routes, type RecordType, type Route, type RouteParam } from '../contract/routes.ts';
-import { BuildError } from './errors.ts';
+import { BuildError } from './records/errors.ts';
 import type { RecordFile } from './load.ts';
-import { buildSettingsSchema, keyOfValid, recordDefinitions, type BuildSettings, type DataRecord } from './schemas.ts';
+import { buildSettingsSchema, keyOfValid, recordDefinitions, type BuildSettings, type DataRecord } from './records/schemas.ts';
 
 /** Every record of every type, in data order (files by path, records as written). */
 export interface Dataset {
@@ -81,7 +81,7 @@ interface UniqueLookup {
 /**
  * The lookups that must find exactly one record: single lookups by id, code, number or domain,
  * unique per value tuple when the lookup takes several. Name lookups are left out: several records
- * may share a name, and index.ts resolves that by the documented rule. Ids are unique for every
+ * may share a name, and the bodies resolve that (bodies/ambiguity.ts) by the documented rule. Ids are unique for every
  * record type, with or without a getbyid.
  */
 function uniqueLookups(type: RecordType): UniqueLookup[] {
@@ -182,7 +182,7 @@ export function validateData(files: readonly RecordFile[], before: CheckedBefore
     // sharing values now include one of another file, so only the values of those are tracked.
     const checked = checkedMarks(ofType);
     // Compared as the lookup compares them (normalised keys), so `90` and `090` would collide. Code
-    // lookups read the record's own fields; the derived fields of index.ts serve name and list lookups.
+    // lookups read the record's own fields; the derived fields (bodies/recordKeys.ts) serve name and list lookups.
     for (const { params, route, within } of typesChecked.has(type) ? [] : uniqueLookups(type)) {
       const seen = new Map<string, number>();
       const answers = !route
@@ -235,7 +235,7 @@ export function validateData(files: readonly RecordFile[], before: CheckedBefore
 
 /**
  * A record's values of `params` as the lookup finds them (keys, joined as body paths join them);
- * undefined when a value is missing or no key at all (index.ts reports that, as it cannot write its file).
+ * undefined when a value is missing or no key at all (the bodies report that, as they cannot write its file).
  */
 function keyTuple(params: readonly RouteParam[], record: DataRecord): string | undefined {
   let tuple = '';

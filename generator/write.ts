@@ -22,7 +22,7 @@ import { hostname } from 'node:os';
 import { link, lstat, mkdir, readdir, readFile, readlink, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { buildIdFileName, buildsRootOf, processStartOf, readerLeaseSchema, readersDirOf } from '../contract/builds.ts';
-import { isProcessAlive } from './buildLock.ts';
+import { isProcessAlive } from './builds/lock.ts';
 import {
   encodeHead,
   encodeShardOf,
@@ -39,11 +39,11 @@ import {
   type ShardEntry,
 } from '../contract/lookupIndex.ts';
 import { computeEtag, currentBuildFile, manifestFileName, type CurrentBuild, type Manifest } from '../contract/manifest.ts';
-import { SpilledBodies } from './bodySpill.ts';
-import { linkOrWrite, packShard, packSpill, packThreadsFor, type PackedShard } from './packShards.ts';
-import { silentProgress, type Progress } from './progress.ts';
+import { SpilledBodies } from './packs/spill.ts';
+import { linkOrWrite, packShard, packSpill, packThreadsFor, type PackedShard } from './packs/shards.ts';
+import { silentProgress, type Progress } from './builds/progress.ts';
 import type { RebuildBasis } from './rebuild.ts';
-import { summaryFileName, type BuildSummaryFile } from './summary.ts';
+import { summaryFileName, type BuildSummaryFile } from './builds/summary.ts';
 
 /** A file served as it is, without a token (the OpenAPI document, the docs page): its bytes and type. */
 export interface PublicFile {
@@ -367,7 +367,7 @@ export async function writeDist(
     readonly keep?: readonly string[];
     /** Bodies per shard of the lookup index (contract/lookupIndex.ts), on average at most. */
     readonly entriesPerShard?: number | undefined;
-    /** Worker threads that pack spilled bodies (0: this thread); by default packShards.ts packThreadsFor. */
+    /** Worker threads that pack spilled bodies (0: this thread); by default packs/shards.ts packThreadsFor. */
     readonly packThreads?: number | undefined;
     /** The previous build's bodies with these changes, instead of `bodies`. */
     readonly patch?: BodyPatch | undefined;

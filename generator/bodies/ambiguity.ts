@@ -4,7 +4,7 @@
  * language, the one more CLDR locales use first; then the first in data order. The others are
  * listed in the manifest's `ambiguous`.
  */
-import type { DataRecord } from '../schemas.ts';
+import type { DataRecord } from '../records/schemas.ts';
 
 /**
  * How a key reaches a record: tier 0 by its own field, 1 by its first alias field, 2 by the next…;

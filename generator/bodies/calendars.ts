@@ -7,8 +7,8 @@
 import { bodyPath, languageBodyKeys, type Route } from '../../contract/routes.ts';
 import type { IsoWeekday, WeekendChange, WorkCalendar, WorkCalendarDay, WorkDayType } from '../../contract/workCalendar.ts';
 import { workDayTypes } from '../../contract/workCalendar.ts';
-import { textIn } from '../languages.ts';
-import type { DataRecord } from '../schemas.ts';
+import { textIn } from '../records/translations.ts';
+import type { DataRecord } from '../records/schemas.ts';
 import type { Indexing } from './indexing.ts';
 
 /** A day of the calendar before it is named in a language: the record its name comes from. */

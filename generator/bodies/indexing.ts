@@ -1,8 +1,8 @@
 /** What the list and single lookups' indexers share while every body of a build is made. */
 import type { Manifest } from '../../contract/manifest.ts';
-import type { BodySink } from '../bodySpill.ts';
-import type { ParentLanguages } from '../languages.ts';
-import type { BuildSettings } from '../schemas.ts';
+import type { BodySink } from '../packs/spill.ts';
+import type { ParentLanguages } from '../records/translations.ts';
+import type { BuildSettings } from '../records/schemas.ts';
 import type { Dataset } from '../validate.ts';
 import type { Projection } from './projection.ts';
 import type { RecordKeys } from './recordKeys.ts';

@@ -4,8 +4,8 @@
  * names in several languages, a body per other language where its names differ.
  */
 import { bodyPath, languageBodyKeys, type Route, type RouteParam } from '../../contract/routes.ts';
-import { textIn } from '../languages.ts';
-import type { DataRecord } from '../schemas.ts';
+import { textIn } from '../records/translations.ts';
+import type { DataRecord } from '../records/schemas.ts';
 import { aliasesOf } from './ambiguity.ts';
 import type { GroupFilter, Indexing } from './indexing.ts';
 

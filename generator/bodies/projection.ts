@@ -1,10 +1,10 @@
 /**
- * A record as the API shows it: its shown fields (schemas.ts) in schema order, the route's omitted
+ * A record as the API shows it: its shown fields (records/schemas.ts) in schema order, the route's omitted
  * ones left out. Each record's JSON is made once per field set and reused by every body and export
  * line that holds it.
  */
 import type { RecordType } from '../../contract/routes.ts';
-import { shownFields, type DataRecord } from '../schemas.ts';
+import { shownFields, type DataRecord } from '../records/schemas.ts';
 
 /** One field's value replaced: a record's names in another language. */
 export interface ReplacedField {

@@ -5,7 +5,7 @@
  */
 import { exampleIbanOf } from '../../contract/keys.ts';
 import type { RecordType, RouteParam } from '../../contract/routes.ts';
-import { keyOfValid, type DataRecord } from '../schemas.ts';
+import { keyOfValid, type DataRecord } from '../records/schemas.ts';
 import type { Dataset } from '../validate.ts';
 
 type DerivedField = (record: DataRecord) => unknown;

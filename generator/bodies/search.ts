@@ -7,7 +7,7 @@ import { candidatesMark, keyCharacterAt, keyCharacters, leafSize, rankedAnswer, 
 import { bodyPath, type Route } from '../../contract/routes.ts';
 import { aliasesOf } from './ambiguity.ts';
 import type { GroupFilter, Indexing } from './indexing.ts';
-import type { DataRecord } from '../schemas.ts';
+import type { DataRecord } from '../records/schemas.ts';
 
 /** Names longer than this (folded) are not searched by prefix: no one types them out. */
 const longestSearchedKey = 200;

@@ -3,7 +3,7 @@
  * fields' names), and the record the ambiguity rule (ambiguity.ts) chooses where a key names several.
  */
 import { bodyPath, type Route } from '../../contract/routes.ts';
-import type { DataRecord } from '../schemas.ts';
+import type { DataRecord } from '../records/schemas.ts';
 import { aliasesOf, Candidates, keyTuples, type KeyReach } from './ambiguity.ts';
 import type { GroupFilter, Indexing } from './indexing.ts';
 

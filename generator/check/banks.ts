@@ -13,8 +13,8 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { foldName } from '../../contract/keys.ts';
-import { toApiBankCode } from '../import/banks.ts';
-import { bankSchema } from '../schemas.ts';
+import { toApiBankCode } from '../import/finance/banks.ts';
+import { bankSchema } from '../records/schemas.ts';
 import type { CheckReport, DataCheck, Disagreement } from './check.ts';
 
 export const banksReferenceFile = 'tcmb-payment-systems-participants-2026.json';

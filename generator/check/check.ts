@@ -7,7 +7,7 @@
  * citation) or it fails `npm run data:check` and the data tests.
  */
 import type { RecordType } from '../../contract/routes.ts';
-import type { DataRecord } from '../schemas.ts';
+import type { DataRecord } from '../records/schemas.ts';
 
 /** The validated records of data/, by type, as the build reads them. */
 export type CheckedData = ReadonlyMap<RecordType, readonly DataRecord[]>;

@@ -22,7 +22,7 @@ import { z } from 'zod';
 import { foldName, normaliseKey } from '../../contract/keys.ts';
 import { routes } from '../../contract/routes.ts';
 import { indexData } from '../bodies.ts';
-import { type Country, countrySchema, type DataRecord } from '../schemas.ts';
+import { type Country, countrySchema, type DataRecord } from '../records/schemas.ts';
 import type { CheckReport, DataCheck, Disagreement } from './check.ts';
 import { loadLocaleMatcher } from './gettextLocales.ts';
 

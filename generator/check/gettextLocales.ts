@@ -9,7 +9,7 @@
  * locales with one meaning (`zh`, `zh-Hans`) the shortest is taken.
  */
 import { z } from 'zod';
-import { readPackageJson } from '../import/packages.ts';
+import { readPackageJson } from '../import/shared/packages.ts';
 
 const likelySubtagsSchema = z.object({ supplemental: z.object({ likelySubtags: z.record(z.string(), z.string()) }) });
 const aliasesSchema = z.object({

@@ -13,8 +13,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import Holidays from 'date-holidays';
-import { packageFilePath } from '../import/packages.ts';
-import { addDays, wallClockHours } from '../import/localDates.ts';
+import { packageFilePath } from '../import/shared/packages.ts';
+import { addDays, wallClockHours } from '../import/holidays/localDates.ts';
 import { dayExplainedFigures, type CheckReport, type DataCheck, type Disagreement } from './check.ts';
 
 const years = { first: 2024, last: 2026 };

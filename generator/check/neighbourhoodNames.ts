@@ -1,6 +1,6 @@
 /**
  * `neighbourhoodNames`: the names the import reads out of PTT's abbreviations
- * (generator/import/neighbourhoodNames.ts: "Caferağa Mah" → "Caferağa Mahallesi", "Kumköy Mah
+ * (generator/import/addresses/neighbourhoodNames.ts: "Caferağa Mah" → "Caferağa Mahallesi", "Kumköy Mah
  * (Kilyos Mah)" → "Kumköy (Kilyos) Mahallesi") against TÜİK's names of the same units, as TurkiyeAPI
  * compiles them from TÜİK (data/checks/references/turkiye-api-neighborhoods-2024.json.gz for the
  * mahalles, turkiye-api-villages-2026-05-21.json for the villages). TÜİK writes the bare name and
@@ -27,7 +27,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { z } from 'zod';
-import { placeName } from '../import/neighbourhoodNames.ts';
+import { placeName } from '../import/addresses/neighbourhoodNames.ts';
 import type { CheckReport, DataCheck, Disagreement } from './check.ts';
 import { readVillagesReference } from './postalCodes.ts';
 import { type ServedNeighbourhood, servedTurkishNeighbourhoods } from './turkishNeighbourhoods.ts';

@@ -27,7 +27,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { z } from 'zod';
-import { addDays } from '../import/localDates.ts';
+import { addDays } from '../import/holidays/localDates.ts';
 import { dayExplainedFigures, type CheckedData, type DataCheck, type Disagreement } from './check.ts';
 
 const years = { first: 2024, last: 2027 };

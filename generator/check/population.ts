@@ -12,8 +12,8 @@
  * The report also gives the share of countries within 10% of the World Bank's latest figure, which says whether the import took what it should.
  */
 import { z } from 'zod';
-import { readUnWppPopulation, readWorldBankPopulation } from '../import/population.ts';
-import { countrySchema } from '../schemas.ts';
+import { readUnWppPopulation, readWorldBankPopulation } from '../import/countries/population.ts';
+import { countrySchema } from '../records/schemas.ts';
 import type { DataCheck, Disagreement } from './check.ts';
 
 /** Two figures for the same place agree when they are no more than 10% apart. */

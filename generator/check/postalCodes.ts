@@ -17,7 +17,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { loadTurkeyAddresses } from '../import/turkey.ts';
+import { loadTurkeyAddresses } from '../import/addresses/turkey.ts';
 import type { CheckReport, DataCheck, Disagreement } from './check.ts';
 import { servedTurkishNeighbourhoods } from './turkishNeighbourhoods.ts';
 

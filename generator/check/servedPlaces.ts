@@ -3,7 +3,7 @@
  * the District's StateProvince and that subdivision's Country. The file layout of data/records does
  * not matter, only the ids. What the world's postal-code checks compare.
  */
-import type { DataRecord } from '../schemas.ts';
+import type { DataRecord } from '../records/schemas.ts';
 import type { CheckedData } from './check.ts';
 
 export interface ServedPlace {

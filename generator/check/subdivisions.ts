@@ -9,10 +9,10 @@
  * withdrew stay in CLDR only as aliases, most of which name their replacement.
  */
 import { z } from 'zod';
-import { readPackageJson } from '../import/packages.ts';
-import { countrySchema, stateProvinceSchema } from '../schemas.ts';
+import { readPackageJson } from '../import/shared/packages.ts';
+import { countrySchema, stateProvinceSchema } from '../records/schemas.ts';
 import type { CheckedData, CheckReport, DataCheck, Disagreement } from './check.ts';
-import { compareCodePoints } from '../import/ordering.ts';
+import { compareCodePoints } from '../import/shared/ordering.ts';
 
 const containmentSchema = z.object({
   supplemental: z.object({

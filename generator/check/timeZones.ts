@@ -12,8 +12,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { standardOffsetYear, tzdataVersion } from '../import/standardOffsets.ts';
-import { timeZoneSchema } from '../schemas.ts';
+import { standardOffsetYear, tzdataVersion } from '../import/countries/standardOffsets.ts';
+import { timeZoneSchema } from '../records/schemas.ts';
 import type { CheckReport, DataCheck, Disagreement } from './check.ts';
 
 const snapshotSchema = z.object({

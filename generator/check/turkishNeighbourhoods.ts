@@ -1,6 +1,6 @@
 /** Türkiye's served neighbourhood records with their province and district by name: what the checks against PTT and TÜİK compare. */
 import { z } from 'zod';
-import { countrySchema, districtSchema, neighborhoodSchema, stateProvinceSchema } from '../schemas.ts';
+import { countrySchema, districtSchema, neighborhoodSchema, stateProvinceSchema } from '../records/schemas.ts';
 import type { CheckedData } from './check.ts';
 
 export interface ServedNeighbourhood {

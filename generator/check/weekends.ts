@@ -6,7 +6,7 @@
  * none). Keyed by alpha-2 code, each side written as ISO weekdays.
  */
 import { readFile } from 'node:fs/promises';
-import { packageFilePath } from '../import/packages.ts';
+import { packageFilePath } from '../import/shared/packages.ts';
 import type { DataCheck, Disagreement } from './check.ts';
 
 const cldrDays = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];

@@ -6,7 +6,7 @@
  */
 import type { z } from 'zod';
 import type { RecordType } from '../../contract/routes.ts';
-import type { Country, Currency } from '../schemas.ts';
+import type { Country, Currency } from '../records/schemas.ts';
 
 /** The records of one type: one file `records/<type>.json`, or parts `records/<type>/<part>.json`. */
 export type RecordOutput = {

@@ -1,5 +1,5 @@
 /**
- * data/sources.json (generator/sources.ts), written by every import from where each version is
+ * data/sources.json (generator/records/sources.ts), written by every import from where each version is
  * recorded: the installed version of each source package, tzdata's release inside moment-timezone,
  * the python-holidays version the snapshot was made with, the `version` (or `commit`) of each
  * vendored file's `.source.json`, and a hash of each file that carries no version (the population
@@ -9,12 +9,12 @@ import { createHash } from 'node:crypto';
 import { readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { sourcesFileName, type DataSources } from '../sources.ts';
-import { ImportError } from './importError.ts';
-import { installedVersions } from './packages.ts';
-import { unWppPopulationFile, worldBankPopulationFile } from './population.ts';
-import { pinnedVersion } from './pythonHolidays.ts';
-import { tzdataVersion } from './standardOffsets.ts';
+import { sourcesFileName, type DataSources } from '../records/sources.ts';
+import { ImportError } from './shared/importError.ts';
+import { installedVersions } from './shared/packages.ts';
+import { unWppPopulationFile, worldBankPopulationFile } from './countries/population.ts';
+import { pinnedVersion } from './holidays/pythonHolidays.ts';
+import { tzdataVersion } from './countries/standardOffsets.ts';
 
 const vendoredSourceSchema = z.object({ package: z.string().optional(), version: z.string().optional(), commit: z.string().optional() });
 

@@ -17,7 +17,7 @@ import { findTarget } from './lookups.ts';
 import { chooseEncoding, codedEtag, matchesIfNoneMatch } from './negotiation.ts';
 import { collectParams, noOperation, refuseUnknownParams } from './query.ts';
 import { whenReady } from './respond.ts';
-import { whenIndexed } from '../store/manifestIndex.ts';
+import { whenIndexed } from '../store/indexReader.ts';
 
 /** A request for a calendar file: a route that offers `ics`, and `format=ics` in the query (any case). */
 export function isCalendarRequest(pathname: string, query: string): boolean {

@@ -7,7 +7,7 @@
 import { ServiceError } from '../../contract/errors.ts';
 import { languageForm, languageKey } from '../../contract/keys.ts';
 import { languageBodyKeys, type Route, type RouteLanguages } from '../../contract/routes.ts';
-import type { Lookup } from '../store/manifestIndex.ts';
+import type { Lookup } from '../store/indexReader.ts';
 import type { BodyStore } from '../store/store.ts';
 import { HeaderMemo } from './headerMemo.ts';
 import { echo } from './query.ts';

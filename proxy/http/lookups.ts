@@ -7,7 +7,8 @@ import type http from 'node:http';
 import { newGlobalId, successHead, successTail } from '../../contract/envelope.ts';
 import { cacheControl, jsonType } from '../../contract/http.ts';
 import { findRoute, routeParts, routes, type Route } from '../../contract/routes.ts';
-import { whenIndexed, type Lookup, type ServedManifest } from '../store/manifestIndex.ts';
+import type { ManifestHead } from '../../contract/lookupIndex.ts';
+import { whenIndexed, type Lookup } from '../store/indexReader.ts';
 import type { BodyStore } from '../store/store.ts';
 import { codingOf, encodeResponse } from './compression.ts';
 import type { Exchange, Handler } from './exchange.ts';
@@ -87,13 +88,13 @@ function findAlias(route: Route, query: ReturnType<typeof resolveKeys>, store: B
 }
 
 /** The records each ambiguous single lookup names, by body file, worked out once per build. */
-const matchesByManifest = new WeakMap<ServedManifest, ReadonlyMap<string, number>>();
+const matchesByManifest = new WeakMap<ManifestHead, ReadonlyMap<string, number>>();
 
 /**
  * How many records a single lookup's body file stands for, where its key names several (the
  * chosen one and the others of the manifest's `ambiguous`); undefined for the others.
  */
-export function ambiguousMatches(manifest: ServedManifest, file: string): number | undefined {
+export function ambiguousMatches(manifest: ManifestHead, file: string): number | undefined {
   let matches = matchesByManifest.get(manifest);
   if (matches === undefined) {
     matches = new Map(manifest.ambiguous.map((entry) => [entry.file, 1 + entry.others.length]));

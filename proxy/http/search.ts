@@ -9,7 +9,7 @@ import { ServiceError } from '../../contract/errors.ts';
 import type { ManifestEntry } from '../../contract/manifest.ts';
 import { candidatesMark, keyCharacters, rankedAnswer, type CandidatesFile } from '../../contract/search.ts';
 import { recordLabels, recordTypes, routes, type Route } from '../../contract/routes.ts';
-import type { Lookup } from '../store/manifestIndex.ts';
+import type { Lookup } from '../store/indexReader.ts';
 import type { BodyStore } from '../store/store.ts';
 import { echo, unservedCountry, type ResolvedKeys } from './query.ts';
 import { whenReady } from './respond.ts';

@@ -3,7 +3,7 @@
  * a repeated request skips parsing, normalising and finding its body.
  */
 import type { Route } from '../../contract/routes.ts';
-import type { Lookup } from '../store/manifestIndex.ts';
+import type { Lookup } from '../store/indexReader.ts';
 import type { BodyStore } from '../store/store.ts';
 import { Doorkeeper } from '../store/doorkeeper.ts';
 

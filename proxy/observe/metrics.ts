@@ -31,7 +31,7 @@ import type { AddressInfo } from 'node:net';
 import { serviceVersion } from '../../contract/version.ts';
 import { findRoute, routeParts } from '../../contract/routes.ts';
 import type { BodyCache, BodyStore } from '../store/store.ts';
-import type { ShardCache } from '../store/manifestIndex.ts';
+import type { ShardCache } from '../store/indexReader.ts';
 
 type PromClient = typeof import('prom-client');
 type Registry = PromClient['register'];

@@ -14,7 +14,7 @@ import { buildScopedPath, computeEtag, currentBuildFile, currentBuildSchema, typ
 import { lookupIndexFileName, lookupShardsDir, readFromBytes, type PackedEntry } from '../../contract/lookupIndex.ts';
 import { ServiceError } from '../../contract/errors.ts';
 import { BuildFiles } from './buildFiles.ts';
-import { findLookup, LookupIndex, readManifest, type OpenedShard, type ShardCache, type ShardSource } from './manifestIndex.ts';
+import { findLookup, LookupIndex, openIndexHead, type OpenedShard, type ShardCache, type ShardSource } from './indexReader.ts';
 import { bodyName, type OriginCopy } from './originCopy.ts';
 import { isPacked, StoreError, type BodyStore, type StoreCaches } from './store.ts';
 import { noMetrics, type Metrics } from '../observe/metrics.ts';
@@ -347,7 +347,7 @@ interface ManifestBytes {
 
 /** A manifest just fetched: opened, then kept in the local copy with what revalidates it and whether its build is scoped. */
 async function openFetchedManifest(fetched: ManifestBytes, parts: OriginParts): Promise<OriginStore> {
-  // readManifest takes the bytes over, so the copy keeps its own.
+  // openIndexHead takes the bytes over, so the copy keeps its own.
   const saved = { bytes: Buffer.from(fetched.bytes), originTag: fetched.manifestTag, scoped: fetched.scoped };
   const { store, index } = storeFromManifest(fetched, parts);
   const { copy } = parts;
@@ -418,7 +418,7 @@ function storeFromManifest(
   { origin, caches, copy }: OriginParts,
 ): { store: OriginStore; index: LookupIndex } {
   const { bodies: cache, shards } = caches;
-  const { manifest, head } = readManifest(bytes, where);
+  const { manifest, head } = openIndexHead(bytes, where);
   const bodyBase = scoped ? buildScopedPath(manifest.buildId, '') : '';
 
   // A file the origin failed to give with a Retry-After (damaged there, missing, a build being

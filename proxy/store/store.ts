@@ -1,6 +1,6 @@
 /**
  * Body files. The lookup index says what exists (its head read once per build, its shards read in
- * place: manifestIndex.ts); a body is one read of its pack, kept in a bounded in-memory cache
+ * place: indexReader.ts); a body is one read of its pack, kept in a bounded in-memory cache
  * (once it is full, only bodies asked for again) keyed by its ETag, which is a hash of its
  * content: an entry can never be stale, identical bodies (a country by id, by code and by name)
  * share one buffer, and a new build keeps every body it did not change warm. On a local build both
@@ -11,16 +11,8 @@ import path from 'node:path';
 import { ServiceError, type ErrorCode } from '../../contract/errors.ts';
 import { lookupIndexFileName, type PackedEntry } from '../../contract/lookupIndex.ts';
 import { computeEtag, type ManifestEntry } from '../../contract/manifest.ts';
-import {
-  createShardCache,
-  findLookup,
-  LookupIndex,
-  readManifest,
-  type Lookup,
-  type ServedManifest,
-  type ShardCache,
-  type ShardSource,
-} from './manifestIndex.ts';
+import { createShardCache, findLookup, LookupIndex, openIndexHead, type Lookup, type ShardCache, type ShardSource } from './indexReader.ts';
+import type { ManifestHead } from '../../contract/lookupIndex.ts';
 import { BuildFiles } from './buildFiles.ts';
 import { defaultBodyCacheMb } from '../config/config.ts';
 import { LoadingCache } from './loadingCache.ts';
@@ -38,14 +30,14 @@ export class StoreError extends ServiceError {
 }
 
 export interface BodyStore {
-  readonly manifest: ServedManifest;
+  readonly manifest: ManifestHead;
   /** Where the bodies come from, for logs: a build directory or an origin URL. */
   readonly source: string;
   /** Body files in the build. */
   readonly bodyCount: number;
   /**
    * The body of a route's lookup by its normalised keys (contract/keys.ts): undefined means no
-   * such key exists. Throws IndexPending (manifestIndex.ts) while the part of the index that
+   * such key exists. Throws IndexPending (indexReader.ts) while the part of the index that
    * knows must be fetched (an origin's): wait for it and ask again.
    */
   find(routePath: string, keys: readonly string[]): Lookup | undefined;
@@ -133,7 +125,7 @@ export async function openLocalStore(distDir: string, { bodies: cache }: StoreCa
       return shard;
     },
   };
-  const { manifest, head } = readManifest(bytes, indexFile);
+  const { manifest, head } = openIndexHead(bytes, indexFile);
   const index = new LookupIndex(head, source, indexFile);
   /**
    * A body read from its pack in place, and checked against its ETag before it is kept or sent: a

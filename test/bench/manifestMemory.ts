@@ -13,7 +13,7 @@ import path from 'node:path';
 import { lookupShardsDir, pageBytes } from '../../contract/lookupIndex.ts';
 import { seededRandom } from './urls.ts';
 import { createStoreCaches, openLocalStore } from '../../proxy/store/store.ts';
-import type { Lookup } from '../../proxy/store/manifestIndex.ts';
+import type { Lookup } from '../../proxy/store/indexReader.ts';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with node --expose-gc (npm run bench:memory does)');

@@ -48,7 +48,7 @@ export const mixLabels: Record<BenchMixId, string> = {
 const selections: Record<MixId, MixSelection | undefined> = {
   sampled: undefined,
   small: (route, entry) => route.shape === 'single' && entry.size <= smallBodyBytes,
-  // generator/schemas.ts requires a flag on every country; only the operations that omit it (getall) lack one.
+  // generator/records/schemas.ts requires a flag on every country; only the operations that omit it (getall) lack one.
   flags: (route) => route.record === 'country' && route.shape === 'single' && !route.document && !route.omit?.includes('flag'),
 };
 

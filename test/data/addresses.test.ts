@@ -8,12 +8,12 @@ import path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ImportError } from '../../generator/import/importError.ts';
+import { ImportError } from '../../generator/import/shared/importError.ts';
 import { subdivisionsCheck } from '../../generator/check/subdivisions.ts';
-import { cleanSubdivisionName } from '../../generator/import/isoCodes.ts';
+import { cleanSubdivisionName } from '../../generator/import/addresses/isoCodes.ts';
 import { importReferenceData } from '../../generator/import/main.ts';
-import { cleanNeighbourhoodName, loadTurkeyAddresses, neighbourhoodKeys } from '../../generator/import/turkey.ts';
-import { countrySchema, districtSchema, neighborhoodSchema, stateProvinceSchema, type Country, type DataRecord } from '../../generator/schemas.ts';
+import { cleanNeighbourhoodName, loadTurkeyAddresses, neighbourhoodKeys } from '../../generator/import/addresses/turkey.ts';
+import { countrySchema, districtSchema, neighborhoodSchema, stateProvinceSchema, type Country, type DataRecord } from '../../generator/records/schemas.ts';
 import type { RecordType } from '../../contract/routes.ts';
 import { copyData, dataDir, recordsDir, removeCopies, uuidV4 } from '../support/data.ts';
 

@@ -9,7 +9,7 @@ import type { RecordType } from '../../contract/routes.ts';
 import type { CheckReport } from '../../generator/check/check.ts';
 import { countryNamesCheck } from '../../generator/check/countryNames.ts';
 import { loadLocaleMatcher, type LocaleMatcher } from '../../generator/check/gettextLocales.ts';
-import { countrySchema, type Country, type DataRecord } from '../../generator/schemas.ts';
+import { countrySchema, type Country, type DataRecord } from '../../generator/records/schemas.ts';
 import { dataDir, readValidated } from '../support/data.ts';
 
 let countries: Country[];

@@ -9,9 +9,9 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { loadHolidayCorrections } from '../../generator/import/holidayCorrections.ts';
-import { readSnapshot, type PythonHolidaysSnapshot } from '../../generator/import/pythonHolidays.ts';
-import { buildSettingsSchema, countrySpecialDaySchema, countrySchema } from '../../generator/schemas.ts';
+import { loadHolidayCorrections } from '../../generator/import/holidays/holidayCorrections.ts';
+import { readSnapshot, type PythonHolidaysSnapshot } from '../../generator/import/holidays/pythonHolidays.ts';
+import { buildSettingsSchema, countrySpecialDaySchema, countrySchema } from '../../generator/records/schemas.ts';
 import { dataDir, recordsDir } from '../support/data.ts';
 
 type CountryDay = z.infer<typeof countrySpecialDaySchema>;

@@ -9,7 +9,7 @@ import path from 'node:path';
 import fg from 'fast-glob';
 import { afterAll, describe, expect, it } from 'vitest';
 import { importReferenceData } from '../../generator/import/main.ts';
-import { formatRecords } from '../../generator/import/recordsFile.ts';
+import { formatRecords } from '../../generator/import/shared/recordsFile.ts';
 import { dataDir } from '../support/data.ts';
 
 let copyParent: string | undefined;

@@ -9,13 +9,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { banksCheck, sameBankName } from '../../generator/check/banks.ts';
 import { timeZonesCheck } from '../../generator/check/timeZones.ts';
-import { toApiBankCode } from '../../generator/import/banks.ts';
-import { loadLegalTender } from '../../generator/import/currencyLinks.ts';
-import { ImportError } from '../../generator/import/importError.ts';
-import { loadLanguageDescriber, type LanguageFacts } from '../../generator/import/languages.ts';
+import { toApiBankCode } from '../../generator/import/finance/banks.ts';
+import { loadLegalTender } from '../../generator/import/finance/currencyLinks.ts';
+import { ImportError } from '../../generator/import/shared/importError.ts';
+import { loadLanguageDescriber, type LanguageFacts } from '../../generator/import/countries/languages.ts';
 import { importReferenceData } from '../../generator/import/main.ts';
-import { formatRecords } from '../../generator/import/recordsFile.ts';
-import { toAsciiDomain } from '../../generator/import/webDomains.ts';
+import { formatRecords } from '../../generator/import/shared/recordsFile.ts';
+import { toAsciiDomain } from '../../generator/import/countries/webDomains.ts';
 import {
   bankSchema,
   countryCurrencySchema,
@@ -28,7 +28,7 @@ import {
   timeZoneSchema,
   webDomainSchema,
   type Country,
-} from '../../generator/schemas.ts';
+} from '../../generator/records/schemas.ts';
 import { copyData, dataDir, readRecordFile, readValidated, removeCopies, uuidV4 } from '../support/data.ts';
 
 const linkTypes = ['bank', 'countryCurrency', 'language', 'countryLanguage', 'timeZone', 'countryTimeZone', 'webDomain', 'countryTopLevelWebDomain'] as const;

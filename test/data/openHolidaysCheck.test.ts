@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import type { CheckedData } from '../../generator/check/check.ts';
 import { openHolidaysCheck, openHolidaysFile } from '../../generator/check/openHolidays.ts';
 import type { RecordType } from '../../contract/routes.ts';
-import type { DataRecord } from '../../generator/schemas.ts';
+import type { DataRecord } from '../../generator/records/schemas.ts';
 
 const header = 'Id;StartDate;EndDate;Type;Name;Subdivisions';
 

@@ -6,10 +6,10 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ImportError } from '../../generator/import/importError.ts';
-import { loadCountryPopulations, readWorldBankPopulation } from '../../generator/import/population.ts';
-import type { WorldCountry } from '../../generator/import/worldCountries.ts';
-import { countrySchema, type Country } from '../../generator/schemas.ts';
+import { ImportError } from '../../generator/import/shared/importError.ts';
+import { loadCountryPopulations, readWorldBankPopulation } from '../../generator/import/countries/population.ts';
+import type { WorldCountry } from '../../generator/import/countries/worldCountries.ts';
+import { countrySchema, type Country } from '../../generator/records/schemas.ts';
 import { dataDir, readValidated } from '../support/data.ts';
 
 let countries: Country[];

@@ -6,9 +6,9 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ImportError } from '../../generator/import/importError.ts';
+import { ImportError } from '../../generator/import/shared/importError.ts';
 import { importReferenceData } from '../../generator/import/main.ts';
-import { formatRecords } from '../../generator/import/recordsFile.ts';
+import { formatRecords } from '../../generator/import/shared/recordsFile.ts';
 import {
   callingCodeSchema,
   countrySchema,
@@ -18,7 +18,7 @@ import {
   type Country,
   type Currency,
   type Region,
-} from '../../generator/schemas.ts';
+} from '../../generator/records/schemas.ts';
 import { copyData, dataDir, readRecordFile, readValidated, removeCopies, uuidV4 } from '../support/data.ts';
 
 const importedTypes = ['region', 'callingCode', 'country', 'currency'] as const;

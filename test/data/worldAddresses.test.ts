@@ -1,5 +1,5 @@
 /**
- * The world's districts and postal codes `npm run data:import` wrote (generator/import/worldAddresses.ts):
+ * The world's districts and postal codes `npm run data:import` wrote (generator/import/addresses/worldAddresses.ts):
  * GeoNames' postal codes for 116 countries, CSC's cities for those without a postal file, each
  * district under its ISO 3166-2 subdivision, and the import reproducing every file and id.
  */
@@ -7,9 +7,9 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { buildWorldAddresses, loadWorldInputsFrom, partsOf } from '../../generator/import/worldAddresses.ts';
-import { formatRecords } from '../../generator/import/recordsFile.ts';
-import { countrySchema, districtSchema, neighborhoodSchema, stateProvinceSchema, type Country } from '../../generator/schemas.ts';
+import { buildWorldAddresses, loadWorldInputsFrom, partsOf } from '../../generator/import/addresses/worldAddresses.ts';
+import { formatRecords } from '../../generator/import/shared/recordsFile.ts';
+import { countrySchema, districtSchema, neighborhoodSchema, stateProvinceSchema, type Country } from '../../generator/records/schemas.ts';
 import { recordsDir } from '../support/data.ts';
 
 type StateProvince = z.infer<typeof stateProvinceSchema>;

@@ -6,7 +6,7 @@ import { mkdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { encodeLookupIndex, lookupIndexFileName, lookupShardsDir, readLookupHead, readLookupShard, type PackedEntry } from '../../contract/lookupIndex.ts';
 import { manifestHeadSchema, manifestFileName, type Manifest } from '../../contract/manifest.ts';
-import { type Lookup, whenIndexed } from '../../proxy/store/manifestIndex.ts';
+import { type Lookup, whenIndexed } from '../../proxy/store/indexReader.ts';
 import type { BodyStore } from '../../proxy/store/store.ts';
 
 /** `store.find`, waiting for the shards it needs as proxy/http/lookups.ts does. */

@@ -1,11 +1,11 @@
-/** generator/bodySpill.ts: bodies kept on the disk while a build makes them come back shard by shard, as the index splits them. */
+/** generator/packs/spill.ts: bodies kept on the disk while a build makes them come back shard by shard, as the index splits them. */
 import { mkdir, mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LookupHead, encodeHead, planShards, shardFileOf, packFileOf, type ShardEntry } from '../../contract/lookupIndex.ts';
-import { SpilledBodies } from '../../generator/bodySpill.ts';
-import { packSpill, type PackedShard } from '../../generator/packShards.ts';
+import { SpilledBodies } from '../../generator/packs/spill.ts';
+import { packSpill, type PackedShard } from '../../generator/packs/shards.ts';
 
 /** 20,000 bodies, some of them long enough to fill a bucket's write buffer, some with letters outside ASCII. */
 function bodies(): Map<string, string> {

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildsRootOf, processStartOf, readerLeaseName, readersDirOf } from '../../contract/builds.ts';
 import { buildDist, describeBuildFailure } from '../../generator/build.ts';
-import { BuildError } from '../../generator/errors.ts';
+import { BuildError } from '../../generator/records/errors.ts';
 import { rollback } from '../../generator/rollback.ts';
 import { swapLink } from '../../generator/write.ts';
 import { copyFixture, fixtureData, startTestService, tempDir, testKey } from '../support/service.ts';

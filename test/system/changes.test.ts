@@ -1,5 +1,5 @@
 /**
- * The exports and change lists a build writes (generator/exports.ts, generator/changes.ts): the
+ * The exports and change lists a build writes (generator/exports/files.ts, generator/exports/changes.ts): the
  * generator run on the fixture dataset, then again on a copy with records changed, added and
  * removed, into one dist as `npm run build` does.
  */
@@ -13,8 +13,8 @@ import type { ManifestHead } from '../../contract/lookupIndex.ts';
 import { manifestHeadSchema } from '../../contract/manifest.ts';
 import { recordTypes } from '../../contract/routes.ts';
 import { buildDist, parseKeepBuilds } from '../../generator/build.ts';
-import { BuildError } from '../../generator/errors.ts';
-import { shownFields } from '../../generator/schemas.ts';
+import { BuildError } from '../../generator/records/errors.ts';
+import { shownFields } from '../../generator/records/schemas.ts';
 import { copyFixture, fixtureRecords, pick, repoRoot, tempDir, type FixtureRecord } from '../support/service.ts';
 
 async function readManifest(distDir: string): Promise<ManifestHead> {

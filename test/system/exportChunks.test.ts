@@ -1,6 +1,6 @@
 /**
- * Exports as runs of gzip members, one per chunk of lines (generator/exportChunks.ts,
- * generator/gzipMembers.ts), and the change lists worked out chunk by chunk (generator/changes.ts):
+ * Exports as runs of gzip members, one per chunk of lines (generator/exports/chunks.ts,
+ * generator/exports/gzipMembers.ts), and the change lists worked out chunk by chunk (generator/exports/changes.ts):
  * buildExports and buildChangeLists run on synthetic neighbourhoods, with a chunk size small
  * enough to give dozens of members, each build written to a directory as write.ts would.
  */
@@ -14,11 +14,11 @@ import { createGunzip, gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { exportFile, type ExportsIndex, type RecordChanges } from '../../contract/downloads.ts';
 import type { RecordType } from '../../contract/routes.ts';
-import { buildChangeLists, compareLines, type KeptBuild } from '../../generator/changes.ts';
-import { buildExports, type BuiltExports, type ExportOptions } from '../../generator/exports.ts';
-import { readMembers } from '../../generator/gzipMembers.ts';
-import { digestNdjson } from '../../generator/ndjsonDigest.ts';
-import type { DataRecord } from '../../generator/schemas.ts';
+import { buildChangeLists, compareLines, type KeptBuild } from '../../generator/exports/changes.ts';
+import { buildExports, type BuiltExports, type ExportOptions } from '../../generator/exports/files.ts';
+import { readMembers } from '../../generator/exports/gzipMembers.ts';
+import { digestNdjson } from '../../generator/exports/ndjsonDigest.ts';
+import type { DataRecord } from '../../generator/records/schemas.ts';
 import type { Dataset } from '../../generator/validate.ts';
 import { tempDir } from '../support/service.ts';
 

@@ -1,5 +1,5 @@
 /**
- * The example of every lookup parameter in openapi.json (generator/openapiExamples.ts): a real key
+ * The example of every lookup parameter in openapi.json (generator/openapi/examples.ts): a real key
  * of the build the document was written with, Türkiye's first, so that "Try it out" on /docs finds
  * something; and picked again from the data by every build, so that a data change cannot leave one
  * stale.

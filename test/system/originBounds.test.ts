@@ -10,7 +10,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readLookupHead, shardFileOf, type PackedEntry } from '../../contract/lookupIndex.ts';
-import { whenIndexed, type Lookup } from '../../proxy/store/manifestIndex.ts';
+import { whenIndexed, type Lookup } from '../../proxy/store/indexReader.ts';
 import { createOriginClient, openOriginStore, type OriginClient, type OriginStore } from '../../proxy/store/origin.ts';
 import { noOriginCopy } from '../../proxy/store/originCopy.ts';
 import { createStoreCaches } from '../../proxy/store/store.ts';

@@ -1,21 +1,12 @@
 /**
- * The body cache (proxy/store/store.ts, proxy/store/loadingCache.ts) under pressure, and reading a build's lookup index (proxy/store/manifestIndex.ts).
+ * The body cache (proxy/store/store.ts, proxy/store/loadingCache.ts) under pressure, and reading a build's lookup index (proxy/store/indexReader.ts).
  * What every body store must do is test/system/bodyStores.test.ts.
  */
 import { readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { encodeLookupIndex, packFileOf, pageBytes, readFromBytes, shardFileOf, type PackedEntry } from '../../contract/lookupIndex.ts';
-import {
-  findLookup,
-  IndexPending,
-  LookupIndex,
-  ManifestError,
-  readManifest,
-  whenIndexed,
-  type Lookup,
-  type ShardSource,
-} from '../../proxy/store/manifestIndex.ts';
+import { findLookup, IndexPending, LookupIndex, IndexError, openIndexHead, whenIndexed, type Lookup, type ShardSource } from '../../proxy/store/indexReader.ts';
 import { createBodyCache, openLocalStore, type StoreError } from '../../proxy/store/store.ts';
 import { buildFixture } from '../support/service.ts';
 
@@ -92,7 +83,7 @@ describe('a build without its lookup index', () => {
   it('is refused when given manifest.json in its place, saying what the proxy reads', async () => {
     const distDir = await buildFixture();
     const manifest = await readFile(path.join(distDir, 'manifest.json'));
-    expect(() => readManifest(manifest, 'the index')).toThrow(
+    expect(() => openIndexHead(manifest, 'the index')).toThrow(
       'the index is not a lookup index written by npm run build: it is JSON, as manifest.json is; a proxy serves a build from its lookups.idx',
     );
   });
@@ -139,7 +130,7 @@ describe('reading a lookup index', () => {
     }
     const encoded = encodeLookupIndex(manifest, bodies, 1_000);
     const reads: Reads = [];
-    const { manifest: head, head: opened } = readManifest(encoded.head, 'the large index');
+    const { manifest: head, head: opened } = openIndexHead(encoded.head, 'the large index');
     return {
       index: new LookupIndex(opened, countingSource(encoded.files, reads, options), 'the large index'),
       reads,
@@ -196,8 +187,8 @@ describe('reading a lookup index', () => {
   ])('refuses %s, saying what is wrong', async (_what, damage, message) => {
     const { manifest } = await openLocalStore(await buildFixture());
     const bytes = damage(encodeLookupIndex(manifest, new Map([['addressmanagement/api/country/getall.json', Buffer.from('[]')]])).head);
-    expect(() => readManifest(bytes, 'the index')).toThrow(`the index is not a lookup index written by npm run build: ${message}`);
-    expect(() => readManifest(bytes, 'the index')).toThrow(ManifestError);
+    expect(() => openIndexHead(bytes, 'the index')).toThrow(`the index is not a lookup index written by npm run build: ${message}`);
+    expect(() => openIndexHead(bytes, 'the index')).toThrow(IndexError);
   });
 
   it.each([
@@ -210,11 +201,11 @@ describe('reading a lookup index', () => {
   ])('never reads a file a shard with %s names: its entries point into the pack the head names, and a listing refuses it', async (_what, file, message) => {
     const { manifest } = await openLocalStore(await buildFixture());
     const encoded = encodeLookupIndex(manifest, new Map([[file, Buffer.from('{}')]]));
-    const { head } = readManifest(encoded.head, 'the index');
+    const { head } = openIndexHead(encoded.head, 'the index');
     const index = new LookupIndex(head, countingSource(encoded.files, []), 'the index');
     expect(index.find(file)).toMatchObject({ pack: packFileOf(head.shards[0]?.packEtag ?? '') });
     const listing = index.shard(0);
-    await expect(listing).rejects.toThrow(ManifestError);
+    await expect(listing).rejects.toThrow(IndexError);
     await expect(listing).rejects.toThrow(`is not a shard of a lookup index written by npm run build: ${message}`);
   });
 
@@ -249,7 +240,7 @@ describe('reading a lookup index', () => {
     const found = store.find('/addressmanagement/api/country/getall', []);
     expect(found).toBeDefined();
     const { entry } = found as Lookup;
-    const { head } = readManifest(await readFile(path.join(buildDir, 'lookups.idx')), 'the index');
+    const { head } = openIndexHead(await readFile(path.join(buildDir, 'lookups.idx')), 'the index');
     const shardFile = path.join(buildDir, shardFileOf(head.shards[head.shardOf(found?.file ?? '')]?.etag ?? ''));
     const bytes = await readFile(shardFile);
     // The entry's offset in the pack moved by one byte: its bytes no longer hash to its ETag.

@@ -6,7 +6,7 @@
 import ICAL from 'ical.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkCalendar } from '../../contract/workCalendar.ts';
-import { workCalendarSchema } from '../../generator/schemas.ts';
+import { workCalendarSchema } from '../../generator/records/schemas.ts';
 import type { RunningServer } from '../../proxy/http/server.ts';
 import { buildFixture, fixtureRecords, pick, startProxy, testKey } from '../support/service.ts';
 

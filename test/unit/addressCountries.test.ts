@@ -1,6 +1,6 @@
 /** data/build.json `addressCountries`: which countries' districts and neighbourhoods a build serves (generator/validate.ts). */
 import { describe, expect, it } from 'vitest';
-import { BuildError } from '../../generator/errors.ts';
+import { BuildError } from '../../generator/records/errors.ts';
 import type { RecordFile } from '../../generator/load.ts';
 import { gateAddressCountries } from '../../generator/load.ts';
 import { validateSettings } from '../../generator/validate.ts';

@@ -1,7 +1,7 @@
 /** The ambiguity rule of the single lookups (generator/bodies/ambiguity.ts), record by record. */
 import { describe, expect, it } from 'vitest';
 import { aliasesOf, Candidates, keyTuples, rank } from '../../generator/bodies/ambiguity.ts';
-import type { DataRecord } from '../../generator/schemas.ts';
+import type { DataRecord } from '../../generator/records/schemas.ts';
 
 const record = (id: string, fields: Record<string, unknown> = {}): DataRecord => ({ id, ...fields }) as DataRecord;
 

@@ -2,7 +2,8 @@
  * The dependency rule (ARCHITECTURE.md): contract/ imports nothing of either side; the generator
  * and the proxy both import it and never each other; inside the proxy, auth/ never imports http/;
  * deploy/ imports only the contract and the few modules it shares with the proxy; the proxy keeps
- * at most four files at its root; no module imports itself back through others. Read from the
+ * at most four files at its root, the generator at most eight, and each of the generator's folders
+ * imports only the folders its row names; no module imports itself back through others. Read from the
  * sources' import statements, type-only imports included. And no function of the proxy takes more
  * than five positional parameters: a request travels as one Exchange, not as loose values.
  */
@@ -30,13 +31,31 @@ function importGraph(): Map<string, string[]> {
 }
 
 const graph = importGraph();
+
+/**
+ * The generator's folders and what each may import besides itself ('root' is the pipeline's core at
+ * generator/'s top). The records are the bottom: every stage reads them; the import and the checks
+ * never reach the build's pipeline, except that a check reads the data as a build loads it.
+ */
+const generatorFolders: Readonly<Record<string, readonly string[]>> = {
+  root: ['contract', 'records', 'bodies', 'builds', 'exports', 'openapi', 'packs'],
+  records: ['contract'],
+  builds: ['contract', 'records'],
+  packs: ['contract', 'records', 'builds'],
+  bodies: ['contract', 'records', 'packs', 'root'],
+  openapi: ['contract', 'records', 'root'],
+  exports: ['contract', 'records', 'builds', 'root'],
+  import: ['contract', 'records'],
+  check: ['contract', 'records', 'import', 'root', 'bodies'],
+};
+const generatorFolderOf = (file: string): string => (/^generator\/[^/]+$/.test(file) ? 'root' : (file.split('/')[1] ?? ''));
 const importsOf = (folder: string) => [...graph].filter(([file]) => file.startsWith(`${folder}/`));
 
 describe('the dependency rule', () => {
   it('reads every source file and their imports (the rule below has something to hold for)', () => {
     expect(importsOf('contract').length).toBeGreaterThanOrEqual(5);
     expect(graph.get('proxy/http/lookups.ts')).toContain('contract/routes.ts');
-    expect(graph.get('generator/openapi.ts')).toContain('contract/routes.ts');
+    expect(graph.get('generator/openapi/document.ts')).toContain('contract/routes.ts');
   });
 
   // ibantools: the ISO 13616 registry (each country's IBAN length and form), which keys.ts checks an IBAN against.
@@ -77,6 +96,42 @@ describe('the dependency rule', () => {
   it('the proxy keeps at most four files at its root: each concern has its folder', () => {
     const atRoot = [...graph.keys()].filter((file) => /^proxy\/[^/]+\.ts$/.test(file));
     expect(atRoot.length, atRoot.join(', ')).toBeLessThanOrEqual(4);
+  });
+
+  it("the generator's root holds at most eight files: the entry points and the pipeline's core; every other stage has its folder", () => {
+    const atRoot = [...graph.keys()].filter((file) => /^generator\/[^/]+\.ts$/.test(file));
+    expect(atRoot.length, atRoot.join(', ')).toBeLessThanOrEqual(8);
+    const folders = new Set([...graph.keys()].filter((file) => /^generator\/[^/]+\//.test(file)).map((file) => file.split('/')[1]));
+    expect([...folders].sort()).toEqual(
+      Object.keys(generatorFolders)
+        .filter((folder) => folder !== 'root')
+        .sort(),
+    );
+  });
+
+  it('each folder of the generator imports only what its row of ARCHITECTURE.md names', () => {
+    const outside = importsOf('generator').flatMap(([file, imports]) => {
+      const own = generatorFolderOf(file);
+      const allowed = generatorFolders[own] ?? [];
+      return imports
+        .filter((target) => /^(contract|generator|proxy|test)\//.test(target))
+        .filter((target) => {
+          const folder = target.startsWith('generator/') ? generatorFolderOf(target) : target.split('/')[0];
+          return folder !== own && !allowed.includes(folder ?? '');
+        })
+        .map((target) => `${file} → ${target}`);
+    });
+    expect(outside).toEqual([]);
+  });
+
+  it('outside exports/, the generator imports the exports and change lists through their one face, exports/exports.ts', () => {
+    const inside = importsOf('generator')
+      .filter(([file]) => !file.startsWith('generator/exports/'))
+      .flatMap(([file, imports]) =>
+        imports.filter((target) => target.startsWith('generator/exports/') && target !== 'generator/exports/exports.ts').map((target) => `${file} → ${target}`),
+      );
+    expect(inside).toEqual([]);
+    expect(importsOf('generator').some(([, imports]) => imports.includes('generator/exports/exports.ts'))).toBe(true);
   });
 
   it('the proxy loads none of the packages only the build, the import and the bench need', () => {

@@ -1,6 +1,6 @@
-/** Aliases of districts from GeoNames' cities (generator/import/exonyms.ts), by the stated rule. */
+/** Aliases of districts from GeoNames' cities (generator/import/addresses/exonyms.ts), by the stated rule. */
 import { describe, expect, it } from 'vitest';
-import { distanceKm, matchExonyms, type CityPlace, type DistrictPlace } from '../../generator/import/exonyms.ts';
+import { distanceKm, matchExonyms, type CityPlace, type DistrictPlace } from '../../generator/import/addresses/exonyms.ts';
 
 const munich: DistrictPlace = { key: 'muenchen', name: 'München', admin1: 'DE-BY', latitude: 48.1345, longitude: 11.571 };
 const garching: DistrictPlace = { key: 'garching', name: 'Garching b. München', admin1: 'DE-BY', latitude: 48.249, longitude: 11.651 };

@@ -1,10 +1,10 @@
 /**
- * A record file parsed by pieces (generator/jsonArray.ts) gives JSON.parse's records exactly, or
+ * A record file parsed by pieces (generator/records/jsonArray.ts) gives JSON.parse's records exactly, or
  * nothing, so that the caller parses the whole text: never other records, and never records from
  * a text JSON.parse refuses.
  */
 import { describe, expect, it } from 'vitest';
-import { parseJsonArrayByPieces } from '../../generator/jsonArray.ts';
+import { parseJsonArrayByPieces } from '../../generator/records/jsonArray.ts';
 
 const records = [
   { id: 'a1', name: 'Çamlıca', zipCode: '34696' },

@@ -1,7 +1,7 @@
 /** Choosing a holiday lookup's language: the language key both sides use, and Accept-Language (RFC 9110 §12.5.4). */
 import { describe, expect, it } from 'vitest';
 import { languageKey } from '../../contract/keys.ts';
-import type { Lookup } from '../../proxy/store/manifestIndex.ts';
+import type { Lookup } from '../../proxy/store/indexReader.ts';
 import { findRoute, type Route } from '../../contract/routes.ts';
 import { acceptLanguageBounds, chooseByAcceptLanguage, parseAcceptLanguage } from '../../proxy/http/languages.ts';
 import { findTarget } from '../../proxy/http/lookups.ts';

@@ -3,8 +3,16 @@
  * at that instant in the zone, summer time included, from the platform's ICU time-zone data.
  */
 import { describe, expect, it } from 'vitest';
-import { tzdataVersion } from '../../generator/import/standardOffsets.ts';
-import { addDays, formatLocalDateTime, localDaySpan, localInstant, startOfLocalDay, wallClockHours, weekdayOf } from '../../generator/import/localDates.ts';
+import { tzdataVersion } from '../../generator/import/countries/standardOffsets.ts';
+import {
+  addDays,
+  formatLocalDateTime,
+  localDaySpan,
+  localInstant,
+  startOfLocalDay,
+  wallClockHours,
+  weekdayOf,
+} from '../../generator/import/holidays/localDates.ts';
 
 describe('localDaySpan', () => {
   it('runs from local midnight to the next local midnight with the offset in force', () => {

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { placeName } from '../../generator/import/neighbourhoodNames.ts';
+import { placeName } from '../../generator/import/addresses/neighbourhoodNames.ts';
 
 describe("PTT's neighbourhood names as a form shows them", () => {
   it('writes the type word out, names the village or belde, and reads the kinds of place', () => {

@@ -37,6 +37,27 @@ describe('pointers to files', () => {
     expect(missing).toEqual([]);
   });
 
+  it('every file the product code names by a shorter path exists: beside the file, above it, or (a bare name) somewhere in the tree', () => {
+    const shortPattern = /(?<![\w/.@-])((?:\.{1,2}\/)*[\w-]+(?:\/[\w.-]+)*\.(?:ts|mjs|cjs|py))(?![\w.-])/g;
+    const tracked = fg.sync(['**/*.{ts,mjs,cjs,py}'], { cwd: repoRoot, ignore: ['**/node_modules/**'] });
+    const baseNames = new Set(tracked.map((file) => path.posix.basename(file)));
+    const resolves = (from: string, target: string): boolean => {
+      if (!target.includes('/')) return baseNames.has(target);
+      for (let folder = path.posix.dirname(from); ; folder = path.posix.dirname(folder)) {
+        if (existsSync(path.join(repoRoot, folder, target))) return true;
+        if (folder === '.') return false;
+      }
+    };
+    const product = fg.sync(['contract/**/*.ts', 'generator/**/*.{ts,mjs}', 'proxy/**/*.ts', 'deploy/**/*.ts'], { cwd: repoRoot });
+    const missing = product.flatMap((file) =>
+      [...readFileSync(path.join(repoRoot, file), 'utf8').matchAll(shortPattern)]
+        .map((match) => match[1] ?? '')
+        .filter((target) => !target.startsWith('.') && !resolves(file, target))
+        .map((target) => `${file} names ${target}`),
+    );
+    expect(missing).toEqual([]);
+  });
+
   it('docs/development.md lists every npm script', () => {
     const scripts = Object.keys(JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')).scripts as Record<string, string>);
     const manual = readFileSync(path.join(repoRoot, 'docs/development.md'), 'utf8');

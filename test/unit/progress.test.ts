@@ -1,6 +1,6 @@
-/** generator/progress.ts: a long build's stage, done/total and time left, on a terminal and in a log. */
+/** generator/builds/progress.ts: a long build's stage, done/total and time left, on a terminal and in a log. */
 import { describe, expect, it } from 'vitest';
-import { createProgress, describeDuration } from '../../generator/progress.ts';
+import { createProgress, describeDuration } from '../../generator/builds/progress.ts';
 
 /** An output that keeps what was written, and a clock the test moves. */
 function recorder(isTTY: boolean) {

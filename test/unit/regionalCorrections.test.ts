@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { correctSubdivisionDays, type RegionalCorrection, type SubdivisionDay } from '../../generator/import/regionalCorrections.ts';
+import { correctSubdivisionDays, type RegionalCorrection, type SubdivisionDay } from '../../generator/import/holidays/regionalCorrections.ts';
 
 const cited = { why: 'a law says so, for the test', source: 'https://example.org/law' };
 const own: SubdivisionDay[] = [

@@ -12,7 +12,7 @@ import type { Indexing } from '../../generator/bodies/indexing.ts';
 import { Projection } from '../../generator/bodies/projection.ts';
 import { RecordKeys } from '../../generator/bodies/recordKeys.ts';
 import { indexSearch } from '../../generator/bodies/search.ts';
-import type { DataRecord } from '../../generator/schemas.ts';
+import type { DataRecord } from '../../generator/records/schemas.ts';
 import type { BodyStore } from '../../proxy/store/store.ts';
 import { findSearch, makeAnswer } from '../../proxy/http/search.ts';
 

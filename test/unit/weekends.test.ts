@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { correctWeekends } from '../../generator/import/weekends.ts';
+import { correctWeekends } from '../../generator/import/holidays/weekends.ts';
 
 describe('weekend corrections (data/curated/weekend-corrections.json)', () => {
   const correction = { alpha2Code: 'XA', from: '2006-01-01', weekendDays: [5, 6], why: 'a law says so, for the test', source: 'https://example.org/law' };

@@ -1,6 +1,6 @@
-/** The rules that turn GeoNames' postal rows into districts (generator/import/worldPostal.ts). */
+/** The rules that turn GeoNames' postal rows into districts (generator/import/addresses/worldPostal.ts). */
 import { describe, expect, it } from 'vitest';
-import { ImportError } from '../../generator/import/importError.ts';
+import { ImportError } from '../../generator/import/shared/importError.ts';
 import {
   districtLevelOf,
   districtNameOf,
@@ -11,8 +11,8 @@ import {
   isoCodeByGeonamesName,
   subdivisionResolver,
   type Admin1Table,
-} from '../../generator/import/worldPostal.ts';
-import type { PostalRow } from '../../generator/import/worldSources.ts';
+} from '../../generator/import/addresses/worldPostal.ts';
+import type { PostalRow } from '../../generator/import/addresses/worldSources.ts';
 
 const row = (fields: Partial<PostalRow>): PostalRow => ({
   zipCode: '80331',

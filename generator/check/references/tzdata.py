@@ -10,7 +10,7 @@ The TZif files are Debian's build of the IANA tz database (zic, main data form, 
 CPython's zoneinfo reads them. The importer reads a different build of the same database
 (moment-timezone's packed data) with different code, so agreement between the two is evidence.
 
-The standard offset is defined as in generator/import/standardOffsets.ts: the smallest UTC offset
+The standard offset is defined as in generator/import/countries/standardOffsets.ts: the smallest UTC offset
 in force at any time of the reference year (UTC), the first whole year after the tzdata release
 (2027 for 2026f). Here it is sampled at every hour of that year; no offset is in force for less
 than an hour. Daylight saving time is thereby never negative, as in

@@ -1,9 +1,0 @@
-/** Regions: world-countries' `region` (Africa, Americas, Antarctic, Asia, Europe, Oceania). */
-import type { Region } from '../schemas.ts';
-import type { IdFor } from './ids.ts';
-import type { WorldCountry } from './worldCountries.ts';
-import { englishCollator } from './ordering.ts';
-
-export function buildRegions(countries: readonly WorldCountry[], idForName: IdFor<string>): Region[] {
-  return [...new Set(countries.map((country) => country.region))].sort(englishCollator.compare).map((name) => ({ id: idForName(name), name }));
-}

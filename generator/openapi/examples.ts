@@ -1,0 +1,122 @@
+/**
+ * The example value of every lookup parameter in the OpenAPI document (document.ts): a real key of
+ * this build, so that "Try it out" on /docs, prefilled with it, finds something, and a client
+ * author sees a value that works. Nothing is written down: each build picks its examples from its
+ * own validated records, by the rules below.
+ *
+ * Türkiye first, for the service's first users: its country (TR), its currency (TRY), İstanbul
+ * (plate code 34) and the records linked to them, found by codes and references, never by an id.
+ * Where a rule finds nothing, the type's first record in data order is the example; so a data
+ * change can move an example, never leave one pointing at nothing.
+ */
+import { exampleIbanOf } from '../../contract/keys.ts';
+import type { RecordType, Route } from '../../contract/routes.ts';
+import { recordDefinitions, type DataRecord } from '../records/schemas.ts';
+import type { Dataset } from '../validate.ts';
+
+export type ExampleValue = string | number | boolean;
+
+/** The example of a lookup's parameter at `position`; undefined when the build has no record to take it from. */
+export type ParameterExamples = (route: Route, position: number) => ExampleValue | undefined;
+
+/** Whether a record is its type's example, given the examples of the types it is found through. */
+type Rule = (record: DataRecord, example: (type: RecordType) => DataRecord | undefined) => boolean;
+
+const ofExampleCountry: Rule = (record, example) => record.countryId === example('country')?.id;
+
+const rules: Partial<Record<RecordType, Rule>> = {
+  country: (country) => country.alpha2Code === 'TR',
+  currency: (currency) => currency.code === 'TRY',
+  region: (region, example) => region.id === example('country')?.regionId,
+  callingCode: (callingCode, example) => callingCode.id === example('country')?.callingCodeId,
+  // İstanbul: its plate code, also its ISO 3166-2 code (TR-34). Other countries have a `34` too.
+  stateProvince: (state, example) => ofExampleCountry(state, example) && state.abbreviation === '34',
+  district: (district, example) => district.stateProvinceId === example('stateProvince')?.id,
+  neighborhood: (neighborhood, example) => neighborhood.districtId === example('district')?.id,
+  bank: ofExampleCountry,
+  countryCurrency: (link, example) => ofExampleCountry(link, example) && link.currencyCode === example('currency')?.code,
+  countryLanguage: ofExampleCountry,
+  countryTimeZone: ofExampleCountry,
+  countryTopLevelWebDomain: ofExampleCountry,
+  language: (language, example) => language.id === example('countryLanguage')?.languageId,
+  timeZone: (zone, example) => zone.id === example('countryTimeZone')?.timeZoneId,
+  webDomain: (domain, example) => domain.id === example('countryTopLevelWebDomain')?.webDomainId,
+};
+
+export interface ExampleOptions {
+  readonly holidayYears: { readonly first: number; readonly last: number };
+  /** The year the build runs in: the year example, moved into holidayYears when outside it. */
+  readonly currentYear: number;
+}
+
+export function pickExamples(dataset: Dataset, { holidayYears, currentYear }: ExampleOptions): ParameterExamples {
+  const recordsOf = (type: RecordType): readonly DataRecord[] => dataset.records.get(type) ?? [];
+  const chosen = new Map<RecordType, DataRecord | undefined>();
+  const resolving = new Set<RecordType>();
+
+  const example = (type: RecordType): DataRecord | undefined => {
+    if (chosen.has(type)) return chosen.get(type);
+    if (resolving.has(type)) throw new Error(`the example rules find ${type} through itself: ${[...resolving].join(' → ')}`);
+    resolving.add(type);
+    const rule = rules[type];
+    const records = recordsOf(type);
+    const record = (rule && records.find((candidate) => rule(candidate, example))) ?? records[0];
+    resolving.delete(type);
+    chosen.set(type, record);
+    return record;
+  };
+
+  /**
+   * A record's field, or one it reaches through its references when it has no such field: a
+   * district's countryId is its state or province's (as bodies.ts derives it for district getbyname).
+   */
+  const fieldOf = (type: RecordType, record: DataRecord, field: string): unknown => {
+    if (field in record) return record[field];
+    for (const { field: via, to, toField = 'id' } of recordDefinitions[type].references) {
+      const target = recordsOf(to).find((candidate) => candidate[toField] === record[via]);
+      const value = target && fieldOf(to, target, field);
+      if (value !== undefined) return value;
+    }
+    return undefined;
+  };
+
+  const year = Math.min(Math.max(currentYear, holidayYears.first), holidayYears.last);
+
+  /**
+   * A subdivision with holidays of its own, for the regional lookups (İstanbul has none): Bavaria,
+   * the one their users know best, else the first such subdivision.
+   */
+  const regionalState = (): DataRecord | undefined => {
+    const withDays = new Set(recordsOf('stateProvinceHoliday').map((day) => day.stateProvinceId));
+    const germany = recordsOf('country').find((country) => country.alpha2Code === 'DE');
+    const states = recordsOf('stateProvince').filter((state) => withDays.has(state.id));
+    return states.find((state) => state.countryId === germany?.id && state.abbreviation === 'BY') ?? states[0];
+  };
+  /** A subdivision's ISO 3166-2 code, as the regional lookups derive it (generator/bodies/recordKeys.ts). */
+  const stateCodeOf = (state: DataRecord): string | undefined => {
+    const country = recordsOf('country').find((candidate) => candidate.id === state.countryId);
+    return country === undefined ? undefined : `${String(country.alpha2Code)}-${String(state.abbreviation)}`;
+  };
+
+  return (route, position) => {
+    const param = route.params[position];
+    if (!param) return undefined;
+    if (param.kind === 'year') return year;
+    if (param.kind === 'iban') {
+      const bank = example('bank');
+      const country = bank && recordsOf('country').find((candidate) => candidate.id === bank.countryId);
+      return bank && country ? exampleIbanOf(String(country.alpha2Code), String(bank.code)) : undefined;
+    }
+    if (param.optional) return undefined;
+    if (position === 0 && route.parent?.where !== undefined) {
+      const state = regionalState();
+      return state === undefined ? undefined : route.parent.field === 'code' ? stateCodeOf(state) : state.id;
+    }
+    // A list keyed by another record takes the first value from that record (a country's id for its banks).
+    const [type, field] = position === 0 && route.parent ? [route.parent.record, route.parent.field] : [route.record, param.field];
+    const record = example(type);
+    // Every value of one lookup comes from one record, so that together they find it.
+    const value = record && fieldOf(type, record, field);
+    return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? value : undefined;
+  };
+}
