@@ -6,7 +6,8 @@
  * here once for both.
  */
 import { z } from 'zod';
-import { recordTypes, routeParts, routes, type RecordType } from './routes.ts';
+import { recordTypes, type RecordType } from './recordTypes.ts';
+import { routeParts, routes } from './routes.ts';
 
 /** `20261123T172132Z-56f99d`: the build's UTC time to the second, then six random hex digits (generator/build.ts). */
 export const buildIdPattern = /^\d{8}T\d{6}Z-[0-9a-f]{6}$/;
@@ -25,63 +26,16 @@ export const downloadFilePattern = /^(?:exports\/[A-Za-z]+\.ndjson\.gz|exports\/
 export const gzipType = 'application/gzip';
 
 /** The area (`financemanagement`, `addressmanagement`) of each record type: its export needs that area's scope, as its lookups do. */
-export const recordAreas: Readonly<Record<RecordType, string>> = Object.fromEntries(
+const recordAreas: ReadonlyMap<RecordType, string> = new Map(
   recordTypes.map((type) => {
     const route = routes.find((candidate) => candidate.record === type);
     if (!route) throw new Error(`contract/routes.ts: record type ${type} has no operation, so its export has no area`);
     return [type, routeParts(route).area];
   }),
-) as Record<RecordType, string>;
+);
 
-/**
- * The terms a record type's data comes with where its sources ask for attribution or share-alike
- * (docs/data.md, "Licences"; data/SOURCES.md): each export's index entry states them, and the docs
- * page and the OpenAPI document say the same. Types not listed come under the general statement of
- * those two (their sources' licences ask no notice with the data).
- */
-export interface DataLicence {
-  /** An SPDX expression of the licences the type's data is offered under. */
-  readonly spdx: string;
-  /** The notices to show with the data, each as its source words it. */
-  readonly attribution: readonly string[];
-  /** What the terms mean for this type's export, in a sentence or two. */
-  readonly terms: string;
-}
-
-export const geonamesAttribution = 'GeoNames, geonames.org, CC BY 4.0';
-export const countriesStatesCitiesAttribution =
-  'Data by Countries States Cities Database, https://github.com/dr5hn/countries-states-cities-database | ODbL v1.0';
-export const worldCountriesAttribution =
-  'Contains information from world-countries (https://github.com/mledoze/countries), which is made available here under the Open Database License (ODbL) 1.0';
-
-export const recordLicences: Partial<Readonly<Record<RecordType, DataLicence>>> = {
-  country: {
-    spdx: 'ODbL-1.0 AND CC-BY-4.0 AND CC-BY-3.0-IGO',
-    attribution: [
-      worldCountriesAttribution,
-      'World Bank, World Development Indicators, total population (SP.POP.TOTL), CC BY 4.0',
-      'United Nations, DESA, Population Division, World Population Prospects 2024, CC BY 3.0 IGO',
-    ],
-    terms: 'A derivative database of world-countries, offered under the ODbL 1.0 (share-alike); the populations keep their CC BY terms.',
-  },
-  region: {
-    spdx: 'ODbL-1.0',
-    attribution: [worldCountriesAttribution],
-    terms: 'A derivative database of world-countries, offered under the ODbL 1.0 (share-alike).',
-  },
-  district: {
-    spdx: 'ODbL-1.0',
-    attribution: [countriesStatesCitiesAttribution, geonamesAttribution],
-    terms:
-      "Outside Türkiye, districts come from GeoNames' postal codes (CC BY 4.0) and, for the countries GeoNames has no postal codes for, from the Countries States Cities Database (ODbL 1.0); the export as a whole is a derivative database of the latter and is offered under the ODbL 1.0 (share-alike). Türkiye's come from PTT's postal-code list.",
-  },
-  neighborhood: {
-    spdx: 'CC-BY-4.0',
-    attribution: [geonamesAttribution],
-    terms:
-      "Outside Türkiye, neighbourhoods and their postal codes are GeoNames' postal codes, under CC BY 4.0: credit GeoNames when you share them. Türkiye's come from PTT's postal-code list.",
-  },
-};
+/** The area of a record type's lookups, which its export needs the scope of. */
+export const recordAreaOf = (type: RecordType): string => recordAreas.get(type) ?? '';
 
 const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/);
 const buildId = z.string().regex(buildIdPattern);

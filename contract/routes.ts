@@ -2,60 +2,15 @@
  * The API as data: every lookup operation of the service, read by the generator (which files to
  * write), the proxy (which file answers a request) and the tests (the contract itself).
  *
- * Adding an operation is adding a row. Nothing here imports anything: the proxy stays free of the
- * generator's dependencies.
+ * Adding an operation is adding a row. Nothing here imports anything but the record types
+ * (recordTypes.ts): the proxy stays free of the generator's dependencies.
  */
+import type { RecordType } from './recordTypes.ts';
+
+export { recordTypes, type RecordType } from './recordTypes.ts';
 
 /** How a query value is validated and normalised into a file-name-safe key (see keys.ts). */
 export type ParamKind = 'uuid' | 'code' | 'bankCode' | 'iban' | 'name' | 'domain' | 'integer' | 'boolean' | 'year' | 'postalCode';
-
-export const recordTypes = [
-  'bank',
-  'currency',
-  'country',
-  'region',
-  'stateProvince',
-  'district',
-  'neighborhood',
-  'callingCode',
-  'language',
-  'timeZone',
-  'webDomain',
-  'countryCurrency',
-  'countryLanguage',
-  'countryTimeZone',
-  'countryTopLevelWebDomain',
-  'countryHoliday',
-  'countrySpecialDay',
-  'stateProvinceHoliday',
-  'stateProvinceSpecialDay',
-  'weekend',
-] as const;
-export type RecordType = (typeof recordTypes)[number];
-
-/** Words for messages: "No state or province has id …". */
-export const recordLabels: Record<RecordType, string> = {
-  bank: 'bank',
-  currency: 'currency',
-  country: 'country',
-  region: 'region',
-  stateProvince: 'state or province',
-  district: 'district',
-  neighborhood: 'neighborhood',
-  callingCode: 'calling code',
-  language: 'language',
-  timeZone: 'time zone',
-  webDomain: 'web domain',
-  countryCurrency: 'country currency',
-  countryLanguage: 'country language',
-  countryTimeZone: 'country time zone',
-  countryTopLevelWebDomain: 'country top-level web domain',
-  countryHoliday: 'country holiday',
-  countrySpecialDay: 'country special day',
-  stateProvinceHoliday: 'state or province holiday',
-  stateProvinceSpecialDay: 'state or province special day',
-  weekend: 'weekend',
-};
 
 export interface RouteParam {
   /** The query parameter's name exactly as the spec writes it; matched case-insensitively. */

@@ -5,7 +5,8 @@
  * and the documents computed from several record types (bodies/calendars.ts).
  */
 import type { Manifest } from '../contract/manifest.ts';
-import { recordLabels, type RecordType, type Route } from '../contract/routes.ts';
+import type { RecordType, Route } from '../contract/routes.ts';
+import { recordTypes } from '../contract/recordTypes.ts';
 import { indexWorkCalendars } from './bodies/calendars.ts';
 import type { GroupFilter, Indexing } from './bodies/indexing.ts';
 import { indexAlias, indexList, listTuples } from './bodies/lists.ts';
@@ -127,5 +128,5 @@ export function indexData<Bodies extends BodySink = Map<string, string>>(
 
 /** Records per record type, for the manifest. */
 export function countRecords(dataset: Dataset): Record<string, number> {
-  return Object.fromEntries(Object.keys(recordLabels).map((type) => [type, dataset.records.get(type as RecordType)?.length ?? 0]));
+  return Object.fromEntries(recordTypes.map((type) => [type, dataset.records.get(type)?.length ?? 0]));
 }

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
-import { recordTypes, type RecordType } from '../contract/routes.ts';
+import { isRecordType, recordTypes, type RecordType } from '../contract/recordTypes.ts';
 import { BuildError } from './records/errors.ts';
 import { parseJsonArrayByPieces } from './records/jsonArray.ts';
 import { addressCountriesSchema } from './records/schemas.ts';
@@ -36,10 +36,6 @@ export interface LoadedData {
   readonly sources: unknown;
   /** sha256 over every input's path and bytes, so equal data gives an equal version. */
   readonly dataVersion: string;
-}
-
-function isRecordType(name: string): name is RecordType {
-  return (recordTypes as readonly string[]).includes(name);
 }
 
 function parseJson(displayPath: string, text: string): unknown {

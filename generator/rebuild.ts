@@ -24,12 +24,14 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { recordTypes, type RecordType, type Route } from '../contract/routes.ts';
+import type { Route } from '../contract/routes.ts';
+import { isRecordType, recordTypes, type RecordType } from '../contract/recordTypes.ts';
 import { groupsOf, type RoutePlan } from './bodies.ts';
 import type { GroupFilter } from './bodies/indexing.ts';
 import { RecordKeys } from './bodies/recordKeys.ts';
 import { gateAddressCountries, parseRecordFiles, typeNameOf, type InputFile, type Inputs, type LoadedData, type RecordFile } from './load.ts';
 import type { DataRecord } from './records/schemas.ts';
+import { recordDefinitions, type RebuildFacts } from './records/recordTypes.ts';
 import type { RebuildBasis } from './builds/summary.ts';
 
 export type { RebuildBasis };
@@ -80,12 +82,6 @@ async function readSaved(buildsRoot: string, hash: string): Promise<Buffer | und
   return bytes !== undefined && sha256(bytes) === hash ? bytes : undefined;
 }
 
-/** Record types a build serving fewer countries gates by records of these others (load.ts gateAddressCountries). */
-const gatedBy: Partial<Record<RecordType, readonly RecordType[]>> = {
-  district: ['country', 'stateProvince'],
-  neighborhood: ['country', 'stateProvince', 'district'],
-};
-
 /**
  * What the previous build, made by this code with these settings, checked of the data as it is now:
  * the record files whose bytes it read, and the types all of whose records are as it had them
@@ -97,23 +93,21 @@ export function checkedBefore(previous: RebuildBasis | undefined, current: Rebui
   for (const file of new Set([...Object.keys(previous.records), ...Object.keys(current.records)]))
     if (previous.records[file] !== current.records[file]) changed.add(typeNameOf(file));
   // A gate that moved may serve records of an unchanged file that the previous build left out, unchecked.
-  const gateMoved = (type: string) => (gatedBy[type as RecordType] ?? []).some((other) => changed.has(other));
+  const gateMoved = (type: string) => (rebuildFactsOf(type)?.gatedBy ?? []).some((other) => changed.has(other));
   const files = Object.keys(current.records).filter((file) => previous.records[file] === current.records[file] && !gateMoved(typeNameOf(file)));
   const types = recordTypes.filter((type) => !changed.has(type) && !gateMoved(type));
   return { files: new Set(files), types: new Set(types) };
 }
 
-/** The record types whose routes are planned group by group, and the fields that fix a record's country. */
-const partitioned: Partial<Record<RecordType, readonly string[]>> = {
-  district: ['id', 'stateProvinceId', 'countryId'],
-  neighborhood: ['id', 'districtId', 'countryId'],
-};
-
+/** What a rebuild knows of a type (generator/records/recordTypes.ts); undefined for a name that is no record type. */
+const rebuildFactsOf = (type: string): RebuildFacts | undefined => (isRecordType(type) ? recordDefinitions[type].rebuild : undefined);
+/** The fields that fix a record's country, where the type's routes are planned group by group. */
+const partitionedBy = (type: RecordType): readonly string[] | undefined => recordDefinitions[type].rebuild?.partitionedBy;
 /** The types whose changes matter to the partitioned routes, and the fields those routes read of them. */
-const readByAddresses: Partial<Record<RecordType, readonly string[]>> = {
-  country: ['id', 'alpha2Code'],
-  stateProvince: ['id', 'countryId'],
-};
+const readByAddresses = recordTypes.flatMap((type) => {
+  const fields = recordDefinitions[type].rebuild?.readByAddresses;
+  return fields === undefined ? [] : [[type, fields] as const];
+});
 
 /**
  * The route cut to the groups that may hold records of several countries (postal codes without a
@@ -219,7 +213,7 @@ export async function planRebuild({ buildsRoot, basis, current, loaded, dataset,
   }
 
   // What the district and neighbourhood routes read of other types must be as it was.
-  for (const [type, fields] of Object.entries(readByAddresses) as [RecordType, readonly string[]][]) {
+  for (const [type, fields] of readByAddresses) {
     const versions = changed.get(type);
     if (versions && !sameSignatures(versions, fields)) return `a ${type} record changed its ${fields.join(' or ')}, or was added or removed`;
   }
@@ -248,9 +242,9 @@ export async function planRebuild({ buildsRoot, basis, current, loaded, dataset,
   };
   const plans = new Map<string, RoutePlan>();
   const plansBefore = new Map<string, RoutePlan>();
-  const otherChanged = [...changed.keys()].some((type) => partitioned[type] === undefined);
+  const otherChanged = [...changed.keys()].some((type) => partitionedBy(type) === undefined);
   for (const route of routes) {
-    const fixing = partitioned[route.record];
+    const fixing = partitionedBy(route.record);
     if (fixing === undefined) {
       const plan: RoutePlan = { make: otherChanged ? 'all' : 'none' };
       plans.set(route.path, plan);

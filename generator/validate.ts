@@ -4,10 +4,12 @@
  * collected so one run shows them all.
  */
 import type { z } from 'zod';
-import { recordLabels, recordTypes, routes, type RecordType, type Route, type RouteParam } from '../contract/routes.ts';
+import { recordTypes, routes, type RecordType, type Route, type RouteParam } from '../contract/routes.ts';
+import { labelOf } from '../contract/recordTypes.ts';
 import { BuildError } from './records/errors.ts';
 import type { RecordFile } from './load.ts';
-import { buildSettingsSchema, keyOfValid, recordDefinitions, type BuildSettings, type DataRecord } from './records/schemas.ts';
+import { recordDefinitions } from './records/recordTypes.ts';
+import { buildSettingsSchema, keyOfValid, type BuildSettings, type DataRecord } from './records/schemas.ts';
 
 /** Every record of every type, in data order (files by path, records as written). */
 export interface Dataset {
@@ -219,7 +221,7 @@ export function validateData(files: readonly RecordFile[], before: CheckedBefore
         const value = (records[at] as DataRecord)[reference.field];
         if (value === null && reference.nullable) continue;
         if (!existing.has(value)) {
-          problems.push(`${whereOf(at)}: field ${reference.field}: no ${recordLabels[reference.to]} has ${toField} ${String(value)}`);
+          problems.push(`${whereOf(at)}: field ${reference.field}: no ${labelOf(reference.to)} has ${toField} ${String(value)}`);
         }
       }
     }

@@ -4,7 +4,8 @@
  * line that holds it.
  */
 import type { RecordType } from '../../contract/routes.ts';
-import { shownFields, type DataRecord } from '../records/schemas.ts';
+import { shownFields } from '../records/recordTypes.ts';
+import type { DataRecord } from '../records/schemas.ts';
 
 /** One field's value replaced: a record's names in another language. */
 export interface ReplacedField {

@@ -3,12 +3,10 @@
  * derives), normalised as the proxy normalises a query (contract/keys.ts). A value that cannot be
  * looked up is a problem of the data, named with the record's place in data/records/.
  */
-import { exampleIbanOf } from '../../contract/keys.ts';
-import type { RecordType, RouteParam } from '../../contract/routes.ts';
+import { recordTypes, type RecordType, type RouteParam } from '../../contract/routes.ts';
+import { recordDefinitions, type DerivedField, type RecordIndex } from '../records/recordTypes.ts';
 import { keyOfValid, type DataRecord } from '../records/schemas.ts';
 import type { Dataset } from '../validate.ts';
-
-type DerivedField = (record: DataRecord) => unknown;
 
 const byIdOf = new WeakMap<readonly DataRecord[], ReadonlyMap<unknown, DataRecord>>();
 const none: readonly DataRecord[] = [];
@@ -26,38 +24,15 @@ function byId(records: readonly DataRecord[] = none): ReadonlyMap<unknown, DataR
   return found;
 }
 
-/** Fields a lookup needs that the record does not carry itself. */
-function derivedFields(dataset: Dataset): Partial<Record<RecordType, Record<string, DerivedField>>> {
-  const stateProvinces = byId(dataset.records.get('stateProvince'));
-  const districts = byId(dataset.records.get('district'));
-  const countryIdOfDistrict = (district: DataRecord | undefined) => stateProvinces.get(String(district?.stateProvinceId))?.countryId;
-  const countries = byId(dataset.records.get('country'));
-  const yearOf: DerivedField = (day) => String(day.startDate).slice(0, 4);
-  // Holidays and special days by country code: a day knows only its country's id.
-  const countryCodeOf: DerivedField = (day) => countries.get(String(day.countryId))?.alpha2Code;
-  // A subdivision's ISO 3166-2 code: its country's alpha-2 code and its own (DE-BY).
-  const stateProvinceCode = (state: DataRecord | undefined) =>
-    state === undefined ? undefined : `${countries.get(String(state.countryId))?.alpha2Code}-${String(state.abbreviation)}`;
-  // The subdivisions a source gives days of their own: only they answer regional lookups.
-  const withRegionalHolidays = new Set(
-    ['stateProvinceHoliday' as const, 'stateProvinceSpecialDay' as const].flatMap((type) => dataset.records.get(type)?.map((day) => day.stateProvinceId) ?? []),
-  );
-  const regionalDay = { year: yearOf, stateProvinceCode: (day: DataRecord) => stateProvinceCode(stateProvinces.get(String(day.stateProvinceId))) };
-  // A bank's IBAN lookup key comes from an IBAN of it, read as a client's is.
-  const ibanOfBank: DerivedField = (bank) => exampleIbanOf(String(countries.get(String(bank.countryId))?.alpha2Code), String(bank.code));
-  return {
-    bank: { iban: ibanOfBank },
-    // District getbyname is scoped by country; a district knows only its state or province.
-    district: { countryId: countryIdOfDistrict },
-    // Postal codes by country: a neighbourhood knows only its district.
-    neighborhood: { countryId: (neighborhood) => countryIdOfDistrict(districts.get(String(neighborhood.districtId))) },
-    stateProvince: { code: stateProvinceCode, regionalHolidays: (state) => withRegionalHolidays.has(state.id) },
-    countryHoliday: { year: yearOf, countryCode: countryCodeOf },
-    countrySpecialDay: { year: yearOf, countryCode: countryCodeOf },
-    stateProvinceHoliday: regionalDay,
-    stateProvinceSpecialDay: regionalDay,
-    weekend: { countryCode: countryCodeOf },
-  };
+/** The fields each type's lookups derive from other records (generator/records/recordTypes.ts), worked out once per dataset. */
+function derivedFields(dataset: Dataset): ReadonlyMap<RecordType, Readonly<Record<string, DerivedField>>> {
+  const records: RecordIndex = { of: (type) => dataset.records.get(type) ?? none, byId: (type) => byId(dataset.records.get(type)) };
+  const derived = new Map<RecordType, Readonly<Record<string, DerivedField>>>();
+  for (const type of recordTypes) {
+    const fields = recordDefinitions[type].derived?.(records);
+    if (fields !== undefined) derived.set(type, fields);
+  }
+  return derived;
 }
 
 export class RecordKeys {
@@ -73,7 +48,7 @@ export class RecordKeys {
 
   /** A field's value: the record's own, or derived from other records (a district's country). */
   fieldValue(type: RecordType, record: DataRecord, field: string): unknown {
-    return field in record ? record[field] : this.#derived[type]?.[field]?.(record);
+    return field in record ? record[field] : this.#derived.get(type)?.[field]?.(record);
   }
 
   /** The record as validate.ts named it: file, position and id. */

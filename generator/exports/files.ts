@@ -11,9 +11,10 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { exportFile, exportsIndexFile, exportsIndexSchema, recordAreas, recordLicences, type ExportsIndex } from '../../contract/downloads.ts';
+import { exportFile, exportsIndexFile, exportsIndexSchema, recordAreaOf, type ExportsIndex } from '../../contract/downloads.ts';
 import { jsonType } from '../../contract/http.ts';
 import { recordTypes, type RecordType } from '../../contract/routes.ts';
+import { recordTypeFacts } from '../../contract/recordTypes.ts';
 import type { IndexedBodies } from '../bodies.ts';
 import { chunkWriter, defaultChunkSize, keepType, readEarlierFile, writeType, type ExportedType } from './chunks.ts';
 import { patchType } from './patch.ts';
@@ -72,7 +73,7 @@ export async function readExportsIndex(buildDir: string): Promise<ExportsIndex |
 
 /** The type's terms for its index entry (NDJSON has no place for them without changing the records' lines). */
 function licenceOf(type: RecordType): Pick<ExportsIndex['exports'][string], 'licence'> {
-  const licence = recordLicences[type];
+  const licence = recordTypeFacts[type].licence;
   return licence ? { licence: { spdx: licence.spdx, attribution: [...licence.attribution], terms: licence.terms } } : {};
 }
 
@@ -106,7 +107,7 @@ export async function buildExports(
     files.set(exportFile(type), file);
     exports[type] = {
       path: `/${exportFile(type)}`,
-      area: recordAreas[type],
+      area: recordAreaOf(type),
       records: exported.count,
       bytes: file.bytes.length,
       sha256,

@@ -8,10 +8,12 @@
 import { clientErrorCodes } from '../../contract/errorCodes.ts';
 import { z } from 'zod';
 import { manifestEntrySchema, manifestSchema } from '../../contract/manifest.ts';
-import { recordLabels, recordTypes, routes, type RecordType, type Route } from '../../contract/routes.ts';
+import { recordTypes, routes, type RecordType, type Route } from '../../contract/routes.ts';
+import { labelOf } from '../../contract/recordTypes.ts';
 import { allowedMethods, cacheControl, noStore, publicCacheControl, realm } from '../../contract/http.ts';
 import { acceptLanguageParameter, languageHeaders } from './languages.ts';
-import { recordDefinitions, shownFields, workCalendarSchema } from '../records/schemas.ts';
+import { recordDefinitions, shownFields } from '../records/recordTypes.ts';
+import { workCalendarSchema } from '../records/schemas.ts';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -83,7 +85,7 @@ function recordSchema(type: RecordType, omit: readonly string[], reveal: readonl
   const without = omit.length > 0 ? ` (without ${omit.join(', ')})` : reveal.length > 0 ? ` (with ${reveal.join(', ')})` : '';
   return {
     ...json,
-    description: `A ${recordLabels[type]} record${without}.`,
+    description: `A ${labelOf(type)} record${without}.`,
     properties: Object.fromEntries(properties),
     required: json.required.filter(shown),
   };
@@ -322,8 +324,8 @@ function foundResponses(): JsonObject {
         description: route.document
           ? `Found: a ${route.document === 'workCalendar' ? 'work calendar' : route.document}.`
           : route.shape === 'list'
-            ? `Found: an array of ${recordLabels[route.record]} records.`
-            : `Found: one ${recordLabels[route.record]} record.`,
+            ? `Found: an array of ${labelOf(route.record)} records.`
+            : `Found: one ${labelOf(route.record)} record.`,
         headers: headerRefs(
           route.languages
             ? { ...lookupHeaders, 'Content-Language': 'ContentLanguage', Vary: 'VaryLanguage' }
@@ -338,8 +340,8 @@ function foundResponses(): JsonObject {
               route.document
                 ? 'The work calendar.'
                 : route.shape === 'list'
-                  ? `The ${recordLabels[route.record]} records found, ${route.search ? 'best first' : 'in data order'}.`
-                  : `The ${recordLabels[route.record]} found.`,
+                  ? `The ${labelOf(route.record)} records found, ${route.search ? 'best first' : 'in data order'}.`
+                  : `The ${labelOf(route.record)} found.`,
             ),
           },
           ...calendar,

@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { countriesStatesCitiesAttribution, geonamesAttribution } from '../../contract/downloads.ts';
+import { countriesStatesCitiesAttribution, geonamesAttribution } from '../../contract/recordTypes.ts';
 import type { PublicFile } from '../write.ts';
 
 const escapeHtml = (text: string): string => text.replace(/&/gu, '&amp;').replace(/</gu, '&lt;').replace(/>/gu, '&gt;');

@@ -5,11 +5,13 @@
  * real key of this build (examples.ts), and every status the proxy really gives for it is a
  * documented response (test/system/openapi.test.ts holds the proxy to it).
  */
-import { countriesStatesCitiesAttribution, geonamesAttribution } from '../../contract/downloads.ts';
+import { countriesStatesCitiesAttribution, geonamesAttribution } from '../../contract/recordTypes.ts';
 import { clientErrorCodes } from '../../contract/errorCodes.ts';
 import { searchLimit } from '../../contract/search.ts';
 import packageJson from '../../package.json' with { type: 'json' };
-import { type RecordType, recordLabels, routes, type Route, routeParts } from '../../contract/routes.ts';
+import { routes, type Route, routeParts } from '../../contract/routes.ts';
+import { labelOf } from '../../contract/recordTypes.ts';
+import { recordDefinitions } from '../records/recordTypes.ts';
 import { components, envelope, failure, foundResponseName, headerRefs, ref, tokenSources, type JsonObject } from './components.ts';
 import { formatParameter, queryParameter } from './parameters.ts';
 import { languageParameter } from './languages.ts';
@@ -89,39 +91,15 @@ const alwaysAnswered = (route: Route): boolean => route.shape === 'list' && !rou
 
 function summaryOf(route: Route): string {
   if (route.document === 'workCalendar') return 'The work calendar of a country, or of one of its subdivisions, for a year';
-  const label = recordLabels[route.record];
+  const label = labelOf(route.record);
   const names = route.params.map((param) => param.name).join(' and ');
   const without = route.omit?.length ? ` (without ${route.omit.join(', ')})` : '';
   if (route.params.length === 0) return `Every ${label} record${without}`;
   return route.shape === 'single' ? `The ${label} with this ${names}` : `The ${label} records with this ${names}${without}`;
 }
 
-/**
- * What a record type's other names (its route parameters' alias fields) are, for the lookups that
- * find a record by them too: in a search, in a lookup by name, and in the ambiguity rule.
- */
-const otherNamesOf: Partial<Record<RecordType, { readonly searched: string; readonly found: string; readonly rule: string }>> = {
-  country: {
-    searched: 'its own, native and alternative names, and its names in every language Unicode CLDR names countries in',
-    found:
-      '**Extension**: the name may also be an alternative name (Turkey, Czech Republic) or the name in any language Unicode CLDR names every country in (Almanya, Allemagne, Deutschland, ドイツ, Германия); the answer is the same record.',
-    rule: "a record's own name wins over another's alternative name, which wins over another's name in another language; then the first in data order",
-  },
-  district: {
-    searched: 'its own, or another common name of it such as its English name: muni finds München by Munich',
-    found:
-      '**Extension**: the name may also be another common name of the district, such as its English name (Munich finds München); the answer is the same record, which does not list those names.',
-    rule: "a district's own name wins over another's other common name; then the first in data order",
-  },
-  neighborhood: {
-    searched: 'as an address form shows it, or as PTT writes it',
-    found: 'The name may also be as PTT writes it; the answer is the same record.',
-    rule: "a record's own name wins over another's PTT spelling; then the first in data order",
-  },
-};
-
 function descriptionOf(route: Route, { holidayYears, regionalCountries }: OperationContext): string {
-  const label = recordLabels[route.record];
+  const label = labelOf(route.record);
   const lines = [
     route.document === 'workCalendar'
       ? "The body is a work calendar: the weekend, and every day that is not an ordinary working day (public holidays, bank holidays, half days, days off for some workers, weekend days worked), the subdivision's own beside the country's. A subdivision that no source gives holidays of its own answers 404."
@@ -130,7 +108,7 @@ function descriptionOf(route: Route, { holidayYears, regionalCountries }: Operat
         : `The body is an array of ${label} records, in data order.`,
   ];
   if (route.parent && route.shape === 'list') {
-    const parent = recordLabels[route.parent.record];
+    const parent = labelOf(route.parent.record);
     lines.push(
       route.parent.where
         ? `Only a ${parent} that a source gives holidays of its own is answered (\`[]\` in a year without any); any other answers 404.`
@@ -141,7 +119,7 @@ function descriptionOf(route: Route, { holidayYears, regionalCountries }: Operat
     lines.push(`Subdivisions with holidays of their own (python-holidays' subdivisions, by ISO 3166-2 code) are those of ${regionalCountries.join(', ')}.`);
   if (route.params.some((param) => param.kind === 'year'))
     lines.push(`Years ${holidayYears.first} to ${holidayYears.last} exist; another year answers 404 naming the window.`);
-  const aliased = route.params.some((param) => (param.aliasFields?.length ?? 0) > 0) ? otherNamesOf[route.record] : undefined;
+  const aliased = route.params.some((param) => (param.aliasFields?.length ?? 0) > 0) ? recordDefinitions[route.record].words?.otherNames : undefined;
   if (route.search) {
     lines.push(
       `A prefix search, from the ${route.search.minLength === 1 ? 'first' : 'second'} character: the records one of whose names${aliased ? ` (${aliased.searched})` : ''}, or a word of one, starts with \`${route.params[0]?.name}\`, folded as every name lookup folds it; at most ${searchLimit}, ranked: a whole name equal to it, then a name that starts with it, then a word that does; then ${route.search.prominence ? 'by population, largest first, then ' : ''}by name in Unicode's root collation. No match is \`[]\`, not a 404; a shorter query is a 400 saying how many characters more to type.`,
@@ -172,8 +150,8 @@ function notFoundOf(route: Route, { holidayYears }: OperationContext): JsonObjec
   }
   const causes = [
     route.parent && first
-      ? `No ${recordLabels[route.parent.record]} has this ${first.name}`
-      : `No ${recordLabels[route.record]} has this ${route.params.map((param) => param.name).join(' and ')}`,
+      ? `No ${labelOf(route.parent.record)} has this ${first.name}`
+      : `No ${labelOf(route.record)} has this ${route.params.map((param) => param.name).join(' and ')}`,
   ];
   if (route.params.some((param) => param.kind === 'year')) causes.push(`the year is outside ${holidayYears.first} to ${holidayYears.last}`);
   return failure(`${causes.join('; ')}; or, ${origin}.`);
@@ -293,7 +271,7 @@ export function buildOpenApiDocument({ holidayYears, dataset, currentYear }: Ope
   for (const route of routes) {
     paths[route.path] = { get: lookupOperation(route, context) };
     const resource = resourceOf(route);
-    if (!tags.has(resource)) tags.set(resource, `${recordLabels[route.record]} records (${areaOf(route)})${route.extension ? ', an extension' : ''}`);
+    if (!tags.has(resource)) tags.set(resource, `${labelOf(route.record)} records (${areaOf(route)})${route.extension ? ', an extension' : ''}`);
   }
   paths['/'] = {
     get: serviceOperation(

@@ -11,37 +11,14 @@
  */
 import { exampleIbanOf } from '../../contract/keys.ts';
 import type { RecordType, Route } from '../../contract/routes.ts';
-import { recordDefinitions, type DataRecord } from '../records/schemas.ts';
+import { recordDefinitions } from '../records/recordTypes.ts';
+import type { DataRecord } from '../records/schemas.ts';
 import type { Dataset } from '../validate.ts';
 
 export type ExampleValue = string | number | boolean;
 
 /** The example of a lookup's parameter at `position`; undefined when the build has no record to take it from. */
 export type ParameterExamples = (route: Route, position: number) => ExampleValue | undefined;
-
-/** Whether a record is its type's example, given the examples of the types it is found through. */
-type Rule = (record: DataRecord, example: (type: RecordType) => DataRecord | undefined) => boolean;
-
-const ofExampleCountry: Rule = (record, example) => record.countryId === example('country')?.id;
-
-const rules: Partial<Record<RecordType, Rule>> = {
-  country: (country) => country.alpha2Code === 'TR',
-  currency: (currency) => currency.code === 'TRY',
-  region: (region, example) => region.id === example('country')?.regionId,
-  callingCode: (callingCode, example) => callingCode.id === example('country')?.callingCodeId,
-  // İstanbul: its plate code, also its ISO 3166-2 code (TR-34). Other countries have a `34` too.
-  stateProvince: (state, example) => ofExampleCountry(state, example) && state.abbreviation === '34',
-  district: (district, example) => district.stateProvinceId === example('stateProvince')?.id,
-  neighborhood: (neighborhood, example) => neighborhood.districtId === example('district')?.id,
-  bank: ofExampleCountry,
-  countryCurrency: (link, example) => ofExampleCountry(link, example) && link.currencyCode === example('currency')?.code,
-  countryLanguage: ofExampleCountry,
-  countryTimeZone: ofExampleCountry,
-  countryTopLevelWebDomain: ofExampleCountry,
-  language: (language, example) => language.id === example('countryLanguage')?.languageId,
-  timeZone: (zone, example) => zone.id === example('countryTimeZone')?.timeZoneId,
-  webDomain: (domain, example) => domain.id === example('countryTopLevelWebDomain')?.webDomainId,
-};
 
 export interface ExampleOptions {
   readonly holidayYears: { readonly first: number; readonly last: number };
@@ -58,7 +35,7 @@ export function pickExamples(dataset: Dataset, { holidayYears, currentYear }: Ex
     if (chosen.has(type)) return chosen.get(type);
     if (resolving.has(type)) throw new Error(`the example rules find ${type} through itself: ${[...resolving].join(' → ')}`);
     resolving.add(type);
-    const rule = rules[type];
+    const rule = recordDefinitions[type].example;
     const records = recordsOf(type);
     const record = (rule && records.find((candidate) => rule(candidate, example))) ?? records[0];
     resolving.delete(type);

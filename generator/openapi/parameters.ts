@@ -4,7 +4,9 @@
  * with, the record an id names, where a client finds one), how its kind matches, and its schema
  * (a year's bounds are the build's).
  */
-import { recordLabels, type ParamKind, type RecordType, type Route, type RouteParam } from '../../contract/routes.ts';
+import type { ParamKind, RecordType, Route, RouteParam } from '../../contract/routes.ts';
+import { labelOf } from '../../contract/recordTypes.ts';
+import { recordDefinitions } from '../records/recordTypes.ts';
 import type { JsonObject } from './components.ts';
 
 /** How each kind of value matches (docs/api.md: "Values are normalised by kind"). */
@@ -34,34 +36,9 @@ const idTargets: Readonly<Record<string, { readonly type: RecordType; readonly f
   webDomainId: { type: 'webDomain', from: 'webdomain/getbyname' },
 };
 
-/** What a name of each record type is, for the lookups by name. */
-const namesOf: Readonly<Partial<Record<RecordType, string>>> = {
-  country:
-    "A country's name: its common English name (Türkiye), an official or alternative name (Republic of Türkiye, Turkey), or its name in any language Unicode CLDR names every country in (Almanya, Allemagne, ドイツ).",
-  stateProvince: "A state or province's name as ISO 3166-2 gives it (Bayern, Hérault); Türkiye's provinces as PTT writes them (İstanbul).",
-  district:
-    "A district's name as its country writes it: Türkiye's districts (ilçe) as PTT writes them (Kadıköy), elsewhere the postal place's (München); or another common name of it, such as its English name (Munich).",
-  webDomain: 'A domain without the leading dot: a top-level domain (tr, com) or a second-level public suffix (com.tr, co.uk).',
-};
-/** What the searches match what the user has typed against, by record type. */
-const searchedNamesOf: Readonly<Partial<Record<RecordType, string>>> = {
-  country:
-    "a country's names: its common English, native, official and alternative names, and its names in every language Unicode CLDR names countries in (alma, deu and ドイ find Germany)",
-  stateProvince: "a state or province's name as ISO 3166-2 gives it (bay finds Bayern); Türkiye's provinces as PTT writes them (ist finds İstanbul)",
-  district: "a district's name as its country writes it (kadı finds Kadıköy) or another common name of it (muni finds München by Munich)",
-  neighborhood: "a neighbourhood's name as an address form shows it (Caferağa Mahallesi) or as PTT writes it (Caferağa Mah)",
-};
-
-/** What the codes named `code` are, by record type. */
-const codesOf: Readonly<Partial<Record<RecordType, string>>> = {
-  bank: "A bank's EFT code in Türkiye's payment systems (the Central Bank's list of participants): three digits, such as 010 for Ziraat.",
-  currency: "A currency's ISO 4217 alphabetic code: three letters, such as TRY or EUR.",
-  callingCode: 'An international calling code (the ITU-T E.164 country code dialled after + or 00): 90 for Türkiye, 1 for the NANP countries.',
-};
-
 /** What each parameter's value is, by meaning: the field it is compared with, and where it comes from. */
 const meanings: Readonly<Record<string, (route: Route) => string | undefined>> = {
-  id: (route) => `The ${recordLabels[route.record]}'s id: the UUID this service gives the record (its \`id\` in every answer), kept across data imports.`,
+  id: (route) => `The ${labelOf(route.record)}'s id: the UUID this service gives the record (its \`id\` in every answer), kept across data imports.`,
   alpha2code: () => "The country's ISO 3166-1 alpha-2 code: two letters, such as TR or DE.",
   countrycode: () => "The country's ISO 3166-1 alpha-2 code (its alpha2Code): two letters, such as TR or DE.",
   alpha3code: () => "The country's ISO 3166-1 alpha-3 code: three letters, such as TUR or DEU.",
@@ -69,7 +46,7 @@ const meanings: Readonly<Record<string, (route: Route) => string | undefined>> =
     "A state or province's ISO 3166-2 code without its country prefix (its abbreviation): 34 for İstanbul (TR-34; Türkiye's provinces by licence-plate number), BY for Bavaria. Where several countries use the code, the first in data order answers, Türkiye's provinces first: 34 is İstanbul, not France's Hérault (FR-34); X-Ambiguous-Matches says how many share it.",
   stateprovincecode: () =>
     "A subdivision's ISO 3166-2 code: its country's alpha-2 code, a hyphen and the subdivision's own code (its abbreviation), such as DE-BY for Bavaria or TR-34 for İstanbul.",
-  code: (route) => codesOf[route.record],
+  code: (route) => recordDefinitions[route.record].words?.code,
   iban: () =>
     "An IBAN (ISO 13616), such as TR42 0001 0000 0000 0000 0000 01: the answer is the bank it names. A Turkish IBAN is TR, two check digits, the bank's five-digit EFT code (00010 for Ziraat), a reserved 0 and the 16-character account.",
   zipcode: () =>
@@ -81,8 +58,8 @@ const meanings: Readonly<Record<string, (route: Route) => string | undefined>> =
       ? 'The calendar year (Gregorian) whose days to answer, four digits.'
       : 'The calendar year (Gregorian), four digits: the answer is the days that begin in it.',
   name: (route) => {
-    if (!route.search) return namesOf[route.record];
-    const names = searchedNamesOf[route.record];
+    if (!route.search) return recordDefinitions[route.record].words?.name;
+    const names = recordDefinitions[route.record].words?.searched;
     return names && `What the user has typed so far, the start of a word of one of ${names}.`;
   },
 };
@@ -91,7 +68,7 @@ const meanings: Readonly<Record<string, (route: Route) => string | undefined>> =
 function idMeaning(route: Route, param: RouteParam): string | undefined {
   const target = idTargets[param.field];
   if (target === undefined) return undefined;
-  const [label, owner] = [recordLabels[route.record], recordLabels[target.type]];
+  const [label, owner] = [labelOf(route.record), labelOf(target.type)];
   const named = `The id of a ${owner} (a UUID this service gives it, as ${target.from} answers it)`;
   if (route.parent?.field === 'id' && param === route.params[0]) return `${named}: the answer is its ${label} records.`;
   return route.shape === 'single'
@@ -103,7 +80,7 @@ function idMeaning(route: Route, param: RouteParam): string | undefined {
 function withoutIt(param: RouteParam): string {
   if (param.names === 'stateProvince') return "Optional: without it, the answer is the whole country's.";
   const target = idTargets[param.field];
-  return `Optional: without it, every ${target === undefined ? 'record' : recordLabels[target.type]}'s.`;
+  return `Optional: without it, every ${target === undefined ? 'record' : labelOf(target.type)}'s.`;
 }
 
 function querySchemaOf(kind: ParamKind, holidayYears: { first: number; last: number }): JsonObject {

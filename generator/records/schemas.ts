@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { normaliseKey, type KeyResult } from '../../contract/keys.ts';
-import type { ParamKind, RecordType } from '../../contract/routes.ts';
+import type { ParamKind } from '../../contract/routes.ts';
 import { workDayTypes } from '../../contract/workCalendar.ts';
 
 /**
@@ -389,75 +389,6 @@ export const workCalendarSchema = z.strictObject({
     ),
 });
 
-/** A field that refers to another record: `to`'s `toField` (its id unless said otherwise). */
-export interface Reference {
-  readonly field: string;
-  readonly to: RecordType;
-  readonly toField?: string;
-  /** null means "none" (a country's own weekend has no subdivision). */
-  readonly nullable?: true;
-}
-
-export interface RecordDefinition {
-  readonly schema: z.ZodObject;
-  /** Data fields that are not part of the API's record. */
-  readonly hidden: readonly string[];
-  readonly references: readonly Reference[];
-}
-
-const countryRef: Reference = { field: 'countryId', to: 'country' };
-const stateProvinceRef: Reference = { field: 'stateProvinceId', to: 'stateProvince' };
-
-export const recordDefinitions: Record<RecordType, RecordDefinition> = {
-  bank: { schema: bankSchema, hidden: ['countryId'], references: [countryRef] },
-  currency: { schema: currencySchema, hidden: [], references: [] },
-  country: {
-    schema: countrySchema,
-    hidden: ['altNames', 'localizedNames'],
-    references: [
-      { field: 'callingCodeId', to: 'callingCode' },
-      { field: 'regionId', to: 'region' },
-    ],
-  },
-  region: { schema: regionSchema, hidden: [], references: [] },
-  stateProvince: { schema: stateProvinceSchema, hidden: [], references: [countryRef] },
-  district: { schema: districtSchema, hidden: ['aliases'], references: [stateProvinceRef] },
-  neighborhood: { schema: neighborhoodSchema, hidden: ['pttName', 'placeType', 'parentPlace'], references: [{ field: 'districtId', to: 'district' }] },
-  callingCode: { schema: callingCodeSchema, hidden: [], references: [] },
-  language: { schema: languageSchema, hidden: [], references: [] },
-  timeZone: { schema: timeZoneSchema, hidden: [], references: [] },
-  webDomain: { schema: webDomainSchema, hidden: [], references: [] },
-  countryCurrency: {
-    schema: countryCurrencySchema,
-    hidden: [],
-    references: [countryRef, { field: 'currencyCode', to: 'currency', toField: 'code' }],
-  },
-  countryLanguage: { schema: countryLanguageSchema, hidden: [], references: [countryRef, { field: 'languageId', to: 'language' }] },
-  countryTimeZone: { schema: countryTimeZoneSchema, hidden: [], references: [countryRef, { field: 'timeZoneId', to: 'timeZone' }] },
-  countryTopLevelWebDomain: {
-    schema: countryTopLevelWebDomainSchema,
-    hidden: [],
-    references: [countryRef, { field: 'webDomainId', to: 'webDomain' }],
-  },
-  countryHoliday: { schema: countryDaySchema, hidden: ['language', 'translations', 'observedFor', 'provisional'], references: [countryRef] },
-  countrySpecialDay: {
-    schema: countrySpecialDaySchema,
-    hidden: ['language', 'translations', 'observedFor', 'provisional', 'dayType'],
-    references: [countryRef],
-  },
-  stateProvinceHoliday: {
-    schema: stateProvinceHolidaySchema,
-    hidden: ['language', 'translations', 'observedFor', 'provisional'],
-    references: [stateProvinceRef],
-  },
-  stateProvinceSpecialDay: {
-    schema: stateProvinceSpecialDaySchema,
-    hidden: ['language', 'translations', 'observedFor', 'provisional', 'dayType'],
-    references: [stateProvinceRef],
-  },
-  weekend: { schema: weekendSchema, hidden: [], references: [countryRef, { ...stateProvinceRef, nullable: true }] },
-};
-
 export type Bank = z.infer<typeof bankSchema>;
 export type Currency = z.infer<typeof currencySchema>;
 export type Country = z.infer<typeof countrySchema>;
@@ -485,13 +416,3 @@ export const buildSettingsSchema = z.strictObject({
   addressCountries: addressCountriesSchema.optional(),
 });
 export type BuildSettings = z.infer<typeof buildSettingsSchema>;
-
-/**
- * The fields of a record as the API shows them, in schema order: its type's hidden fields and the
- * route's omitted ones left out. Bodies (bodies.ts) and their OpenAPI schemas (openapi/components.ts)
- * both use it, so the two cannot disagree.
- */
-export function shownFields(type: RecordType, omit: readonly string[] = [], reveal: readonly string[] = []): string[] {
-  const { schema, hidden } = recordDefinitions[type];
-  return Object.keys(schema.shape).filter((field) => (!hidden.includes(field) || reveal.includes(field)) && !omit.includes(field));
-}

@@ -5,11 +5,11 @@
  * nothing a client sends reaches the file system.
  */
 import type http from 'node:http';
-import { buildIdForm, buildIdPattern, exportFile, exportsIndexFile, gzipType, recordAreas } from '../../contract/downloads.ts';
+import { buildIdForm, buildIdPattern, exportFile, exportsIndexFile, gzipType, recordAreaOf } from '../../contract/downloads.ts';
 import { ServiceError } from '../../contract/errors.ts';
 import { cacheControl } from '../../contract/http.ts';
 import type { DownloadEntry } from '../../contract/manifest.ts';
-import type { RecordType } from '../../contract/routes.ts';
+import { recordTypes, type RecordType } from '../../contract/recordTypes.ts';
 import type { ManifestHead as Manifest } from '../../contract/lookupIndex.ts';
 import type { Lookup } from '../store/indexReader.ts';
 import type { Exchange, Handler } from './exchange.ts';
@@ -30,7 +30,7 @@ function exportsOf(manifest: Manifest): ReadonlyMap<string, { readonly file: str
   let byPath = exportsByPath.get(manifest);
   if (!byPath) {
     byPath = new Map(
-      (Object.keys(recordAreas) as RecordType[])
+      recordTypes
         .map((type) => ({ type, file: exportFile(type) }))
         .filter(({ file }) => Object.hasOwn(manifest.downloads, file))
         .map((entry) => [`/${entry.file.toLowerCase()}`, entry]),
@@ -86,7 +86,7 @@ function resolveDownload(exchange: Exchange, manifest: Manifest): Download {
   if (!found) {
     throw new ServiceError('ERR_NO_FILE', `No export at ${echo(pathname)}: /exports/ lists them, one per record type, such as /exports/country.ndjson.gz.`);
   }
-  exchange.authorize(recordAreas[found.type]);
+  exchange.authorize(recordAreaOf(found.type));
   return { kind: 'file', lookup: listed(manifest, found.file, noExports), name: found.file.slice('exports/'.length) };
 }
 

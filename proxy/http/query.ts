@@ -5,7 +5,8 @@
 import { quoteEcho } from '../../contract/envelope.ts';
 import { ServiceError } from '../../contract/errors.ts';
 import { expectedForms, normaliseKey } from '../../contract/keys.ts';
-import { formatParam, recordLabels, recordTypes, routeParts, routes, type Format, type Route, type RouteParam } from '../../contract/routes.ts';
+import { formatParam, recordTypes, routeParts, routes, type Format, type Route, type RouteParam } from '../../contract/routes.ts';
+import { labelOf } from '../../contract/recordTypes.ts';
 import type { BodyStore } from '../store/store.ts';
 
 /** A client-sent value as a message quotes it: JSON-quoted, cut to a bounded length. */
@@ -165,26 +166,26 @@ export function notFound(route: Route, { keys, given }: Pick<ResolvedKeys, 'keys
   const named = keys.length > required && optional?.kind === 'uuid' ? recordTypes.find((type) => `${type}Id` === optional.field) : undefined;
   const byId = named && byIdPaths.get(named);
   if (named && byId && !store.find(byId, [keys[keys.length - 1] ?? ''])) {
-    return new ServiceError('ERR_NOT_FOUND', `No ${recordLabels[named]} has ${optional?.name} ${echo(given[keys.length - 1] ?? '')}.`);
+    return new ServiceError('ERR_NOT_FOUND', `No ${labelOf(named)} has ${optional?.name} ${echo(given[keys.length - 1] ?? '')}.`);
   }
   const unserved = unservedCountry(route, keys, store);
   // A country the build leaves out: the setting is the answer, whatever else the other keys find.
   if (unserved !== undefined && route.params.some((param, position) => param.field === 'countryId' && position < keys.length)) {
-    return new ServiceError('ERR_NOT_FOUND', `No ${recordLabels[route.record]} has ${criteria}: ${unserved}.`);
+    return new ServiceError('ERR_NOT_FOUND', `No ${labelOf(route.record)} has ${criteria}: ${unserved}.`);
   }
   if (first?.kind === 'postalCode') {
     const zeros = withLeadingZeros(route, keys, store);
     if (zeros !== undefined) {
       return new ServiceError(
         'ERR_NOT_FOUND',
-        `No ${recordLabels[route.record]} has ${criteria}; ${first.name} ${zeros} has: a postal code keeps its leading zeros, which a spreadsheet may have dropped.`,
+        `No ${labelOf(route.record)} has ${criteria}; ${first.name} ${zeros} has: a postal code keeps its leading zeros, which a spreadsheet may have dropped.`,
       );
     }
   }
   if (keys.length > required && optional && optional.within === undefined && store.find(route.path, keys.slice(0, required))) {
     return new ServiceError(
       'ERR_NOT_FOUND',
-      `No ${recordLabels[route.record]} has ${criteria}: leave ${optional.name} out for every ${recordLabels[route.record]} with that ${first?.name}.`,
+      `No ${labelOf(route.record)} has ${criteria}: leave ${optional.name} out for every ${labelOf(route.record)} with that ${first?.name}.`,
     );
   }
   if (keys.length > required && optional && store.find(route.path, keys.slice(0, required))) {
@@ -192,17 +193,17 @@ export function notFound(route: Route, { keys, given }: Pick<ResolvedKeys, 'keys
     const scope = within === -1 ? '' : ` of ${(given[within] ?? '').trim().toUpperCase()}`;
     return new ServiceError(
       'ERR_NOT_FOUND',
-      `No ${recordLabels[optional.names ?? route.record]}${scope} with holidays of its own has ${optional.name} ${echo(given[keys.length - 1] ?? '')}: leave ${optional.name} out for the whole country's answer; ${regionalListHint}.`,
+      `No ${labelOf(optional.names ?? route.record)}${scope} with holidays of its own has ${optional.name} ${echo(given[keys.length - 1] ?? '')}: leave ${optional.name} out for the whole country's answer; ${regionalListHint}.`,
     );
   }
   if (route.parent?.where !== undefined && first) {
     return new ServiceError(
       'ERR_NOT_FOUND',
-      `No ${recordLabels[route.parent.record]} with holidays of its own has ${route.parent.field} ${echo(given[0] ?? '')}: a subdivision that exists but has none has its country's only (countryholiday/getbycountrycode); ${regionalListHint}.`,
+      `No ${labelOf(route.parent.record)} with holidays of its own has ${route.parent.field} ${echo(given[0] ?? '')}: a subdivision that exists but has none has its country's only (countryholiday/getbycountrycode); ${regionalListHint}.`,
     );
   }
   if (route.parent && first) {
-    return new ServiceError('ERR_NOT_FOUND', `No ${recordLabels[route.parent.record]} has ${route.parent.field} ${echo(given[0] ?? '')}.`);
+    return new ServiceError('ERR_NOT_FOUND', `No ${labelOf(route.parent.record)} has ${route.parent.field} ${echo(given[0] ?? '')}.`);
   }
   if (first?.kind === 'iban') return ibanNotFound(keys[0] ?? '', given[0] ?? '');
   if (first?.kind === 'bankCode') {
@@ -211,7 +212,7 @@ export function notFound(route: Route, { keys, given }: Pick<ResolvedKeys, 'keys
       `No bank has code ${echo(given[0] ?? '')}: Türkiye's bank codes are three digits, such as 010 (leading zeros optional); financemanagement/api/bank/getbycountryid lists them.`,
     );
   }
-  return new ServiceError('ERR_NOT_FOUND', `No ${recordLabels[route.record]} has ${criteria}${unserved === undefined ? '' : `: ${unserved}`}.`);
+  return new ServiceError('ERR_NOT_FOUND', `No ${labelOf(route.record)} has ${criteria}${unserved === undefined ? '' : `: ${unserved}`}.`);
 }
 
 /** The record types a build may serve for some countries only (data/build.json `addressCountries`). */

@@ -8,7 +8,8 @@ import { LRUCache } from 'lru-cache';
 import { ServiceError } from '../../contract/errors.ts';
 import type { ManifestEntry } from '../../contract/manifest.ts';
 import { candidatesMark, keyCharacters, rankedAnswer, type CandidatesFile } from '../../contract/search.ts';
-import { recordLabels, recordTypes, routes, type Route } from '../../contract/routes.ts';
+import { recordTypes, routes, type Route } from '../../contract/routes.ts';
+import { labelOf } from '../../contract/recordTypes.ts';
 import type { Lookup } from '../store/indexReader.ts';
 import type { BodyStore } from '../store/store.ts';
 import { echo, unservedCountry, type ResolvedKeys } from './query.ts';
@@ -56,13 +57,13 @@ export function findSearch(route: Route, query: ResolvedKeys, store: BodyStore):
     const type = recordTypes.find((candidate) => `${candidate}Id` === param.field);
     const byId = type && byIdPaths.get(type);
     if (key !== undefined && byId && !store.find(byId, [key])) {
-      throw new ServiceError('ERR_NOT_FOUND', `No ${recordLabels[type]} has ${param.name} ${echo(query.given[position + 1] ?? '')}.`);
+      throw new ServiceError('ERR_NOT_FOUND', `No ${labelOf(type)} has ${param.name} ${echo(query.given[position + 1] ?? '')}.`);
     }
   });
   // A country whose addresses the build leaves out has no search files: a 404 that says so, not an empty list.
   const countryScoped = route.params.some((param, position) => param.field === 'countryId' && position <= scope.length);
   const unserved = countryScoped ? unservedCountry(route, ['', ...scope], store) : undefined;
-  if (unserved !== undefined) throw new ServiceError('ERR_NOT_FOUND', `No ${recordLabels[route.record]} can be searched there: ${unserved}.`);
+  if (unserved !== undefined) throw new ServiceError('ERR_NOT_FOUND', `No ${labelOf(route.record)} can be searched there: ${unserved}.`);
   const answer = store.find(route.path, [...scope, text]);
   if (answer) return { route, found: answer };
   const candidates = candidatesOf(characters, minLength, (key) => store.find(route.path, [...scope, key]));

@@ -14,7 +14,7 @@ import { manifestHeadSchema } from '../../contract/manifest.ts';
 import { recordTypes } from '../../contract/routes.ts';
 import { buildDist, parseKeepBuilds } from '../../generator/build.ts';
 import { BuildError } from '../../generator/records/errors.ts';
-import { shownFields } from '../../generator/records/schemas.ts';
+import { shownFields } from '../../generator/records/recordTypes.ts';
 import { copyFixture, fixtureRecords, pick, repoRoot, tempDir, type FixtureRecord } from '../support/service.ts';
 
 async function readManifest(distDir: string): Promise<ManifestHead> {

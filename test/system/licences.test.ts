@@ -4,7 +4,8 @@
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countriesStatesCitiesAttribution, exportsIndexSchema, geonamesAttribution, worldCountriesAttribution } from '../../contract/downloads.ts';
+import { exportsIndexSchema } from '../../contract/downloads.ts';
+import { countriesStatesCitiesAttribution, geonamesAttribution, worldCountriesAttribution } from '../../contract/recordTypes.ts';
 import { buildDist } from '../../generator/build.ts';
 import type { RunningServer } from '../../proxy/http/server.ts';
 import { copyFixture, startProxy, tempDir, testKey } from '../support/service.ts';

@@ -134,6 +134,13 @@ describe('the dependency rule', () => {
     expect(importsOf('generator').some(([, imports]) => imports.includes('generator/exports/exports.ts'))).toBe(true);
   });
 
+  it("a record type's facts live in two tables: the contract's (contract/recordTypes.ts) and the generator's (generator/records/recordTypes.ts)", () => {
+    const tables = fg
+      .sync(['contract/**/*.ts', 'generator/**/*.ts', 'proxy/**/*.ts', 'deploy/**/*.ts'], { cwd: repoRoot })
+      .flatMap((file) => [...readFileSync(path.join(repoRoot, file), 'utf8').matchAll(/Record<RecordType,/g)].map(() => file));
+    expect(tables.sort()).toEqual(['contract/recordTypes.ts', 'generator/records/recordTypes.ts']);
+  });
+
   it('the proxy loads none of the packages only the build, the import and the bench need', () => {
     const buildOnly = [
       'world-countries',

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { recordDefinitions } from '../../generator/records/schemas.ts';
+import { recordDefinitions } from '../../generator/records/recordTypes.ts';
 import { bodyPath, findRoute, routes, type RecordType } from '../../contract/routes.ts';
 import { repoRoot } from '../support/service.ts';
 
