@@ -18,19 +18,20 @@ import { parseArgs } from 'node:util';
 import fg from 'fast-glob';
 import { ProblemsError } from '../contract/errors.ts';
 import { BuildError } from './records/errors.ts';
-import { readInputs, type Inputs, type LoadedData } from './load.ts';
-import { readSummary } from './builds/summary.ts';
+import { readInputs, type Inputs } from './load.ts';
+import { readSummary, type BuildSummaryFile, type RebuildBasis } from './builds/summary.ts';
 import { buildsRootOf } from '../contract/builds.ts';
 import { withBuildLock } from './builds/lock.ts';
-import { PatchNotApplicable, repairPointer, type BodyPatch, type WrittenBuild } from './write.ts';
+import { PatchNotApplicable, repairPointer, type BodyPatch, type DownloadFile, type WrittenBuild } from './write.ts';
 import type { IndexedBodies } from './bodies.ts';
 import { SpilledBodies, spillDirName, type BodySink } from './packs/spill.ts';
 import { createProgress, silentProgress, type Progress } from './builds/progress.ts';
-import type { RebuildPlan } from './rebuild.ts';
+import type { RebuildChoice, RebuildPlan } from './rebuild.ts';
+import type { DataSources } from './records/sources.ts';
 import type { BuildSettings } from './records/schemas.ts';
-import type { BuiltExports } from './exports/exports.ts';
 import type { Dataset, ValidatedDataset } from './validate.ts';
 import type { ManifestHead } from '../contract/lookupIndex.ts';
+import type { Route } from '../contract/routes.ts';
 
 export interface BuildOptions {
   readonly dataDir: string;
@@ -45,6 +46,8 @@ export interface BuildOptions {
   readonly packThreads?: number;
   /** Told how far a full build's long stages are (the CLI draws it); silent when absent. */
   readonly progress?: Progress;
+  /** The operations to make bodies for: contract/routes.ts's, unless a test adds one. */
+  readonly routes?: readonly Route[];
 }
 
 export const defaultKeepBuilds = 10;
@@ -131,54 +134,39 @@ function collectNow(): void {
   (globalThis as { gc?: () => void }).gc?.();
 }
 
-/** What the write stage needs of the bodies made: not the projection of every record (`shown`). */
-type WrittenBodies = Omit<IndexedBodies<BodySink>, 'shown'>;
-
-function sansRecords({ bodies, ambiguous, aliases, languages }: IndexedBodies<BodySink>): WrittenBodies {
-  return { bodies, ambiguous, aliases, languages };
+/** A value one stage hands to the next and keeps no hold of: the world's inputs and records are gigabytes. */
+class Handoff<T> {
+  #value: T | undefined;
+  constructor(value: T) {
+    this.#value = value;
+  }
+  /** The value, still held (a later stage may take it). */
+  peek(): T {
+    if (this.#value === undefined) throw new Error('a build stage read what an earlier one had let go of');
+    return this.#value;
+  }
+  /** The value, let go of here: only the taker's own references keep it. */
+  take(): T {
+    const value = this.peek();
+    this.#value = undefined;
+    return value;
+  }
 }
 
-async function buildLocked({
-  dataDir,
-  distDir,
-  force = false,
-  keepBuilds = defaultKeepBuilds,
-  entriesPerShard,
-  packThreads,
-  progress = silentProgress,
-}: BuildOptions): Promise<BuildSummary> {
-  const stages: Record<string, number> = {};
-  let stageStart = performance.now();
-  const stage = (name: string): void => {
+/** Seconds each stage took, in order. */
+class StageTimer {
+  readonly seconds: Record<string, number> = {};
+  #start = performance.now();
+  end(name: string): void {
     const now = performance.now();
-    stages[name] = Math.round(now - stageStart) / 1000;
-    stageStart = now;
-  };
-  let inputs: Inputs | undefined = await readInputs(dataDir);
-  const { dataVersion } = inputs;
-  const codeVersion = await buildCodeFingerprint();
-  const inputsVersion = createHash('sha256').update(dataVersion).update(codeVersion).digest('hex').slice(0, 16);
-  const summary = await readSummary(distDir);
-  if (summary && summary.inputsVersion === inputsVersion && !force) {
-    const { buildId, counts, ambiguous, files, bytes } = summary;
-    // A build made before the pointer was a link through dist gets its id file and the link.
-    await repairPointer(distDir, buildId);
-    return { buildDir: await realpath(distDir), files, bytes, buildId, dataVersion: summary.dataVersion, counts, ambiguous, upToDate: true };
+    this.seconds[name] = Math.round((this.seconds[name] ?? 0) * 1000 + now - this.#start) / 1000;
+    this.#start = now;
   }
-  // Loaded only for a real build, so that a no-op rebuild starts quickly.
-  const [
-    { parseInputs },
-    { routes },
-    { buildPublicFiles },
-    { countRecords, indexData, indexingWork },
-    { buildOpenApiDocument },
-    { validateData, validateSettings },
-    { writeDist },
-    { buildExports, buildChangeLists, keptBuilds },
-    { validateSources },
-    { basisOf, checkedBefore, planRebuild, pruneInputs, saveInputs },
-    { entriesPerShard: defaultEntriesPerShard },
-  ] = await Promise.all([
+}
+
+/** The stages' modules, loaded only for a real build, so that a no-op rebuild starts quickly. */
+async function loadStages() {
+  const [load, { routes }, docs, bodies, document, validate, write, exports, sources, rebuild, savedInputs, lookupIndex] = await Promise.all([
     import('./load.ts'),
     import('../contract/routes.ts'),
     import('./openapi/docs.ts'),
@@ -189,125 +177,225 @@ async function buildLocked({
     import('./exports/exports.ts'),
     import('./records/sources.ts'),
     import('./rebuild.ts'),
+    import('./plan/savedInputs.ts'),
     import('../contract/lookupIndex.ts'),
   ]);
+  return { ...load, routes, ...docs, ...bodies, ...document, ...validate, ...write, ...exports, ...sources, ...rebuild, ...savedInputs, lookupIndex };
+}
+type Stages = Awaited<ReturnType<typeof loadStages>>;
+
+/** What every stage of one build reads, and nothing that grows with the data. */
+interface BuildRun {
+  readonly options: BuildOptions & { readonly keepBuilds: number; readonly progress: Progress };
+  readonly stages: Stages;
+  readonly routes: readonly Route[];
+  readonly timer: StageTimer;
+  readonly buildsRoot: string;
+  readonly dataVersion: string;
+  readonly inputsVersion: string;
+  readonly summary: BuildSummaryFile | undefined;
+  readonly basis: RebuildBasis;
+  /** The build dist points at now, which this one replaces. */
+  readonly replaced: string | undefined;
+  /** Whether the record files were saved for the next build (a disk that refuses them costs it its shortcut only). */
+  readonly inputsKept: boolean;
+}
+
+/** The data checked, and how to build from it. */
+interface Checked {
+  readonly settings: BuildSettings;
+  readonly sources: DataSources;
+  readonly dataset: Handoff<ValidatedDataset>;
+  readonly choice: RebuildChoice;
+}
+
+/** What a build writes besides its bodies: the public files, the downloads, and the head's facts. */
+interface Documents {
+  readonly buildId: string;
+  readonly builtAt: string;
+  readonly counts: Record<string, number>;
+  readonly addressCountries: ManifestHead['addressCountries'];
+  readonly publicFiles: Awaited<ReturnType<Stages['buildPublicFiles']>>;
+  readonly downloads: ReadonlyMap<string, DownloadFile>;
+  readonly changes: ManifestHead['changes'];
+  readonly holidayYears: BuildSettings['holidayYears'];
+  readonly sources: DataSources;
+  /** The older builds kept whole (their directories). */
+  readonly keep: readonly string[];
+}
+
+/** What the manifest's head takes of the bodies made: not the bodies, nor the projection of every record (`shown`). */
+type BodiesFacts = Pick<IndexedBodies<BodySink>, 'ambiguous' | 'aliases' | 'languages'>;
+
+/** Where the write takes the bodies from: a full build's spill, or a patch of the previous build's index. */
+type BodySource = { readonly spill: SpilledBodies } | { readonly patch: BodyPatch };
+
+async function buildLocked(options: BuildOptions): Promise<BuildSummary> {
+  const begun = await begin(options);
+  if ('upToDate' in begun) return begun.upToDate;
+  const { run, inputs } = begun;
+  const checked = await checkAndPlan(run, inputs);
+  let reason = checked.choice.kind === 'full' ? checked.choice.reason : '';
+  if (checked.choice.kind === 'patch') {
+    const patched = await patchBuild(run, checked, checked.choice.plan);
+    if (!('fallback' in patched)) return patched;
+    reason = patched.fallback;
+  }
+  return fullBuild(run, checked, reason);
+}
+
+/** Reads the inputs; a build of the same inputs as dist/'s is up to date, else the run begins. */
+async function begin(options: BuildOptions): Promise<{ readonly upToDate: BuildSummary } | { readonly run: BuildRun; readonly inputs: Handoff<Inputs> }> {
+  const timer = new StageTimer();
+  const { distDir, force = false } = options;
+  const inputs = await readInputs(options.dataDir);
+  const { dataVersion } = inputs;
+  const codeVersion = await buildCodeFingerprint();
+  const inputsVersion = createHash('sha256').update(dataVersion).update(codeVersion).digest('hex').slice(0, 16);
+  const summary = await readSummary(distDir);
+  if (summary && summary.inputsVersion === inputsVersion && !force) {
+    const { buildId, counts, ambiguous, files, bytes } = summary;
+    // A build made before the pointer was a link through dist gets its id file and the link.
+    await repairPointer(distDir, buildId);
+    return { upToDate: { buildDir: await realpath(distDir), files, bytes, buildId, dataVersion: summary.dataVersion, counts, ambiguous, upToDate: true } };
+  }
+  const stages = await loadStages();
   const buildsRoot = buildsRootOf(distDir);
-  const basis = basisOf(inputs, codeVersion, entriesPerShard ?? defaultEntriesPerShard);
-  // Kept by content now, so that the bytes need not be held to the end; a disk that refuses the
-  // copies costs the next build its shortcut only.
-  let inputsKept = true;
-  await saveInputs(buildsRoot, inputs).catch((error: unknown) => {
-    inputsKept = false;
-    console.warn(`the record files could not be kept for the next build, which will make every body: ${(error as Error).message}`);
-  });
-  stage('read');
-  // The files as read and as parsed are needed until the rebuild is planned, and then no more: the
-  // world's are gigabytes, which the rest of the build should not carry.
-  let loaded: LoadedData | undefined = parseInputs(inputs);
-  inputs = undefined;
-  stage('parse');
-  const settings = validateSettings(loaded.settings);
-  // Let go of once a full build's bodies and exports are made: its records are most of the heap,
-  // which the write stage would otherwise carry through every collection.
-  let dataset: ValidatedDataset | undefined = validateData(loaded.files, force ? {} : checkedBefore(summary?.rebuild, basis));
-  const sources = validateSources(loaded.sources);
-  stage('validate');
-  const replaced = await realpath(distDir).catch(() => undefined);
-  const plan = force
-    ? 'a full build was asked for (--force)'
-    : replaced === undefined
-      ? 'there is no previous build'
-      : await planRebuild({ buildsRoot, basis: summary?.rebuild, current: basis, loaded, dataset, routes });
-  loaded = undefined;
-  stage('plan');
-  let reason = typeof plan === 'string' ? plan : undefined;
-  let made: Awaited<ReturnType<typeof patchOf>> | undefined;
-  if (typeof plan !== 'string') {
-    try {
-      made = await patchOf(plan, replaced as string, dataset, settings);
-    } catch (error) {
-      if (!(error instanceof PatchNotApplicable)) throw error;
-      reason = error.message;
-    }
-  }
-  // A full build's bodies go to the disk as they are made (packs/spill.ts); a rebuild's few stay in memory.
-  const makeAll = (): IndexedBodies<SpilledBodies> => {
-    if (dataset === undefined) throw new Error('the records were let go of before every body was made');
-    progress.stage('bodies', indexingWork(routes, dataset), 'records of routes');
-    return indexData(dataset, settings, routes, undefined, { bodies: new SpilledBodies(path.join(buildsRoot, spillDirName)), progress });
-  };
-  let full: IndexedBodies<SpilledBodies> | undefined = made === undefined ? makeAll() : undefined;
-  let shown: IndexedBodies<BodySink>['shown'] | undefined = ((made?.indexed ?? full) as IndexedBodies<BodySink>).shown;
-  stage('bodies');
-  const now = new Date();
-  const buildId = newBuildId(now);
-  const counts = countRecords(dataset);
-  const publicFiles = await buildPublicFiles(buildOpenApiDocument({ holidayYears: settings.holidayYears, dataset, currentYear: now.getUTCFullYear() }));
-  const builtAt = now.toISOString();
-  // The older builds whose exports the change lists start from.
-  const kept = await keptBuilds(buildsRoot, replaced, keepBuilds);
-  let exported: BuiltExports | undefined = await buildExports(
-    dataset,
-    shown,
-    { buildId, builtAt, dataVersion, sources },
-    kept.find((build) => build.dir === replaced),
-    // What a rebuild knows changed since the build it replaces: the other records' lines are not made again.
-    made ? { changed: made.changedRecords } : {},
+  const basis = stages.basisOf(inputs, codeVersion, options.entriesPerShard ?? stages.lookupIndex.entriesPerShard);
+  // Kept by content now, so that the bytes need not be held to the end.
+  const inputsKept = await stages.saveInputs(buildsRoot, inputs).then(
+    () => true,
+    (error: unknown) => {
+      console.warn(`the record files could not be kept for the next build, which will make every body: ${(error as Error).message}`);
+      return false;
+    },
   );
-  const addressCountries = servedAddressCountries(settings, dataset);
-  stage('openapi and exports');
-  const changeLists = await buildChangeLists(exported.index, exported.lines, kept, replaced);
-  const downloads = new Map([...exported.files, ...changeLists.files]);
-  // What the write needs of the bodies made; the records, their JSON and the exports' lines only
-  // a rebuild's fallback needs.
-  let indexed = sansRecords((made?.indexed ?? full) as IndexedBodies<BodySink>);
-  exported = undefined;
-  shown = undefined;
-  full = undefined;
-  if (made === undefined) {
-    dataset = undefined;
-    collectNow();
-  }
-  stage('change lists');
-  const write = (indexed: WrittenBodies, patch?: BodyPatch) =>
-    writeDist(
-      distDir,
-      patch ? new Map() : (indexed.bodies as SpilledBodies),
-      {
-        buildId,
-        builtAt,
-        dataVersion,
-        inputsVersion,
-        holidayYears: settings.holidayYears,
-        addressCountries,
-        counts,
-        ambiguous: indexed.ambiguous,
-        aliases: indexed.aliases,
-        languages: indexed.languages,
-        sources,
-        changes: changeLists.changes,
-      },
-      publicFiles,
-      downloads,
-      { keep: kept.map((build) => build.dir), entriesPerShard, packThreads, patch, basis, progress, verifyLinks: force },
-    );
-  let written: WrittenBuild;
+  const replaced = await realpath(distDir).catch(() => undefined);
+  timer.end('read');
+  const run: BuildRun = {
+    options: { ...options, keepBuilds: options.keepBuilds ?? defaultKeepBuilds, progress: options.progress ?? silentProgress },
+    ...{ stages, routes: options.routes ?? stages.routes, timer, buildsRoot, dataVersion, inputsVersion, summary, basis, replaced, inputsKept },
+  };
+  return { run, inputs: new Handoff(inputs) };
+}
+
+/** Parses and validates the records and plans the build: a patch of the previous one, or whole (and why). */
+async function checkAndPlan({ stages, routes, timer, options, summary, basis, replaced, buildsRoot }: BuildRun, inputs: Handoff<Inputs>): Promise<Checked> {
+  // The files as read and as parsed are needed until the rebuild is planned, and then no more.
+  const loaded = stages.parseInputs(inputs.take());
+  timer.end('parse');
+  const settings = stages.validateSettings(loaded.settings);
+  const dataset = stages.validateData(loaded.files, options.force ? {} : stages.checkedBefore(summary?.rebuild, basis));
+  const sources = stages.validateSources(loaded.sources);
+  timer.end('validate');
+  const whole = (reason: string): RebuildChoice => ({ kind: 'full', reason });
+  const choice = options.force
+    ? whole('a full build was asked for (--force)')
+    : replaced === undefined
+      ? whole('there is no previous build')
+      : await stages.planRebuild({ buildsRoot, basis: summary?.rebuild, current: basis, loaded, dataset, routes });
+  timer.end('plan');
+  return { settings, sources, dataset: new Handoff(dataset), choice };
+}
+
+/**
+ * A rebuild from the previous build: each planned route made from the data as it is and as the
+ * previous build had it, documents, and the previous build's index patched. A previous build that
+ * turns out unusable on the way (its manifest or index unreadable) leaves the reason, for a full build.
+ */
+async function patchBuild(run: BuildRun, checked: Checked, plan: RebuildPlan): Promise<BuildSummary | { readonly fallback: string }> {
+  const { timer, replaced } = run;
   try {
-    written = await write(indexed, made?.patch);
+    if (replaced === undefined) throw new PatchNotApplicable('there is no previous build');
+    const made = await patchOf(run.routes, plan, replaced, checked.dataset.peek(), checked.settings);
+    timer.end('bodies');
+    const documents = await makeDocuments(run, checked, made.indexed.shown, made.changedRecords);
+    const written = await writeBuild(run, documents, made.indexed, { patch: made.patch });
+    const records = Object.fromEntries([...made.changedRecords].map(([type, ids]) => [type, ids.size]));
+    return finish(run, documents, written, { ambiguous: made.indexed.ambiguous.length, rebuilt: { changed: made.patch.changes.size, records } });
   } catch (error) {
     if (!(error instanceof PatchNotApplicable)) throw error;
-    reason = error.message;
-    indexed = sansRecords(makeAll());
-    made = undefined;
-    written = await write(indexed);
+    return { fallback: error.message };
   }
-  // The build is published: the saved files no build compares with any more go.
-  if (inputsKept) await pruneInputs(buildsRoot, basis).catch(() => undefined);
-  stage('write');
-  const rebuilt = made
-    ? { changed: made.patch.changes.size, records: Object.fromEntries([...made.changedRecords].map(([type, ids]) => [type, ids.size])) }
-    : { reason: reason ?? 'unknown' };
-  return { ...written, buildId, dataVersion, counts, ambiguous: indexed.ambiguous.length, upToDate: false, stages, rebuilt };
+}
+
+/** A build made whole: every body, to the disk as it is made (packs/spill.ts), then packed. */
+async function fullBuild(run: BuildRun, checked: Checked, reason: string): Promise<BuildSummary> {
+  const { stages, routes, timer, buildsRoot, options } = run;
+  let dataset: ValidatedDataset | undefined = checked.dataset.take();
+  options.progress.stage('bodies', stages.indexingWork(routes, dataset), 'records of routes');
+  const spill = new SpilledBodies(path.join(buildsRoot, spillDirName));
+  let made: IndexedBodies<SpilledBodies> | undefined = stages.indexData(dataset, checked.settings, routes, undefined, {
+    bodies: spill,
+    progress: options.progress,
+  });
+  timer.end('bodies');
+  const documents = await makeDocuments(run, { ...checked, dataset: new Handoff(dataset) }, made.shown);
+  // The records are most of the heap, which the write stage would otherwise carry through every collection.
+  const { ambiguous, aliases, languages } = made;
+  dataset = undefined;
+  made = undefined;
+  collectNow();
+  const written = await writeBuild(run, documents, { ambiguous, aliases, languages }, { spill });
+  return finish(run, documents, written, { ambiguous: ambiguous.length, rebuilt: { reason } });
+}
+
+/** The OpenAPI document and the docs page, the exports and the change lists. */
+async function makeDocuments(
+  { stages, timer, options, buildsRoot, replaced, dataVersion }: BuildRun,
+  { dataset: held, settings, sources }: Checked,
+  shown: IndexedBodies<BodySink>['shown'],
+  changed?: RebuildPlan['changed'],
+): Promise<Documents> {
+  const dataset = held.peek();
+  const now = new Date();
+  const [buildId, builtAt] = [newBuildId(now), now.toISOString()];
+  const publicFiles = await stages.buildPublicFiles(
+    stages.buildOpenApiDocument({ holidayYears: settings.holidayYears, dataset, currentYear: now.getUTCFullYear() }),
+  );
+  // The older builds whose exports the change lists start from.
+  const kept = await stages.keptBuilds(buildsRoot, replaced, options.keepBuilds);
+  const previous = kept.find((build) => build.dir === replaced);
+  // What a rebuild knows changed since the build it replaces: the other records' lines are not made again.
+  const exported = await stages.buildExports(dataset, shown, { buildId, builtAt, dataVersion, sources }, previous, changed ? { changed } : {});
+  timer.end('openapi and exports');
+  const changeLists = await stages.buildChangeLists(exported.index, exported.lines, kept, replaced);
+  timer.end('change lists');
+  return {
+    buildId,
+    builtAt,
+    counts: stages.countRecords(dataset),
+    addressCountries: servedAddressCountries(settings, dataset),
+    publicFiles,
+    downloads: new Map([...exported.files, ...changeLists.files]),
+    changes: changeLists.changes,
+    holidayYears: settings.holidayYears,
+    sources,
+    keep: kept.map((build) => build.dir),
+  };
+}
+
+/** dist/ written atomically: the bodies (or the previous build's patched), the manifest, the pointer switched last. */
+async function writeBuild({ stages, options, dataVersion, inputsVersion, basis }: BuildRun, documents: Documents, bodies: BodiesFacts, source: BodySource) {
+  const { buildId, builtAt, counts, addressCountries, publicFiles, downloads, changes, holidayYears, sources, keep } = documents;
+  const { ambiguous, aliases, languages } = bodies;
+  const head = { buildId, builtAt, dataVersion, inputsVersion, holidayYears, addressCountries, counts, ambiguous, aliases, languages, sources, changes };
+  const { entriesPerShard, packThreads, progress, force = false } = options;
+  const patch = 'patch' in source ? source.patch : undefined;
+  const how = { keep, entriesPerShard, packThreads, patch, basis, progress, verifyLinks: force };
+  return stages.writeDist(options.distDir, 'spill' in source ? source.spill : new Map(), head, publicFiles, downloads, how);
+}
+
+/** The build is published: the saved record files no build compares with any more go, and its summary is told. */
+async function finish(
+  { stages, timer, buildsRoot, basis, inputsKept, dataVersion }: BuildRun,
+  { buildId, counts }: Documents,
+  written: WrittenBuild,
+  { ambiguous, rebuilt }: Pick<BuildSummary, 'ambiguous'> & { readonly rebuilt: NonNullable<BuildSummary['rebuilt']> },
+): Promise<BuildSummary> {
+  if (inputsKept) await stages.pruneInputs(buildsRoot, basis).catch(() => undefined);
+  timer.end('write');
+  return { ...written, buildId, dataVersion, counts, ambiguous, upToDate: false, stages: timer.seconds, rebuilt };
 }
 
 /** The head's `addressCountries`: `all`, or the alpha-2 code of each country whose addresses the build serves, by its id. */
@@ -323,16 +411,13 @@ function servedAddressCountries({ addressCountries }: BuildSettings, dataset: Da
  * build's, with those of the groups made again replaced.
  */
 async function patchOf(
+  routes: readonly Route[],
   plan: RebuildPlan,
   previousDir: string,
   dataset: Dataset,
   settings: BuildSettings,
 ): Promise<{ indexed: IndexedBodies; patch: BodyPatch; changedRecords: RebuildPlan['changed'] }> {
-  const [{ indexData }, { routes }, { manifestFileName, manifestHeadSchema }] = await Promise.all([
-    import('./bodies.ts'),
-    import('../contract/routes.ts'),
-    import('../contract/manifest.ts'),
-  ]);
+  const [{ indexData }, { manifestFileName, manifestHeadSchema }] = await Promise.all([import('./bodies.ts'), import('../contract/manifest.ts')]);
   let previousHead: ManifestHead;
   try {
     previousHead = manifestHeadSchema.parse(JSON.parse(await readFile(path.join(previousDir, manifestFileName), 'utf8')));

@@ -29,8 +29,8 @@ function derivedFields(dataset: Dataset): ReadonlyMap<RecordType, Readonly<Recor
   const records: RecordIndex = { of: (type) => dataset.records.get(type) ?? none, byId: (type) => byId(dataset.records.get(type)) };
   const derived = new Map<RecordType, Readonly<Record<string, DerivedField>>>();
   for (const type of recordTypes) {
-    const fields = recordDefinitions[type].derived?.(records);
-    if (fields !== undefined) derived.set(type, fields);
+    const derivations = recordDefinitions[type].derived;
+    if (derivations !== undefined) derived.set(type, Object.fromEntries(Object.entries(derivations).map(([field, { of }]) => [field, of(records)])));
   }
   return derived;
 }

@@ -52,6 +52,19 @@ export interface RecordIndex {
 /** A field a lookup needs that the record does not carry itself, worked out from other records. */
 export type DerivedField = (record: DataRecord) => unknown;
 
+/** Some fields of a record type. */
+export interface TypeFields {
+  readonly type: RecordType;
+  readonly fields: readonly string[];
+}
+
+/** How a derived field is made, and what of other records it reads: a change to those changes it. */
+export interface Derivation {
+  readonly reads: readonly TypeFields[];
+  /** The field's function, made once per dataset. */
+  readonly of: (records: RecordIndex) => DerivedField;
+}
+
 /** Whether a record is its type's example in the OpenAPI document, given the examples of the types it is found through. */
 export type ExampleRule = (record: DataRecord, example: (type: RecordType) => DataRecord | undefined) => boolean;
 
@@ -67,14 +80,15 @@ export interface RecordWords {
   readonly otherNames?: { readonly searched: string; readonly found: string; readonly rule: string };
 }
 
-/** How a rebuild plans the bodies of a type served per country (the addresses). */
-export interface RebuildFacts {
-  /** The fields that fix a record's country, its id first: its routes are planned group by group. */
-  readonly partitionedBy?: readonly string[];
-  /** The fields the partitioned routes read of this type: a change to one replans them. */
-  readonly readByAddresses?: readonly string[];
-  /** The types whose records decide which of this type's a build serving fewer countries keeps. */
-  readonly gatedBy?: readonly RecordType[];
+/**
+ * How a type served per country (the addresses) is built: a rebuild plans its routes group by
+ * group, and a build serving fewer countries keeps only the records of those.
+ */
+export interface Partitioned {
+  /** The fields that fix a record's country, its id first. */
+  readonly by: readonly string[];
+  /** What of other records decides which of this type's records a build serving fewer countries keeps. */
+  readonly gatedBy: readonly TypeFields[];
 }
 
 export interface RecordDefinition {
@@ -82,12 +96,12 @@ export interface RecordDefinition {
   /** Data fields that are not part of the API's record. */
   readonly hidden: readonly string[];
   readonly references: readonly Reference[];
-  /** The fields its lookups derive from other records, made once per dataset. */
-  readonly derived?: (records: RecordIndex) => Readonly<Record<string, DerivedField>>;
+  /** The fields its lookups derive from other records. */
+  readonly derived?: Readonly<Record<string, Derivation>>;
   /** Its example record; without one, the first in data order. */
   readonly example?: ExampleRule;
   readonly words?: RecordWords;
-  readonly rebuild?: RebuildFacts;
+  readonly partitioned?: Partitioned;
 }
 
 const countryRef: Reference = { field: 'countryId', to: 'country' };
@@ -95,12 +109,19 @@ const stateProvinceRef: Reference = { field: 'stateProvinceId', to: 'stateProvin
 
 const ofExampleCountry: ExampleRule = (record, example) => record.countryId === example('country')?.id;
 
-const yearOf: DerivedField = (day) => String(day.startDate).slice(0, 4);
-/** Holidays and special days by country code: a day knows only its country's id. */
-function countryCodeOf(records: RecordIndex): DerivedField {
-  const countries = records.byId('country');
-  return (day) => countries.get(String(day.countryId))?.alpha2Code;
-}
+const countryCodeFields: TypeFields = { type: 'country', fields: ['id', 'alpha2Code'] };
+const stateProvinceCountry: TypeFields = { type: 'stateProvince', fields: ['id', 'countryId'] };
+const districtStateProvince: TypeFields = { type: 'district', fields: ['id', 'stateProvinceId'] };
+
+const year: Derivation = { reads: [], of: () => (day) => String(day.startDate).slice(0, 4) };
+/** Holidays, special days and weekends by country code: they know only their country's id. */
+const countryCode: Derivation = {
+  reads: [countryCodeFields],
+  of: (records) => {
+    const countries = records.byId('country');
+    return (day) => countries.get(String(day.countryId))?.alpha2Code;
+  },
+};
 /** A district's country: a district knows only its state or province. */
 function countryIdOfDistrict(records: RecordIndex): (district: DataRecord | undefined) => unknown {
   const stateProvinces = records.byId('stateProvince');
@@ -111,11 +132,14 @@ function stateProvinceCodeOf(records: RecordIndex): (state: DataRecord | undefin
   const countries = records.byId('country');
   return (state) => (state === undefined ? undefined : `${countries.get(String(state.countryId))?.alpha2Code}-${String(state.abbreviation)}`);
 }
-function regionalDay(records: RecordIndex): Readonly<Record<string, DerivedField>> {
-  const [stateProvinces, codeOf] = [records.byId('stateProvince'), stateProvinceCodeOf(records)];
-  return { year: yearOf, stateProvinceCode: (day) => codeOf(stateProvinces.get(String(day.stateProvinceId))) };
-}
-const countryDay = (records: RecordIndex): Readonly<Record<string, DerivedField>> => ({ year: yearOf, countryCode: countryCodeOf(records) });
+/** A regional day's subdivision code (DE-BY): a day knows only its subdivision's id. */
+const regionalCode: Derivation = {
+  reads: [countryCodeFields, { type: 'stateProvince', fields: ['id', 'countryId', 'abbreviation'] }],
+  of: (records) => {
+    const [stateProvinces, codeOf] = [records.byId('stateProvince'), stateProvinceCodeOf(records)];
+    return (day) => codeOf(stateProvinces.get(String(day.stateProvinceId)));
+  },
+};
 const holidayHidden = ['language', 'translations', 'observedFor', 'provisional'];
 
 export const recordDefinitions: Readonly<Record<RecordType, RecordDefinition>> = {
@@ -124,9 +148,14 @@ export const recordDefinitions: Readonly<Record<RecordType, RecordDefinition>> =
     hidden: ['countryId'],
     references: [countryRef],
     // A bank's IBAN lookup key comes from an IBAN of it, read as a client's is.
-    derived: (records) => {
-      const countries = records.byId('country');
-      return { iban: (bank) => exampleIbanOf(String(countries.get(String(bank.countryId))?.alpha2Code), String(bank.code)) };
+    derived: {
+      iban: {
+        reads: [countryCodeFields],
+        of: (records) => {
+          const countries = records.byId('country');
+          return (bank) => exampleIbanOf(String(countries.get(String(bank.countryId))?.alpha2Code), String(bank.code));
+        },
+      },
     },
     example: ofExampleCountry,
     words: { code: "A bank's EFT code in Türkiye's payment systems (the Central Bank's list of participants): three digits, such as 010 for Ziraat." },
@@ -157,19 +186,27 @@ export const recordDefinitions: Readonly<Record<RecordType, RecordDefinition>> =
         rule: "a record's own name wins over another's alternative name, which wins over another's name in another language; then the first in data order",
       },
     },
-    rebuild: { readByAddresses: ['id', 'alpha2Code'] },
   },
   region: { schema: regionSchema, hidden: [], references: [], example: (region, example) => region.id === example('country')?.regionId },
   stateProvince: {
     schema: stateProvinceSchema,
     hidden: [],
     references: [countryRef],
-    derived: (records) => {
+    derived: {
+      code: { reads: [countryCodeFields], of: stateProvinceCodeOf },
       // The subdivisions a source gives days of their own: only they answer regional lookups.
-      const withRegionalHolidays = new Set(
-        (['stateProvinceHoliday', 'stateProvinceSpecialDay'] as const).flatMap((type) => records.of(type).map((day) => day.stateProvinceId)),
-      );
-      return { code: stateProvinceCodeOf(records), regionalHolidays: (state) => withRegionalHolidays.has(state.id) };
+      regionalHolidays: {
+        reads: [
+          { type: 'stateProvinceHoliday', fields: ['stateProvinceId'] },
+          { type: 'stateProvinceSpecialDay', fields: ['stateProvinceId'] },
+        ],
+        of: (records) => {
+          const withDays = new Set(
+            (['stateProvinceHoliday', 'stateProvinceSpecialDay'] as const).flatMap((type) => records.of(type).map((day) => day.stateProvinceId)),
+          );
+          return (state) => withDays.has(state.id);
+        },
+      },
     },
     // İstanbul: its plate code, also its ISO 3166-2 code (TR-34). Other countries have a `34` too.
     example: (state, example) => ofExampleCountry(state, example) && state.abbreviation === '34',
@@ -177,14 +214,13 @@ export const recordDefinitions: Readonly<Record<RecordType, RecordDefinition>> =
       name: "A state or province's name as ISO 3166-2 gives it (Bayern, Hérault); Türkiye's provinces as PTT writes them (İstanbul).",
       searched: "a state or province's name as ISO 3166-2 gives it (bay finds Bayern); Türkiye's provinces as PTT writes them (ist finds İstanbul)",
     },
-    rebuild: { readByAddresses: ['id', 'countryId'] },
   },
   district: {
     schema: districtSchema,
     hidden: ['aliases'],
     references: [stateProvinceRef],
     // District getbyname is scoped by country.
-    derived: (records) => ({ countryId: countryIdOfDistrict(records) }),
+    derived: { countryId: { reads: [stateProvinceCountry], of: countryIdOfDistrict } },
     example: (district, example) => district.stateProvinceId === example('stateProvince')?.id,
     words: {
       name: "A district's name as its country writes it: Türkiye's districts (ilçe) as PTT writes them (Kadıköy), elsewhere the postal place's (München); or another common name of it, such as its English name (Munich).",
@@ -196,16 +232,21 @@ export const recordDefinitions: Readonly<Record<RecordType, RecordDefinition>> =
         rule: "a district's own name wins over another's other common name; then the first in data order",
       },
     },
-    rebuild: { partitionedBy: ['id', 'stateProvinceId', 'countryId'], gatedBy: ['country', 'stateProvince'] },
+    partitioned: { by: ['id', 'stateProvinceId', 'countryId'], gatedBy: [countryCodeFields, stateProvinceCountry] },
   },
   neighborhood: {
     schema: neighborhoodSchema,
     hidden: ['pttName', 'placeType', 'parentPlace'],
     references: [{ field: 'districtId', to: 'district' }],
     // Postal codes by country: a neighbourhood knows only its district.
-    derived: (records) => {
-      const [districts, countryIdOf] = [records.byId('district'), countryIdOfDistrict(records)];
-      return { countryId: (neighborhood) => countryIdOf(districts.get(String(neighborhood.districtId))) };
+    derived: {
+      countryId: {
+        reads: [districtStateProvince, stateProvinceCountry],
+        of: (records) => {
+          const [districts, countryIdOf] = [records.byId('district'), countryIdOfDistrict(records)];
+          return (neighborhood) => countryIdOf(districts.get(String(neighborhood.districtId)));
+        },
+      },
     },
     example: (neighborhood, example) => neighborhood.districtId === example('district')?.id,
     words: {
@@ -216,7 +257,7 @@ export const recordDefinitions: Readonly<Record<RecordType, RecordDefinition>> =
         rule: "a record's own name wins over another's PTT spelling; then the first in data order",
       },
     },
-    rebuild: { partitionedBy: ['id', 'districtId', 'countryId'], gatedBy: ['country', 'stateProvince', 'district'] },
+    partitioned: { by: ['id', 'districtId', 'countryId'], gatedBy: [countryCodeFields, stateProvinceCountry, districtStateProvince] },
   },
   callingCode: {
     schema: callingCodeSchema,
@@ -253,20 +294,25 @@ export const recordDefinitions: Readonly<Record<RecordType, RecordDefinition>> =
     references: [countryRef, { field: 'webDomainId', to: 'webDomain' }],
     example: ofExampleCountry,
   },
-  countryHoliday: { schema: countryDaySchema, hidden: holidayHidden, references: [countryRef], derived: countryDay },
-  countrySpecialDay: { schema: countrySpecialDaySchema, hidden: [...holidayHidden, 'dayType'], references: [countryRef], derived: countryDay },
-  stateProvinceHoliday: { schema: stateProvinceHolidaySchema, hidden: holidayHidden, references: [stateProvinceRef], derived: regionalDay },
+  countryHoliday: { schema: countryDaySchema, hidden: holidayHidden, references: [countryRef], derived: { year, countryCode } },
+  countrySpecialDay: { schema: countrySpecialDaySchema, hidden: [...holidayHidden, 'dayType'], references: [countryRef], derived: { year, countryCode } },
+  stateProvinceHoliday: {
+    schema: stateProvinceHolidaySchema,
+    hidden: holidayHidden,
+    references: [stateProvinceRef],
+    derived: { year, stateProvinceCode: regionalCode },
+  },
   stateProvinceSpecialDay: {
     schema: stateProvinceSpecialDaySchema,
     hidden: [...holidayHidden, 'dayType'],
     references: [stateProvinceRef],
-    derived: regionalDay,
+    derived: { year, stateProvinceCode: regionalCode },
   },
   weekend: {
     schema: weekendSchema,
     hidden: [],
     references: [countryRef, { ...stateProvinceRef, nullable: true }],
-    derived: (records) => ({ countryCode: countryCodeOf(records) }),
+    derived: { countryCode },
   },
 };
 

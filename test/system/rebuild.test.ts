@@ -9,8 +9,9 @@ import { cp, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readLookupHead } from '../../contract/lookupIndex.ts';
+import { routes, type Route } from '../../contract/routes.ts';
 import { buildDist, type BuildSummary } from '../../generator/build.ts';
-import { realBuildTimeoutMs, repoRoot, tempDir } from '../support/service.ts';
+import { copyFixture, realBuildTimeoutMs, repoRoot, tempDir } from '../support/service.ts';
 
 type Row = Record<string, unknown>;
 
@@ -373,5 +374,39 @@ describe('a rebuild made from the previous build', () => {
       );
     },
     realBuildTimeoutMs,
+  );
+});
+
+describe('a rebuild of a route table with a route added that reads another type', () => {
+  // A route of states or provinces listed by their districts' subdivision (each state under the key
+  // of each of its districts): its bodies read the districts, which nothing declares by hand. The
+  // rebuild must remake them when a district is added, though districts are planned group by group
+  // and states are not. On the fixture, every state has districts, so every state is served.
+  const byCountry = routes.find((route) => route.path.endsWith('/stateprovince/getbycountryid'));
+  if (byCountry === undefined || byCountry.params[0] === undefined) throw new Error('stateprovince/getbycountryid is not in the route table');
+  const byDistrictState: Route = {
+    ...byCountry,
+    path: '/addressmanagement/api/stateprovince/getbydistrictstate',
+    params: [{ ...byCountry.params[0], name: 'stateprovinceid', field: 'id' }],
+    parent: { record: 'district', field: 'stateProvinceId' },
+  };
+  const withRoute = [...routes, byDistrictState];
+
+  it(
+    'gives the bodies of a full build when a district is added to a state',
+    async () => {
+      const dataDir = await copyFixture();
+      const distDir = path.join(await tempDir(), 'dist');
+      await buildDist({ dataDir, distDir, entriesPerShard: 16, routes: withRoute });
+      const before = await comparable(distDir);
+      await edit(dataDir, 'district.json', (rows) => [...rows, { ...row(rows, 0), id: randomUUID(), name: `${String(row(rows, 0).name)} Ost` }]);
+      const rebuilt = await buildDist({ dataDir, distDir, entriesPerShard: 16, routes: withRoute });
+      expect(rebuilt.rebuilt).toMatchObject({ records: { district: 1 } });
+      const fullDir = path.join(await tempDir(), 'dist');
+      await buildDist({ dataDir, distDir: fullDir, entriesPerShard: 16, routes: withRoute });
+      expect(await comparable(distDir)).toEqual(await comparable(fullDir));
+      expect(await comparable(distDir)).not.toEqual(before);
+    },
+    realBuildTimeoutMs * 3,
   );
 });

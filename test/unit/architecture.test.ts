@@ -38,11 +38,12 @@ const graph = importGraph();
  * never reach the build's pipeline, except that a check reads the data as a build loads it.
  */
 const generatorFolders: Readonly<Record<string, readonly string[]>> = {
-  root: ['contract', 'records', 'bodies', 'builds', 'exports', 'openapi', 'packs'],
+  root: ['contract', 'records', 'bodies', 'builds', 'exports', 'openapi', 'packs', 'plan'],
   records: ['contract'],
   builds: ['contract', 'records'],
   packs: ['contract', 'records', 'builds'],
   bodies: ['contract', 'records', 'packs', 'root'],
+  plan: ['contract', 'records', 'builds', 'bodies', 'root'],
   openapi: ['contract', 'records', 'root'],
   exports: ['contract', 'records', 'builds', 'root'],
   import: ['contract', 'records'],
