@@ -4,6 +4,7 @@
  * a working day (their hidden `dayType`), the subdivision's own days of both kinds and the weekend,
  * in the country's own language and in each other language its days are named in.
  */
+import type { RecordType } from '../../contract/recordTypes.ts';
 import { bodyPath, languageBodyKeys, type Route } from '../../contract/routes.ts';
 import type { IsoWeekday, WeekendChange, WorkCalendar, WorkCalendarDay, WorkDayType } from '../../contract/workCalendar.ts';
 import { workDayTypes } from '../../contract/workCalendar.ts';
@@ -79,6 +80,20 @@ function compareDays(a: CalendarDay, b: CalendarDay): number {
   return (typeOrder.get(a.type) ?? 0) - (typeOrder.get(b.type) ?? 0);
 }
 
+/**
+ * The record types a work calendar is made from, and the only ones this module reads (`records`
+ * takes no other): a rebuild remakes the calendars when one of them changed (generator/plan/reads.ts).
+ */
+export const workCalendarReads = [
+  'country',
+  'stateProvince',
+  'countryHoliday',
+  'countrySpecialDay',
+  'stateProvinceHoliday',
+  'stateProvinceSpecialDay',
+  'weekend',
+] as const satisfies readonly RecordType[];
+
 export function indexWorkCalendars(route: Route, indexing: Indexing): void {
   const { dataset, settings, keys, languages, bodies, problems } = indexing;
   const named = route.languages;
@@ -87,7 +102,7 @@ export function indexWorkCalendars(route: Route, indexing: Indexing): void {
     problems.push(`${route.path}: a work calendar takes a country, a year and an optional subdivision, with names in several languages`);
     return;
   }
-  const records = (type: Parameters<typeof dataset.records.get>[0]) => dataset.records.get(type) ?? [];
+  const records = (type: (typeof workCalendarReads)[number]) => dataset.records.get(type) ?? [];
   const national = new Map<string, CalendarDay[]>();
   for (const [key, days] of groupByYear(
     records('countryHoliday'),

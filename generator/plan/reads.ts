@@ -3,11 +3,12 @@
  * record types' rows (generator/records/recordTypes.ts), never written by hand: its own record
  * type, every field its parameters and its parent derive from other records (each derivation
  * declares what it reads), and its parent's key. A body computed from several types (a work
- * calendar) reads every type. A rebuild remakes a route's bodies when anything it reads changed,
+ * calendar) reads the types its module lists. A rebuild remakes a route's bodies when anything it reads changed,
  * so a new route, or a new derived field, is planned right without a line here.
  */
 import { recordTypes, type RecordType } from '../../contract/recordTypes.ts';
 import type { Route } from '../../contract/routes.ts';
+import { workCalendarReads } from '../bodies/calendars.ts';
 import { recordDefinitions, type Partitioned, type TypeFields } from '../records/recordTypes.ts';
 
 /** How a type's routes are planned group by group, or undefined where they are made whole. */
@@ -26,8 +27,9 @@ export function fieldsRead(route: Route): readonly TypeFields[] {
   return [...reads, parentKey, ...readsOfField(parent.record, parent.field), ...condition];
 }
 
-/** The record types a route's bodies are made from: its own and every type it reads; all of them for a document. */
+/** The record types a route's bodies are made from: its own and every type it reads; a document's, those its module reads. */
 export function typesRead(route: Route): ReadonlySet<RecordType> {
+  if (route.document === 'workCalendar') return new Set(workCalendarReads);
   if (route.document !== undefined) return new Set(recordTypes);
   return new Set([route.record, ...fieldsRead(route).map(({ type }) => type)]);
 }

@@ -138,8 +138,53 @@ const durationBounds = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.0
 /** The label of a process's default metrics: its worker slot in a cluster, `primary`, or 1 for a lone process. */
 const workerLabel = 'worker';
 
+/** Where the gauges read what they show. */
+interface MetricSources {
+  readonly store: () => BodyStore;
+  readonly cache: BodyCache;
+  readonly shards?: ShardCache;
+}
+
+/** The gauges read from the store when scraped: what its caches hold, and the build served. */
+function registerStoreGauges(Gauge: PromClient['Gauge'], sources: MetricSources): void {
+  new Gauge({
+    name: 'refdata_body_cache_bytes',
+    help: 'Bytes of bodies held in memory.',
+    collect() {
+      this.set(sources.cache.calculatedSize);
+    },
+  });
+  new Gauge({
+    name: 'refdata_index_cache_bytes',
+    help: 'Bytes of lookup index shards held in memory.',
+    collect() {
+      this.set(sources.shards?.calculatedSize ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'refdata_build_info',
+    help: 'The build being served and the service version (value 1).',
+    labelNames: ['build_id', 'data_version', 'version'],
+    // 1 per build however many workers serve it: a cluster's workers are taken together by max, not summed.
+    aggregator: 'max',
+    collect() {
+      const { buildId, dataVersion } = sources.store().manifest;
+      this.reset();
+      this.set({ build_id: buildId, data_version: dataVersion, version: serviceVersion }, 1);
+    },
+  });
+  new Gauge({
+    name: 'refdata_build_age_seconds',
+    help: 'Seconds since the build being served was made (its builtAt); across workers, the oldest.',
+    aggregator: 'max',
+    collect() {
+      this.set(Math.max(0, (Date.now() - Date.parse(sources.store().manifest.builtAt)) / 1000));
+    },
+  });
+}
+
 /** The metrics of this process, registered once in prom-client's global registry. */
-export async function createMetrics(sources: { store: () => BodyStore; cache: BodyCache; shards?: ShardCache }): Promise<Metrics> {
+export async function createMetrics(sources: MetricSources): Promise<Metrics> {
   const { Counter, Gauge, collectDefaultMetrics, register } = await promClient();
   register.clear();
   // A cluster worker's defaults are labelled with its slot by the primary when it is scraped (scrapeWorkers).
@@ -176,20 +221,6 @@ export async function createMetrics(sources: { store: () => BodyStore; cache: Bo
       this.inc({ result: 'miss' }, lookups.miss);
     },
   });
-  new Gauge({
-    name: 'refdata_body_cache_bytes',
-    help: 'Bytes of bodies held in memory.',
-    collect() {
-      this.set(sources.cache.calculatedSize);
-    },
-  });
-  new Gauge({
-    name: 'refdata_index_cache_bytes',
-    help: 'Bytes of lookup index shards held in memory.',
-    collect() {
-      this.set(sources.shards?.calculatedSize ?? 0);
-    },
-  });
   const failures = new Counter({
     name: 'refdata_failures_total',
     help: 'Requests that failed on the service side (5xx), by code: each counted, only the first of a kind in 10 s logged.',
@@ -200,26 +231,7 @@ export async function createMetrics(sources: { store: () => BodyStore; cache: Bo
     help: 'Files fetched from the origin: ok, or the failure code.',
     labelNames: ['outcome'],
   });
-  new Gauge({
-    name: 'refdata_build_info',
-    help: 'The build being served and the service version (value 1).',
-    labelNames: ['build_id', 'data_version', 'version'],
-    // 1 per build however many workers serve it: a cluster's workers are taken together by max, not summed.
-    aggregator: 'max',
-    collect() {
-      const { buildId, dataVersion } = sources.store().manifest;
-      this.reset();
-      this.set({ build_id: buildId, data_version: dataVersion, version: serviceVersion }, 1);
-    },
-  });
-  new Gauge({
-    name: 'refdata_build_age_seconds',
-    help: 'Seconds since the build being served was made (its builtAt); across workers, the oldest.',
-    aggregator: 'max',
-    collect() {
-      this.set(Math.max(0, (Date.now() - Date.parse(sources.store().manifest.builtAt)) / 1000));
-    },
-  });
+  registerStoreGauges(Gauge, sources);
 
   return {
     request(pathname, status, seconds) {

@@ -81,6 +81,44 @@ export interface Supervision {
 /** What one worker tells the others through the primary: rate-limit counts and tokens it accepted. */
 const isRelayed = (message: unknown): message is ShareMessage | KnownTokenMessage => isShareMessage(message) || isKnownTokenMessage(message);
 
+/** The workers alive now, listening or not. */
+const living = (): Worker[] => Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker !== undefined);
+
+/**
+ * Signals for the service go to every worker as they came, every time: a worker drains on the first
+ * SIGTERM, and stops at once on a second one or on SIGINT; SIGHUP has each reload the build (main.ts).
+ */
+function relaySignals(stopAll: (signal: NodeJS.Signals) => void): void {
+  process.on('SIGHUP', () => {
+    for (const worker of living()) worker.process.kill('SIGHUP');
+  });
+  process.on('SIGTERM', () => stopAll('SIGTERM'));
+  process.on('SIGINT', () => stopAll('SIGINT'));
+}
+
+/** Relays what a worker shares to the others, and answers its token-gate requests; false for any other message. */
+function relay(worker: Worker, message: unknown, answerGate: ReturnType<typeof answerGateRequests> | undefined): boolean {
+  if (isRelayed(message)) {
+    // For every other worker, those still starting included: each listens for these before it
+    // listens for requests.
+    for (const other of living()) if (other !== worker && other.isConnected()) other.send(message);
+    return true;
+  }
+  if (isGateRequest(message)) {
+    answerGate?.(message, (reply) => worker.isConnected() && worker.send(reply));
+    return true;
+  }
+  return false;
+}
+
+const giveUpMessage = (policy: RestartPolicy): string =>
+  `no worker is serving and ${policy.giveUpAfter} workers exited within ${policy.windowMs / 1000} s: exiting so that the service's own supervisor restarts it`;
+
+const exitMessage = (signal: string | null): string =>
+  signal === 'SIGKILL'
+    ? 'worker killed (SIGKILL: by an operator, or by the kernel out of memory: see docs/operations.md on memory); starting another'
+    : 'worker exited; starting another';
+
 export function supervise({ workers, log, onFirstListening, policy = restartPolicy, authFailures }: SupervisorOptions): Supervision {
   const budget = new RestartBudget(policy);
   const answerGate = authFailures && answerGateRequests(authFailures);
@@ -89,7 +127,6 @@ export function supervise({ workers, log, onFirstListening, policy = restartPoli
   let stopping = false;
   let announced = false;
 
-  const living = (): Worker[] => Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker !== undefined);
   const stopAll = (signal: NodeJS.Signals): void => {
     stopping = true;
     for (const timer of pendingStarts) clearTimeout(timer);
@@ -110,16 +147,7 @@ export function supervise({ workers, log, onFirstListening, policy = restartPoli
       log.warn({ event: 'worker-send-failed', pid: worker.process.pid, error: error.message }, 'a message to a worker that has gone failed'),
     );
     worker.on('message', (message: unknown) => {
-      if (isRelayed(message)) {
-        // For every other worker, those still starting included: each listens for these before it
-        // listens for requests.
-        for (const other of living()) if (other !== worker && other.isConnected()) other.send(message);
-        return;
-      }
-      if (isGateRequest(message)) {
-        answerGate?.(message, (reply) => worker.isConnected() && worker.send(reply));
-        return;
-      }
+      if (relay(worker, message, answerGate)) return;
       if (!isListeningMessage(message)) return;
       serving.add(worker);
       if (announced) return;
@@ -149,21 +177,14 @@ export function supervise({ workers, log, onFirstListening, policy = restartPoli
       return;
     }
     const decision = budget.afterExit(serving.size);
+    const exit = { pid: worker.process.pid, code, signal };
     if (decision === 'give-up') {
-      log.fatal(
-        { event: 'supervisor-gave-up', pid: worker.process.pid, code, signal, withinMs: policy.windowMs },
-        `no worker is serving and ${policy.giveUpAfter} workers exited within ${policy.windowMs / 1000} s: exiting so that the service's own supervisor restarts it`,
-      );
+      log.fatal({ event: 'supervisor-gave-up', ...exit, withinMs: policy.windowMs }, giveUpMessage(policy));
       process.exitCode = 1;
       stopAll('SIGTERM');
       return;
     }
-    log.error(
-      { event: 'worker-exited', pid: worker.process.pid, code, signal, wasServing, serving: serving.size, restartInMs: decision.restartInMs },
-      signal === 'SIGKILL'
-        ? 'worker killed (SIGKILL: by an operator, or by the kernel out of memory: see docs/operations.md on memory); starting another'
-        : 'worker exited; starting another',
-    );
+    log.error({ event: 'worker-exited', ...exit, wasServing, serving: serving.size, restartInMs: decision.restartInMs }, exitMessage(signal));
     // Not unref'd: this timer is what keeps the primary alive when no worker is left.
     const timer = setTimeout(() => {
       pendingStarts.delete(timer);
@@ -173,12 +194,6 @@ export function supervise({ workers, log, onFirstListening, policy = restartPoli
   });
 
   for (let slot = 1; slot <= workers; slot++) fork(slot);
-  process.on('SIGHUP', () => {
-    for (const worker of living()) worker.process.kill('SIGHUP');
-  });
-  // Relayed as they came, every time: a worker drains on the first SIGTERM, and stops at once on a
-  // second one or on SIGINT (main.ts).
-  process.on('SIGTERM', () => stopAll('SIGTERM'));
-  process.on('SIGINT', () => stopAll('SIGINT'));
+  relaySignals(stopAll);
   return { serving: () => [...serving], servingSlots: () => [...serving].map((worker) => ({ worker, slot: slots.get(worker) ?? 0 })) };
 }

@@ -121,6 +121,61 @@ async function readAtMost(
 }
 
 /**
+ * What a failed fetch of `file` tells a client: past the whole deadline (`totalMs`, when it was what
+ * stopped the fetch), past one of undici's own, or no answer at all.
+ */
+function failureOf(
+  error: unknown,
+  file: string,
+  totalMs: number | undefined,
+  timeoutErrors: readonly (abstract new (...args: never[]) => Error)[],
+): StoreError {
+  if (totalMs !== undefined) return new StoreError('ERR_ORIGIN_TIMEOUT', `The data origin did not send ${file} within ${totalMs} ms; retry shortly.`);
+  if (timeoutErrors.some((type) => error instanceof type)) {
+    return new StoreError('ERR_ORIGIN_TIMEOUT', `The data origin did not answer in time (${(error as Error).message}); retry shortly.`);
+  }
+  return new StoreError(
+    'ERR_ORIGIN_UNREACHABLE',
+    `The data origin is unreachable (${(error as { code?: string }).code ?? (error as Error).message}); retry shortly.`,
+  );
+}
+
+/** Where one origin's requests go: its keep-alive agent, its S3 signing settings if a bucket, its origin and base path. */
+interface OriginTarget {
+  readonly agent: import('undici').Agent;
+  readonly s3: OriginSettings['s3'];
+  readonly origin: string;
+  readonly basePath: string;
+}
+
+/** One request for `file` from the origin, its answer read no further than `limitOf` its status allows. */
+async function fetchOnce(
+  { agent, s3, origin, basePath }: OriginTarget,
+  { file, headers, limitOf, signal }: { file: string; headers: Record<string, string>; limitOf: (status: number) => AnswerLimit; signal: AbortSignal },
+): Promise<OriginResponse> {
+  // Encoded as S3 signs paths; the same path to nginx, which decodes it.
+  const path = `${basePath}${encodeKeyPath(file)}`;
+  // Signed per attempt: the signature holds the time, and S3 refuses one 15 minutes old.
+  const sent = s3 ? { ...headers, ...signedHeaders(s3, { method: 'GET', url: new URL(path, origin) }) } : headers;
+  // The agent asked with the origin and path (undici's request() would parse a URL per fetch, a
+  // twelfth of the cold origin's garbage); it never follows redirects: a redirecting origin is a
+  // misconfigured one.
+  const response = await agent.request({ origin, path, method: 'GET', headers: sent, signal });
+  const status = response.statusCode;
+  const limit = status === 200 || status === 206 ? limitOf(status) : { bytes: refusalBytes, cut: true };
+  const body = await readAtMost(response.body, limit, response.headers['content-length']);
+  if (body === undefined) {
+    throw new StoreError(
+      'ERR_ORIGIN_ANSWER',
+      `The data origin answered ${status} for ${file} with more than the ${limit.bytes} bytes this build lists for it: refused unread; is it serving another build, or ignoring Range?`,
+    );
+  }
+  const etag = response.headers.etag;
+  const code = s3 && status >= 400 ? s3ErrorCode(body) : undefined;
+  return { status, etag: typeof etag === 'string' ? etag : undefined, body, code };
+}
+
+/**
  * One origin: a keep-alive agent, the request wrapper, and the mapping of failures to statuses.
  * undici is loaded here, not at start: a proxy serving a local build never needs it, and loading it
  * is a tenth of a worker's start.
@@ -137,12 +192,7 @@ export async function createOriginClient(
     const code = (error as { code?: string }).code;
     return error instanceof errors.SocketError || code === 'ECONNRESET' || code === 'EPIPE';
   };
-  const agent = new Agent({
-    connect: { timeout: timeouts.connect },
-    headersTimeout: timeouts.headers,
-    bodyTimeout: timeouts.body,
-    keepAliveTimeout: 30_000,
-  });
+  const agent = new Agent({ connect: { timeout: timeouts.connect }, headersTimeout: timeouts.headers, bodyTimeout: timeouts.body, keepAliveTimeout: 30_000 });
   const base = settings.url.href.endsWith('/') ? settings.url.href : `${settings.url.href}/`;
 
   /** Why the origin last refused this proxy (401 or 403: a wrong secret or key), until it answers again. */
@@ -151,33 +201,9 @@ export async function createOriginClient(
   const { origin } = settings.url;
   const basePath = new URL(base).pathname;
 
-  const once = async (
-    file: string,
-    headers: Record<string, string>,
-    limitOf: (status: number) => AnswerLimit,
-    signal: AbortSignal,
-  ): Promise<OriginResponse> => {
-    // Encoded as S3 signs paths; the same path to nginx, which decodes it.
-    const path = `${basePath}${encodeKeyPath(file)}`;
-    // Signed per attempt: the signature holds the time, and S3 refuses one 15 minutes old.
-    const sent = settings.s3 ? { ...headers, ...signedHeaders(settings.s3, { method: 'GET', url: new URL(path, origin) }) } : headers;
-    // The agent asked with the origin and path (undici's request() would parse a URL per fetch, a
-    // twelfth of the cold origin's garbage); it never follows redirects: a redirecting origin is a
-    // misconfigured one.
-    const response = await agent.request({ origin, path, method: 'GET', headers: sent, signal });
-    const status = response.statusCode;
-    const limit = status === 200 || status === 206 ? limitOf(status) : { bytes: refusalBytes, cut: true };
-    const body = await readAtMost(response.body, limit, response.headers['content-length']);
-    if (body === undefined) {
-      throw new StoreError(
-        'ERR_ORIGIN_ANSWER',
-        `The data origin answered ${status} for ${file} with more than the ${limit.bytes} bytes this build lists for it: refused unread; is it serving another build, or ignoring Range?`,
-      );
-    }
-    const etag = response.headers.etag;
-    const code = settings.s3 && status >= 400 ? s3ErrorCode(body) : undefined;
-    return { status, etag: typeof etag === 'string' ? etag : undefined, body, code };
-  };
+  const target: OriginTarget = { agent, s3: settings.s3, origin, basePath };
+  const once = (file: string, headers: Record<string, string>, limitOf: (status: number) => AnswerLimit, signal: AbortSignal) =>
+    fetchOnce(target, { file, headers, limitOf, signal });
 
   /**
    * `file` from the origin, its answer read no further than `limit` says for its status (a body's
@@ -207,14 +233,7 @@ export async function createOriginClient(
         metrics.originFetch(error.code);
         throw error;
       }
-      const failure = signal.aborted
-        ? new StoreError('ERR_ORIGIN_TIMEOUT', `The data origin did not send ${file} within ${timeouts.total} ms; retry shortly.`)
-        : timeoutErrors.some((type) => error instanceof type)
-          ? new StoreError('ERR_ORIGIN_TIMEOUT', `The data origin did not answer in time (${(error as Error).message}); retry shortly.`)
-          : new StoreError(
-              'ERR_ORIGIN_UNREACHABLE',
-              `The data origin is unreachable (${(error as { code?: string }).code ?? (error as Error).message}); retry shortly.`,
-            );
+      const failure = failureOf(error, file, signal.aborted ? timeouts.total : undefined, timeoutErrors);
       metrics.originFetch(failure.code);
       throw failure;
     }
