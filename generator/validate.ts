@@ -130,13 +130,10 @@ export interface CheckedBefore {
   readonly types?: ReadonlySet<RecordType>;
 }
 
-export function validateData(files: readonly RecordFile[], before: CheckedBefore = {}): ValidatedDataset {
-  const schemaChecked = before.files ?? new Set<string>();
-  const typesChecked = before.types ?? new Set<RecordType>();
-  const problems: string[] = [];
+/** Each file's records through their type's schema, where the previous build did not already pass its bytes. */
+function checkSchemas(files: readonly RecordFile[], schemaChecked: ReadonlySet<string>, problems: string[]) {
   const located = new Map<RecordType, LocatedRecords>(recordTypes.map((type) => [type, { records: [], runs: [], checkedBefore: [] }]));
   const byFile = new Map<string, DataRecord[]>();
-
   for (const file of files) {
     const ofType = located.get(file.recordType) as LocatedRecords;
     const start = ofType.records.length;
@@ -162,7 +159,83 @@ export function validateData(files: readonly RecordFile[], before: CheckedBefore
     ofType.runs.push({ file, start, indexes: indexes.length === file.records.length ? 'all' : indexes });
     byFile.set(file.relativePath, valid);
   }
+  return { located, byFile };
+}
 
+/** Where a type's record `at` is, as a problem names it: file, position and id. */
+const whereIn =
+  (ofType: LocatedRecords) =>
+  (at: number): string => {
+    const { file, index } = placeOf(ofType, at);
+    return recordName(file, index, ofType.records[at]);
+  };
+
+/**
+ * The values a lookup answers one record for are one record's each. Compared as the lookup compares
+ * them (normalised keys), so `90` and `090` would collide. The records of files checked before were
+ * told apart among themselves then (`checked` marks them): any two records sharing values now
+ * include one of another file, so only the values of those are tracked.
+ */
+function checkUnique(type: RecordType, ofType: LocatedRecords, checked: Uint8Array | undefined, problems: string[]): void {
+  const { records } = ofType;
+  const whereOf = whereIn(ofType);
+  for (const { params, route, within } of uniqueLookups(type)) {
+    const seen = new Map<string, number>();
+    const answers = !route
+      ? ''
+      : within
+        ? ` (values of ${route.path} must differ within one ${within.field})`
+        : ` (${route.path} answers one record per value)`;
+    const tracked = checked ? new Set<string>() : undefined;
+    if (tracked)
+      for (let at = 0; at < records.length; at++) {
+        if (checked?.[at] === 1) continue;
+        const tuple = keyTuple(params, records[at] as DataRecord);
+        if (tuple !== undefined) tracked.add(tuple);
+      }
+    for (let at = 0; at < records.length; at++) {
+      const tuple = keyTuple(params, records[at] as DataRecord);
+      if (tuple === undefined || (tracked !== undefined && !tracked.has(tuple))) continue;
+      const first = seen.get(tuple);
+      if (first !== undefined) {
+        const fields = params.map((param) => param.field).join(' + ');
+        const values = params.map((param) => String((records[at] as DataRecord)[param.field]));
+        problems.push(`${whereOf(at)}: field ${fields}: ${values.join(' + ')} is already used by ${whereOf(first)}${answers}`);
+      } else seen.set(tuple, at);
+    }
+  }
+}
+
+/** Each reference of a type's records finds its record; `skip` marks the records that found theirs when last checked. */
+function checkReferences(type: RecordType, ofType: LocatedRecords, context: ReferenceCheck, problems: string[]): void {
+  const { records } = ofType;
+  const whereOf = whereIn(ofType);
+  for (const reference of recordDefinitions[type].references) {
+    if (context.typesChecked.has(type) && context.typesChecked.has(reference.to)) continue;
+    const toField = reference.toField ?? 'id';
+    const existing = context.targetValues(reference.to, toField);
+    // A record of a file checked before found its reference then, among the same records.
+    const skip = context.typesChecked.has(reference.to) ? context.checked : undefined;
+    for (let at = 0; at < records.length; at++) {
+      if (skip?.[at] === 1) continue;
+      const value = (records[at] as DataRecord)[reference.field];
+      if (value === null && reference.nullable) continue;
+      if (!existing.has(value)) problems.push(`${whereOf(at)}: field ${reference.field}: no ${labelOf(reference.to)} has ${toField} ${String(value)}`);
+    }
+  }
+}
+
+interface ReferenceCheck {
+  readonly typesChecked: ReadonlySet<RecordType>;
+  readonly checked: Uint8Array | undefined;
+  /** The values of a type's field, made once per type and field. */
+  readonly targetValues: (type: RecordType, field: string) => ReadonlySet<unknown>;
+}
+
+export function validateData(files: readonly RecordFile[], before: CheckedBefore = {}): ValidatedDataset {
+  const typesChecked = before.types ?? new Set<RecordType>();
+  const problems: string[] = [];
+  const { located, byFile } = checkSchemas(files, before.files ?? new Set<string>(), problems);
   const valuesByType = new Map<string, Set<unknown>>();
   const targetValues = (type: RecordType, field: string): Set<unknown> => {
     const cacheKey = `${type}.${field}`;
@@ -173,60 +246,11 @@ export function validateData(files: readonly RecordFile[], before: CheckedBefore
     }
     return values;
   };
-
   for (const [type, ofType] of located) {
-    const { records } = ofType;
-    const whereOf = (at: number) => {
-      const { file, index } = placeOf(ofType, at);
-      return recordName(file, index, records[at]);
-    };
-    // The records of files checked before were told apart among themselves then: any two records
-    // sharing values now include one of another file, so only the values of those are tracked.
     const checked = checkedMarks(ofType);
-    // Compared as the lookup compares them (normalised keys), so `90` and `090` would collide. Code
-    // lookups read the record's own fields; the derived fields (bodies/recordKeys.ts) serve name and list lookups.
-    for (const { params, route, within } of typesChecked.has(type) ? [] : uniqueLookups(type)) {
-      const seen = new Map<string, number>();
-      const answers = !route
-        ? ''
-        : within
-          ? ` (values of ${route.path} must differ within one ${within.field})`
-          : ` (${route.path} answers one record per value)`;
-      const tracked = checked ? new Set<string>() : undefined;
-      if (tracked)
-        for (let at = 0; at < records.length; at++) {
-          if (checked?.[at] === 1) continue;
-          const tuple = keyTuple(params, records[at] as DataRecord);
-          if (tuple !== undefined) tracked.add(tuple);
-        }
-      for (let at = 0; at < records.length; at++) {
-        const tuple = keyTuple(params, records[at] as DataRecord);
-        if (tuple === undefined || (tracked !== undefined && !tracked.has(tuple))) continue;
-        const first = seen.get(tuple);
-        if (first !== undefined) {
-          const fields = params.map((param) => param.field).join(' + ');
-          const values = params.map((param) => String((records[at] as DataRecord)[param.field]));
-          problems.push(`${whereOf(at)}: field ${fields}: ${values.join(' + ')} is already used by ${whereOf(first)}${answers}`);
-        } else seen.set(tuple, at);
-      }
-    }
-    for (const reference of recordDefinitions[type].references) {
-      if (typesChecked.has(type) && typesChecked.has(reference.to)) continue;
-      const toField = reference.toField ?? 'id';
-      const existing = targetValues(reference.to, toField);
-      // A record of a file checked before found its reference then, among the same records.
-      const skip = typesChecked.has(reference.to) ? checked : undefined;
-      for (let at = 0; at < records.length; at++) {
-        if (skip?.[at] === 1) continue;
-        const value = (records[at] as DataRecord)[reference.field];
-        if (value === null && reference.nullable) continue;
-        if (!existing.has(value)) {
-          problems.push(`${whereOf(at)}: field ${reference.field}: no ${labelOf(reference.to)} has ${toField} ${String(value)}`);
-        }
-      }
-    }
+    if (!typesChecked.has(type)) checkUnique(type, ofType, checked, problems);
+    checkReferences(type, ofType, { typesChecked, checked, targetValues }, problems);
   }
-
   if (problems.length > 0) throw new BuildError(problems);
   return {
     records: new Map([...located].map(([type, { records }]) => [type, records])),

@@ -94,15 +94,8 @@ export const workCalendarReads = [
   'weekend',
 ] as const satisfies readonly RecordType[];
 
-export function indexWorkCalendars(route: Route, indexing: Indexing): void {
-  const { dataset, settings, keys, languages, bodies, problems } = indexing;
-  const named = route.languages;
-  const [countryParam, yearParam, stateParam] = route.params;
-  if (!named || !countryParam || !yearParam || !stateParam) {
-    problems.push(`${route.path}: a work calendar takes a country, a year and an optional subdivision, with names in several languages`);
-    return;
-  }
-  const records = (type: (typeof workCalendarReads)[number]) => dataset.records.get(type) ?? [];
+/** The days of every calendar, by owner and year (`<country id> <year>`, `<state id> <year>`), and the weekends by owner. */
+function gatherDays(records: (type: (typeof workCalendarReads)[number]) => readonly DataRecord[]) {
   const national = new Map<string, CalendarDay[]>();
   for (const [key, days] of groupByYear(
     records('countryHoliday'),
@@ -133,6 +126,20 @@ export function indexWorkCalendars(route: Route, indexing: Indexing): void {
     const owner = String(period.stateProvinceId ?? period.countryId);
     weekends.set(owner, [...(weekends.get(owner) ?? []), period as unknown as WeekendPeriod]);
   }
+
+  return { national, regional, weekends };
+}
+
+export function indexWorkCalendars(route: Route, indexing: Indexing): void {
+  const { dataset, settings, keys, languages, bodies, problems } = indexing;
+  const named = route.languages;
+  const [countryParam, yearParam, stateParam] = route.params;
+  if (!named || !countryParam || !yearParam || !stateParam) {
+    problems.push(`${route.path}: a work calendar takes a country, a year and an optional subdivision, with names in several languages`);
+    return;
+  }
+  const records = (type: (typeof workCalendarReads)[number]) => dataset.records.get(type) ?? [];
+  const { national, regional, weekends } = gatherDays(records);
 
   const write = (country: DataRecord, year: number, days: CalendarDay[], state?: DataRecord) => {
     const countryKey = keys.ownKey('country', country, countryParam);

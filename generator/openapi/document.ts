@@ -260,6 +260,65 @@ function publicFileOperation(operationId: string, summary: string, description: 
   };
 }
 
+/** The paths beside the lookups, in the document's order: the index, /meta, the downloads, the probes, this document and its page. */
+function servicePaths(): JsonObject {
+  return {
+    '/': {
+      get: serviceOperation(
+        'service-index',
+        'Where to start',
+        'The service, the build it serves, and where the documentation and the probes are. No token needed.',
+        'Index',
+        false,
+      ),
+    },
+    '/meta': {
+      get: serviceOperation(
+        'service-meta',
+        'The service version and the build being served: id, time, data version, record counts, holiday years',
+        'What an authenticated client is talking to: compare `dataVersion` with the X-Data-Version of answers.',
+        'BuildInfo',
+        true,
+      ),
+    },
+    ...downloadPaths(),
+    '/healthz': {
+      get: serviceOperation(
+        'service-healthz',
+        'Liveness: the process answers',
+        'For orchestrators: 200 while the process runs. No token needed.',
+        'Liveness',
+        false,
+      ),
+    },
+    '/readyz': {
+      get: serviceOperation(
+        'service-readyz',
+        'Readiness: a build is loaded',
+        'For load balancers: 200 once a build is loaded, with its id; 503 once the process has begun to stop (SIGTERM), while it still answers everything else for SHUTDOWN_DELAY_MS. No token needed.',
+        'Readiness',
+        false,
+      ),
+    },
+    '/openapi.json': {
+      get: publicFileOperation(
+        'service-openapi',
+        'This document',
+        'The OpenAPI 3.1 document of this build, for client generators. No token needed.',
+        'application/json',
+      ),
+    },
+    '/docs': {
+      get: publicFileOperation(
+        'service-docs',
+        'This documentation as a page (Swagger UI); its assets are under /docs/',
+        'The documentation page, served with the build. No token needed.',
+        'text/html',
+      ),
+    },
+  };
+}
+
 export function buildOpenApiDocument({ holidayYears, dataset, currentYear }: OpenApiOptions): JsonObject {
   const context: OperationContext = {
     holidayYears,
@@ -273,59 +332,7 @@ export function buildOpenApiDocument({ holidayYears, dataset, currentYear }: Ope
     const resource = resourceOf(route);
     if (!tags.has(resource)) tags.set(resource, `${labelOf(route.record)} records (${areaOf(route)})${route.extension ? ', an extension' : ''}`);
   }
-  paths['/'] = {
-    get: serviceOperation(
-      'service-index',
-      'Where to start',
-      'The service, the build it serves, and where the documentation and the probes are. No token needed.',
-      'Index',
-      false,
-    ),
-  };
-  paths['/meta'] = {
-    get: serviceOperation(
-      'service-meta',
-      'The service version and the build being served: id, time, data version, record counts, holiday years',
-      'What an authenticated client is talking to: compare `dataVersion` with the X-Data-Version of answers.',
-      'BuildInfo',
-      true,
-    ),
-  };
-  Object.assign(paths, downloadPaths());
-  paths['/healthz'] = {
-    get: serviceOperation(
-      'service-healthz',
-      'Liveness: the process answers',
-      'For orchestrators: 200 while the process runs. No token needed.',
-      'Liveness',
-      false,
-    ),
-  };
-  paths['/readyz'] = {
-    get: serviceOperation(
-      'service-readyz',
-      'Readiness: a build is loaded',
-      'For load balancers: 200 once a build is loaded, with its id; 503 once the process has begun to stop (SIGTERM), while it still answers everything else for SHUTDOWN_DELAY_MS. No token needed.',
-      'Readiness',
-      false,
-    ),
-  };
-  paths['/openapi.json'] = {
-    get: publicFileOperation(
-      'service-openapi',
-      'This document',
-      'The OpenAPI 3.1 document of this build, for client generators. No token needed.',
-      'application/json',
-    ),
-  };
-  paths['/docs'] = {
-    get: publicFileOperation(
-      'service-docs',
-      'This documentation as a page (Swagger UI); its assets are under /docs/',
-      'The documentation page, served with the build. No token needed.',
-      'text/html',
-    ),
-  };
+  Object.assign(paths, servicePaths());
   return {
     openapi: '3.1.1',
     info: {

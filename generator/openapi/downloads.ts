@@ -98,8 +98,9 @@ function unsatisfiable(): JsonObject {
   return { ...refusal, headers: { ...refusal.headers, 'Content-Range': contentRange } };
 }
 
-export function downloadPaths(): JsonObject {
-  const changes = {
+/** /meta/changes: what changed since an earlier build. */
+function changesOperation(): JsonObject {
+  return {
     tags: [mirroringTag.name],
     operationId: 'mirroring-changes',
     summary: 'What changed since an earlier build: ids added, removed and changed per record type, and the sources that moved',
@@ -129,7 +130,11 @@ export function downloadPaths(): JsonObject {
       400: ref('responses', 'BadParameter'),
     },
   };
-  const index = {
+}
+
+/** /exports: the exports' index. */
+function exportsIndexOperation(): JsonObject {
+  return {
     tags: [mirroringTag.name],
     operationId: 'mirroring-exports',
     summary: 'The exports of this build: per record type its path, record count, size and SHA-256',
@@ -149,7 +154,11 @@ export function downloadPaths(): JsonObject {
       400: ref('responses', 'BadAuthorization'),
     },
   };
-  const download = {
+}
+
+/** /exports/{recordType}.ndjson.gz: one export, whole or a range of it. */
+function exportOperation(): JsonObject {
+  return {
     tags: [mirroringTag.name],
     operationId: 'mirroring-export',
     summary: 'Every record of one type, as gzipped NDJSON',
@@ -204,5 +213,12 @@ export function downloadPaths(): JsonObject {
       default: ref('responses', 'OtherFailure'),
     },
   };
-  return { '/meta/changes': { get: changes }, '/exports': { get: index }, '/exports/{recordType}.ndjson.gz': { get: download } };
+}
+
+export function downloadPaths(): JsonObject {
+  return {
+    '/meta/changes': { get: changesOperation() },
+    '/exports': { get: exportsIndexOperation() },
+    '/exports/{recordType}.ndjson.gz': { get: exportOperation() },
+  };
 }
