@@ -107,6 +107,55 @@ interface CatalogueFigures {
 
 const ratio = (part: number, whole: number): number => (whole === 0 ? 0 : part / whole);
 
+/** What the comparison of every catalogue adds up, and what it looks names up in. */
+interface Tally {
+  readonly outcomes: Record<IsoField, Record<Outcome, number>>;
+  readonly disagreements: Disagreement[];
+  readonly notFound: Map<string, { name: string; catalogues: string[] }>;
+  readonly answers: ReturnType<typeof servedAnswers>;
+  readonly spellings: ReadonlyMap<string, ReturnType<typeof servedSpellings>>;
+  readonly byAlpha2: ReadonlyMap<string, Country>;
+  readonly english: Readonly<Record<string, Partial<Record<IsoField, string | undefined>>>>;
+}
+
+/** One catalogue's names of one country, each looked up as a client would: whether it is named, and found. */
+function compareCountry(
+  {
+    catalogue,
+    cldrLocale,
+    alpha2Code,
+    names,
+    country,
+  }: { catalogue: string; cldrLocale: string; alpha2Code: string; names: Partial<Record<IsoField, string | undefined>>; country: Country },
+  tally: Tally,
+): { named: boolean; found: boolean } {
+  let named = false;
+  let found = false;
+  for (const field of fields) {
+    const name = names[field];
+    if (name === undefined) continue;
+    const { outcome, answer = '' } = lookUp(name, alpha2Code, cldrLocale, tally.answers, tally.spellings.get(alpha2Code) ?? new Map());
+    tally.outcomes[field][outcome] += 1;
+    if (outcome === 'another') {
+      tally.disagreements.push({
+        key: `${alpha2Code}→${answer} "${name}" ${catalogue} ${field}`,
+        ours: `finds ${answer} (${tally.byAlpha2.get(answer)?.name ?? answer})`,
+        theirs: `${alpha2Code} (${country.name}), translating "${tally.english[alpha2Code]?.[field] ?? ''}"`,
+      });
+    }
+    if (field === 'official_name') continue;
+    named = true;
+    found ||= agreeing.includes(outcome);
+    if (outcome === 'nothing') {
+      const key = `${alpha2Code} ${foldName(name)}`;
+      const entry = tally.notFound.get(key) ?? { name, catalogues: [] };
+      entry.catalogues.push(catalogue);
+      tally.notFound.set(key, entry);
+    }
+  }
+  return { named, found };
+}
+
 export const countryNamesCheck: DataCheck = {
   name: 'countryNames',
   async run(data, dataDir): Promise<CheckReport> {
@@ -126,6 +175,7 @@ export const countryNamesCheck: DataCheck = {
     /** Short and common names that find nothing, by country and folded name: the catalogues that use each. */
     const notFound = new Map<string, { name: string; catalogues: string[] }>();
     const notCovered: string[] = [];
+    const tally: Tally = { outcomes, disagreements, notFound, answers, spellings, byAlpha2, english: snapshot.english };
 
     for (const [catalogue, { countries: translated }] of Object.entries(snapshot.catalogues)) {
       const cldrLocale = matcher.cldrLocaleOf(catalogue);
@@ -138,30 +188,7 @@ export const countryNamesCheck: DataCheck = {
       for (const [alpha2Code, names] of Object.entries(translated)) {
         const country = byAlpha2.get(alpha2Code);
         if (!country) throw new Error(`${referenceFile(dataDir)}: ${catalogue} translates ${alpha2Code}, which country.json lacks`);
-        let named = false;
-        let found = false;
-        for (const field of fields) {
-          const name = names[field];
-          if (name === undefined) continue;
-          const { outcome, answer = '' } = lookUp(name, alpha2Code, cldrLocale, answers, spellings.get(alpha2Code) ?? new Map());
-          outcomes[field][outcome] += 1;
-          if (outcome === 'another') {
-            disagreements.push({
-              key: `${alpha2Code}→${answer} "${name}" ${catalogue} ${field}`,
-              ours: `finds ${answer} (${byAlpha2.get(answer)?.name ?? answer})`,
-              theirs: `${alpha2Code} (${country.name}), translating "${snapshot.english[alpha2Code]?.[field] ?? ''}"`,
-            });
-          }
-          if (field === 'official_name') continue;
-          named = true;
-          found ||= agreeing.includes(outcome);
-          if (outcome === 'nothing') {
-            const key = `${alpha2Code} ${foldName(name)}`;
-            const entry = notFound.get(key) ?? { name, catalogues: [] };
-            entry.catalogues.push(catalogue);
-            notFound.set(key, entry);
-          }
-        }
+        const { named, found } = compareCountry({ catalogue, cldrLocale, alpha2Code, names, country }, tally);
         if (named) figures.countries += 1;
         if (found) figures.countriesFound += 1;
       }

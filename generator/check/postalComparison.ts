@@ -142,6 +142,68 @@ export interface PostalComparisonResult {
   readonly detail: Record<string, unknown>;
 }
 
+/** The counts the comparison of the codes both serve adds up. */
+interface Tally {
+  namesCompared: number;
+  namesAgree: number;
+  districtNamesAgree: number;
+  readonly agreements: Record<string, number>;
+  stateProvincesCompared: number;
+  stateProvincesAgree: number;
+}
+
+/** One postal code both serve: our places under it, and the reference's entry. */
+interface BothServe {
+  readonly code: string;
+  readonly served: ServedPlace[];
+  readonly theirs: ReferenceCode;
+}
+
+/** Whether one of our district or place names under a code is one the reference gives it. */
+function compareNames(comparison: PostalComparison, { code, served, theirs }: BothServe, tally: Tally, disagreements: Disagreement[]): void {
+  tally.namesCompared += 1;
+  const districtAgreement = firstAgreement(
+    served.map((place) => place.district),
+    theirs.names,
+  );
+  const agreement =
+    districtAgreement ??
+    firstAgreement(
+      served.map((place) => place.place),
+      theirs.names,
+    );
+  if (districtAgreement) tally.districtNamesAgree += 1;
+  if (agreement) {
+    tally.namesAgree += 1;
+    tally.agreements[agreement] = (tally.agreements[agreement] ?? 0) + 1;
+  } else {
+    const ourNames = [...new Set([...served.map((place) => place.district), ...served.map((place) => place.place)])];
+    const nameClass = comparison.classifyName?.(code, served, theirs) ?? classifyNameDifference(ourNames, theirs.names, comparison.titleWords);
+    disagreements.push({
+      key: `name ${nameClass} ${code}`,
+      ours: sample(ourNames),
+      theirs: sample(theirs.names),
+    });
+  }
+}
+
+/** Whether the subdivisions we serve a code in are among those the reference gives it. */
+function compareStateProvinces(comparison: PostalComparison, { code, served, theirs }: BothServe, tally: Tally, disagreements: Disagreement[]): void {
+  tally.stateProvincesCompared += 1;
+  const servedSubdivisions = [...new Set(served.map((place) => place.stateProvince))].sort();
+  if (servedSubdivisions.every((subdivision) => theirs.stateProvinces.includes(subdivision))) tally.stateProvincesAgree += 1;
+  else {
+    // A code whose area crosses a border: served on both sides, the reference names one.
+    const crosses = servedSubdivisions.some((subdivision) => theirs.stateProvinces.includes(subdivision));
+    const stateClass = comparison.classifyStateProvince?.(code, servedSubdivisions, theirs) ?? (crosses ? 'border' : 'different');
+    disagreements.push({
+      key: `stateProvince ${stateClass} ${code}`,
+      ours: servedSubdivisions.map((subdivision) => `${comparison.country}-${subdivision}`).join(', '),
+      theirs: theirs.stateLabel ?? theirs.stateProvinces.map((subdivision) => `${comparison.country}-${subdivision}`).join(', '),
+    });
+  }
+}
+
 export function comparePostalCodes(comparison: PostalComparison): PostalComparisonResult {
   const ours = placesByCode(comparison.served);
   const elsewhere = placesByCode(comparison.servedElsewhere ?? []);
@@ -149,12 +211,7 @@ export function comparePostalCodes(comparison: PostalComparison): PostalComparis
   const setApart: Record<string, { codes: number; served: number; servedUnder: Record<string, number> }> = {};
   let referenceCodes = 0;
   let referenceCodesServed = 0;
-  let namesCompared = 0;
-  let namesAgreeCount = 0;
-  let districtNamesAgree = 0;
-  const agreements: Record<string, number> = {};
-  let stateProvincesCompared = 0;
-  let stateProvincesAgree = 0;
+  const tally: Tally = { namesCompared: 0, namesAgree: 0, districtNamesAgree: 0, agreements: {}, stateProvincesCompared: 0, stateProvincesAgree: 0 };
 
   for (const [code, theirs] of [...comparison.reference].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     const set = comparison.setApart?.(code);
@@ -178,48 +235,8 @@ export function comparePostalCodes(comparison: PostalComparison): PostalComparis
     }
     referenceCodesServed += 1;
 
-    if (theirs.names.length > 0) {
-      namesCompared += 1;
-      const districtAgreement = firstAgreement(
-        served.map((place) => place.district),
-        theirs.names,
-      );
-      const agreement =
-        districtAgreement ??
-        firstAgreement(
-          served.map((place) => place.place),
-          theirs.names,
-        );
-      if (districtAgreement) districtNamesAgree += 1;
-      if (agreement) {
-        namesAgreeCount += 1;
-        agreements[agreement] = (agreements[agreement] ?? 0) + 1;
-      } else {
-        const ourNames = [...new Set([...served.map((place) => place.district), ...served.map((place) => place.place)])];
-        const nameClass = comparison.classifyName?.(code, served, theirs) ?? classifyNameDifference(ourNames, theirs.names, comparison.titleWords);
-        disagreements.push({
-          key: `name ${nameClass} ${code}`,
-          ours: sample(ourNames),
-          theirs: sample(theirs.names),
-        });
-      }
-    }
-
-    if (theirs.stateProvinces.length > 0) {
-      stateProvincesCompared += 1;
-      const servedSubdivisions = [...new Set(served.map((place) => place.stateProvince))].sort();
-      if (servedSubdivisions.every((subdivision) => theirs.stateProvinces.includes(subdivision))) stateProvincesAgree += 1;
-      else {
-        // A code whose area crosses a border: served on both sides, the reference names one.
-        const crosses = servedSubdivisions.some((subdivision) => theirs.stateProvinces.includes(subdivision));
-        const stateClass = comparison.classifyStateProvince?.(code, servedSubdivisions, theirs) ?? (crosses ? 'border' : 'different');
-        disagreements.push({
-          key: `stateProvince ${stateClass} ${code}`,
-          ours: servedSubdivisions.map((subdivision) => `${comparison.country}-${subdivision}`).join(', '),
-          theirs: theirs.stateLabel ?? theirs.stateProvinces.map((subdivision) => `${comparison.country}-${subdivision}`).join(', '),
-        });
-      }
-    }
+    if (theirs.names.length > 0) compareNames(comparison, { code, served, theirs }, tally, disagreements);
+    if (theirs.stateProvinces.length > 0) compareStateProvinces(comparison, { code, served, theirs }, tally, disagreements);
   }
 
   const servedCodes = [...ours.keys()];
@@ -236,20 +253,20 @@ export function comparePostalCodes(comparison: PostalComparison): PostalComparis
     figures[`${set}Codes`] = counts.codes;
     figures[`${set}CodesServed`] = ratio(counts.served, counts.codes);
   }
-  if (namesCompared > 0) {
-    figures.namesCompared = namesCompared;
-    figures.namesAgree = ratio(namesAgreeCount, namesCompared);
-    figures.districtNamesAgree = ratio(districtNamesAgree, namesCompared);
+  if (tally.namesCompared > 0) {
+    figures.namesCompared = tally.namesCompared;
+    figures.namesAgree = ratio(tally.namesAgree, tally.namesCompared);
+    figures.districtNamesAgree = ratio(tally.districtNamesAgree, tally.namesCompared);
   }
-  if (stateProvincesCompared > 0) {
-    figures.stateProvincesCompared = stateProvincesCompared;
-    figures.stateProvincesAgree = ratio(stateProvincesAgree, stateProvincesCompared);
+  if (tally.stateProvincesCompared > 0) {
+    figures.stateProvincesCompared = tally.stateProvincesCompared;
+    figures.stateProvincesAgree = ratio(tally.stateProvincesAgree, tally.stateProvincesCompared);
   }
   return {
     figures,
     disagreements,
     detail: {
-      namesAgreeBy: agreements,
+      namesAgreeBy: tally.agreements,
       setApart,
       servedCodesNotInReference: onlyOurs.length,
       servedCodesNotInReferenceExamples: onlyOurs.slice(0, 50),

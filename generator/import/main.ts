@@ -47,16 +47,11 @@ export interface ImportResult {
 
 export const defaultDataDir = path.join(repositoryRoot, 'data');
 
-export async function importReferenceData(dataDir: string = defaultDataDir): Promise<ImportResult> {
-  const recordsDir = path.join(dataDir, 'records');
-  const fileOf = (recordType: string) => path.join(recordsDir, `${recordType}.json`);
-  const partsDirOf = (recordType: string) => path.join(recordsDir, recordType);
-
-  await assertSourcesDocumented(path.join(dataDir, 'SOURCES.md'));
+/** The base import the datasets build on: regions, calling codes, countries (with their names in every language) and currencies. */
+async function importBase(dataDir: string, fileOf: (recordType: string) => string) {
   const curated = await loadCuratedFacts(dataDir);
   const isoCountries = await loadIsoCountries();
   assertCuratedCountriesExist(curated, new Set(isoCountries.map((country) => country.cca2)));
-
   const regions = buildRegions(
     isoCountries,
     reuseIds('region', await readRecords(fileOf('region'), regionSchema), (region) => region.name),
@@ -88,6 +83,51 @@ export async function importReferenceData(dataDir: string = defaultDataDir): Pro
     curated.currencyNameByCode,
     reuseIds('currency', await readRecords(fileOf('currency'), currencySchema), (currency) => currency.code),
   );
+
+  return { regions, callingCodes, countries, localizedNames, currencies, withdrawn };
+}
+
+/** Writes every output: a record type's file, or its parts (a part no importer produces any more removed). */
+async function writeOutputs(recordsDir: string, outputs: readonly RecordOutput[]): Promise<WrittenFile[]> {
+  const fileOf = (recordType: string) => path.join(recordsDir, `${recordType}.json`);
+  const partsDirOf = (recordType: string) => path.join(recordsDir, recordType);
+  await mkdir(recordsDir, { recursive: true });
+  const files: WrittenFile[] = [];
+  // Several importers may write parts of one record type (Türkiye's neighbourhoods and the world's): a part is stale when none wants it.
+  const wantedParts = new Map<RecordType, Set<string>>();
+  for (const output of outputs) {
+    if ('parts' in output)
+      for (const part of output.parts.keys()) wantedParts.set(output.recordType, (wantedParts.get(output.recordType) ?? new Set()).add(`${part}.json`));
+  }
+  for (const output of outputs) {
+    if ('records' in output) {
+      const file = fileOf(output.recordType);
+      files.push({ file, count: output.records.length, outcome: await writeRecords(file, output.records) });
+      continue;
+    }
+    const directory = partsDirOf(output.recordType);
+    await mkdir(directory, { recursive: true });
+    const wanted = wantedParts.get(output.recordType) ?? new Set<string>();
+    // A part the sources no longer produce (a country dropped from a package) must not linger.
+    for (const stale of (await readdir(directory)).filter((name) => name.endsWith('.json') && !wanted.has(name))) {
+      await rm(path.join(directory, stale));
+    }
+    for (const [part, records] of [...output.parts].sort(([a], [b]) => a.localeCompare(b))) {
+      const file = path.join(directory, `${part}.json`);
+      files.push({ file, count: records.length, outcome: await writeRecords(file, records) });
+    }
+  }
+  return files;
+}
+
+export async function importReferenceData(dataDir: string = defaultDataDir): Promise<ImportResult> {
+  const recordsDir = path.join(dataDir, 'records');
+  const fileOf = (recordType: string) => path.join(recordsDir, `${recordType}.json`);
+  const partsDirOf = (recordType: string) => path.join(recordsDir, recordType);
+
+  await assertSourcesDocumented(path.join(dataDir, 'SOURCES.md'));
+
+  const { regions, callingCodes, countries, localizedNames, currencies, withdrawn } = await importBase(dataDir, fileOf);
 
   const outputs: RecordOutput[] = [
     { recordType: 'region', records: regions, schema: regionSchema },
@@ -121,32 +161,7 @@ export async function importReferenceData(dataDir: string = defaultDataDir): Pro
     assertValid(output.recordType, all, output.schema);
   }
 
-  await mkdir(recordsDir, { recursive: true });
-  const files: WrittenFile[] = [];
-  // Several importers may write parts of one record type (Türkiye's neighbourhoods and the world's): a part is stale when none wants it.
-  const wantedParts = new Map<RecordType, Set<string>>();
-  for (const output of outputs) {
-    if ('parts' in output)
-      for (const part of output.parts.keys()) wantedParts.set(output.recordType, (wantedParts.get(output.recordType) ?? new Set()).add(`${part}.json`));
-  }
-  for (const output of outputs) {
-    if ('records' in output) {
-      const file = fileOf(output.recordType);
-      files.push({ file, count: output.records.length, outcome: await writeRecords(file, output.records) });
-      continue;
-    }
-    const directory = partsDirOf(output.recordType);
-    await mkdir(directory, { recursive: true });
-    const wanted = wantedParts.get(output.recordType) ?? new Set<string>();
-    // A part the sources no longer produce (a country dropped from a package) must not linger.
-    for (const stale of (await readdir(directory)).filter((name) => name.endsWith('.json') && !wanted.has(name))) {
-      await rm(path.join(directory, stale));
-    }
-    for (const [part, records] of [...output.parts].sort(([a], [b]) => a.localeCompare(b))) {
-      const file = path.join(directory, `${part}.json`);
-      files.push({ file, count: records.length, outcome: await writeRecords(file, records) });
-    }
-  }
+  const files = await writeOutputs(recordsDir, outputs);
   const localizedNameCount = [...localizedNames.byCountry.values()].reduce((sum, names) => sum + names.length, 0);
   return {
     files,

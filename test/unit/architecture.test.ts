@@ -3,9 +3,10 @@
  * and the proxy both import it and never each other; inside the proxy, auth/ never imports http/;
  * deploy/ imports only the contract and the few modules it shares with the proxy; the proxy keeps
  * at most four files at its root, the generator at most eight, and each of the generator's folders
- * imports only the folders its row names; no module imports itself back through others. Read from the
- * sources' import statements, type-only imports included. And no function of the proxy takes more
- * than five positional parameters: a request travels as one Exchange, not as loose values.
+ * imports only the folders its row names; no module imports itself back through others. Read from
+ * the sources' import statements, type-only imports included. No product function is longer than
+ * 80 lines, and no function of the proxy takes more than five positional parameters: a request
+ * travels as one Exchange, not as loose values.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -174,6 +175,23 @@ describe('the dependency rule', () => {
     };
     for (const file of graph.keys()) visit(file, []);
     expect(cycles).toEqual([]);
+  });
+
+  it('no function of the product code is longer than 80 lines: a longer one is steps waiting for their names', () => {
+    const long: string[] = [];
+    for (const file of [...graph.keys()]) {
+      const source = ts.createSourceFile(file, readFileSync(path.join(repoRoot, file), 'utf8'), ts.ScriptTarget.Latest, true);
+      const visit = (node: ts.Node): void => {
+        if (ts.isFunctionLike(node) && 'body' in node && node.body !== undefined) {
+          const first = source.getLineAndCharacterOfPosition(node.getStart(source)).line;
+          const lines = source.getLineAndCharacterOfPosition(node.getEnd()).line - first + 1;
+          if (lines > 80) long.push(`${file}:${first + 1} ${node.name?.getText(source) ?? '(anonymous)'} has ${lines} lines`);
+        }
+        ts.forEachChild(node, visit);
+      };
+      visit(source);
+    }
+    expect(long).toEqual([]);
   });
 
   it('no function of the proxy takes more than five positional parameters', () => {

@@ -57,26 +57,26 @@ interface Parts {
   villagePrefixed: boolean;
 }
 
-function parse(raw: string): Parts {
-  let text = raw.replace(/\s+/gu, ' ').trim().replace(/\(\s+/gu, '(').replace(/\s+\)/gu, ')');
-  let parent: string | null = null;
-  let parentKind: Parts['parentKind'] = null;
-  let villagePrefixed = false;
-
-  // A trailing "(X Köyü)" or "(X Beldesi)": the village or belde the place is in.
+/** A trailing "(X Köyü)" or "(X Beldesi)", or a leading "X Köyü": the village or belde the place is in. */
+function parentOf(text: string): { text: string; parent: string | null; parentKind: Parts['parentKind']; villagePrefixed: boolean } {
   const inParent = parentPattern.exec(text);
   if (inParent) {
-    parent = fixCase(inParent[1] ?? '');
-    parentKind = inParent[2] === 'Köyü' ? 'köy' : 'belde';
-    text = text.slice(0, inParent.index).trim();
+    return {
+      text: text.slice(0, inParent.index).trim(),
+      parent: fixCase(inParent[1] ?? ''),
+      parentKind: inParent[2] === 'Köyü' ? 'köy' : 'belde',
+      villagePrefixed: false,
+    };
   }
   // A place named after its village ("Şenişler Köyü Ketenova Yaylası"): the name is kept whole.
   const prefixed = /^(.+?) Köyü? (.+)$/u.exec(text);
-  if (prefixed && parent === null && !new RegExp(`${mah}$`, 'u').test(text)) {
-    parent = prefixed[1] ?? null;
-    parentKind = 'köy';
-    villagePrefixed = true;
-  }
+  if (prefixed && !new RegExp(`${mah}$`, 'u').test(text)) return { text, parent: prefixed[1] ?? null, parentKind: 'köy', villagePrefixed: true };
+  return { text, parent: null, parentKind: null, villagePrefixed: false };
+}
+
+/** PTT's spellings undone: a tail glued after a bracket (its hint), "Mah (X Mah)Y", "Mh.5", and a second name in brackets. */
+function unglued(input: string): { text: string; hint: 'osb' | 'mezra' | null; alt: string | null } {
+  let text = input;
   // A tail PTT glued after a bracket: "(Organize Mah)osb", "(Yoncalı Mah)mz", "(Hayallar Mah)yayla Evleri".
   let hint: 'osb' | 'mezra' | null = null;
   const glued = /\)\s*(osb|mz|Mz)$/u.exec(text);
@@ -105,68 +105,60 @@ function parse(raw: string): Parts {
       text = `${first} Mah`;
     }
   }
+  return { text, hint, alt };
+}
 
-  // The type from the last word.
-  let type: PlaceType | null = null;
-  let word: string | null = null;
-  let bare = text;
+/** The type of place from the last word, and the name without it. */
+function typeByWord(text: string): { type: PlaceType; word: string | null; bare: string } {
   for (const [pattern, kind, typeWord] of tailTypes) {
     const match = pattern.exec(text);
-    if (match?.[1]) {
-      type = kind;
-      word = typeWord;
-      bare = match[1].trim();
-      break;
-    }
+    if (match?.[1]) return { type: kind, word: typeWord, bare: match[1].trim() };
   }
-  if (type === null) {
-    const gluedWord = gluedMah.exec(text);
-    if (gluedWord) {
-      type = 'mahalle';
-      word = 'Mahallesi';
-      bare = gluedWord[1] ?? '';
-    }
+  const gluedWord = gluedMah.exec(text);
+  if (gluedWord) return { type: 'mahalle', word: 'Mahallesi', bare: gluedWord[1] ?? '' };
+  const lower = trLower(text);
+  const bare = text.replace(new RegExp(`${boundary}(Mh|Mah)\\.?(?=\\s|$)`, 'gu'), 'Mahallesi');
+  if (/yaylas[ıi]$|yaylalar[ıi]$|yayla evleri$|yayla evi$/u.test(lower)) return { type: 'yayla', word: null, bare };
+  if (/mezras[ıi]$/u.test(lower)) return { type: 'mezra', word: null, bare };
+  if (/mevkii?$/u.test(lower)) return { type: 'mevkii', word: null, bare };
+  if (new RegExp(`${boundary}sitesi$`, 'u').test(lower)) return { type: 'site', word: null, bare };
+  if (new RegExp(`${boundary}osb$|organize sanayi`, 'u').test(lower)) return { type: 'osb', word: null, bare };
+  return { type: 'other', word: null, bare };
+}
+
+/** A mahalle's name without its word; organised industrial zones and free zones are PTT postal areas of their own, not TÜİK units. */
+function mahalleOrZone(name: string, parentKind: Parts['parentKind']): { type: PlaceType; word: string | null | undefined; bare: string } {
+  let bare = name.replace(new RegExp(`\\s*${boundary}(Mh|Mah)\\.?$`, 'u'), '').trim();
+  const numbered = /^(.*\S)\s*(Mh|Mah)\.(\d+)$/u.exec(bare);
+  if (numbered) bare = `${numbered[1]} ${numbered[3]}`;
+  const zone = /^(.*?)\s*(\d+\.)?\s*osb\s*(\d*)$/iu.exec(bare) ?? /^(.*?)()osb(\d)kısım$/iu.exec(bare);
+  if (zone && parentKind !== 'köy') {
+    const core = `${zone[1] ?? ''}${zone[2] ? ` ${zone[2]}` : ''}`.trim();
+    return { type: 'osb', word: null, bare: `${core} OSB${zone[3] ? ` ${zone[3]}` : ''}`.trim() };
   }
-  if (type === null) {
-    const lower = trLower(text);
-    if (/yaylas[ıi]$|yaylalar[ıi]$|yayla evleri$|yayla evi$/u.test(lower)) type = 'yayla';
-    else if (/mezras[ıi]$/u.test(lower)) type = 'mezra';
-    else if (/mevkii?$/u.test(lower)) type = 'mevkii';
-    else if (new RegExp(`${boundary}sitesi$`, 'u').test(lower)) type = 'site';
-    else if (new RegExp(`${boundary}osb$|organize sanayi`, 'u').test(lower)) type = 'osb';
-    else type = 'other';
-    bare = text.replace(new RegExp(`${boundary}(Mh|Mah)\\.?(?=\\s|$)`, 'gu'), 'Mahallesi');
-  }
+  if (new RegExp(`${boundary}Sb$`, 'u').test(bare))
+    return { type: 'sb', word: null, bare: bare.replace(new RegExp(`\\s*${boundary}Sb$`, 'u'), ' Serbest Bölgesi') };
+  if (/organize sanayii? bölgesi|sanayi bölgesi/u.test(trLower(bare))) return { type: 'osb', word: null, bare };
+  return { type: 'mahalle', word: undefined, bare };
+}
+
+function parse(raw: string): Parts {
+  const cleaned = raw.replace(/\s+/gu, ' ').trim().replace(/\(\s+/gu, '(').replace(/\s+\)/gu, ')');
+  const { text: withoutParent, parent, parentKind, villagePrefixed } = parentOf(cleaned);
+  const { text, hint, alt } = unglued(withoutParent);
+  let { type, word, bare } = typeByWord(text);
   if (type === 'mahalle') {
-    bare = bare.replace(new RegExp(`\\s*${boundary}(Mh|Mah)\\.?$`, 'u'), '').trim();
-    const numbered = /^(.*\S)\s*(Mh|Mah)\.(\d+)$/u.exec(bare);
-    if (numbered) bare = `${numbered[1]} ${numbered[3]}`;
-  }
-  // Organised industrial zones and free zones: PTT postal areas of their own, not TÜİK units.
-  if (type === 'mahalle') {
-    const zone = /^(.*?)\s*(\d+\.)?\s*osb\s*(\d*)$/iu.exec(bare) ?? /^(.*?)()osb(\d)kısım$/iu.exec(bare);
-    if (zone && parentKind !== 'köy') {
-      type = 'osb';
-      word = null;
-      const core = `${zone[1] ?? ''}${zone[2] ? ` ${zone[2]}` : ''}`.trim();
-      bare = `${core} OSB${zone[3] ? ` ${zone[3]}` : ''}`.trim();
-    } else if (new RegExp(`${boundary}Sb$`, 'u').test(bare)) {
-      type = 'sb';
-      word = null;
-      bare = bare.replace(new RegExp(`\\s*${boundary}Sb$`, 'u'), ' Serbest Bölgesi');
-    } else if (/organize sanayii? bölgesi|sanayi bölgesi/u.test(trLower(bare))) {
-      type = 'osb';
-      word = null;
-    }
+    const mahalle = mahalleOrZone(bare, parentKind);
+    type = mahalle.type;
+    bare = mahalle.bare;
+    if (mahalle.word !== undefined) word = mahalle.word;
   }
   if (hint) {
     type = hint;
     word = hint === 'osb' ? 'OSB' : 'Mezrası';
   }
-  bare = fixCase(bare);
-  if (alt) alt = fixCase(alt);
   if (parentKind === 'köy' && type === 'mahalle') type = 'köy_mahallesi';
-  return { bare, alt, type, word, parent, parentKind, villagePrefixed };
+  return { bare: fixCase(bare), alt: alt === null ? null : fixCase(alt), type, word, parent, parentKind, villagePrefixed };
 }
 
 /** A PTT neighbourhood name as a form shows it, with its kind and the place it belongs to. */

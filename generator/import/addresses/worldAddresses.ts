@@ -114,6 +114,117 @@ function mostCommon(counts: ReadonlyMap<string, number>): string | undefined {
   return [...counts].sort(([a, x], [b, y]) => y - x || compareCodePoints(a, b))[0]?.[0];
 }
 
+/** What turns a postal row into its district: its subdivision, its district's name, its admin1 code. */
+interface RowResolvers {
+  readonly subdivisionOf: ReturnType<typeof subdivisionResolver>;
+  readonly admin2Names: Parameters<typeof districtNameOf>[2];
+  readonly admin1ByPair: ReadonlyMap<string, string | null>;
+}
+
+/** Where records get their ids (kept from the previous import by natural key) and their subdivision. */
+interface RecordIds {
+  readonly provinceByIso: ReadonlyMap<string, StateProvince>;
+  readonly idForDistrict: (key: string) => string;
+  readonly idForNeighbourhood: (key: string) => string;
+}
+
+/** A country's postal rows gathered into district drafts; each row left out counted by its reason. */
+function draftDistricts(
+  country: string,
+  rows: readonly PostalRow[],
+  reasons: Map<LeftOutReason, number>,
+  { subdivisionOf, admin2Names, admin1ByPair }: RowResolvers,
+) {
+  const drafts = new Map<string, DistrictDraft>();
+  const usedNames = new Set<string>();
+  for (const row of rows) {
+    if (!isAddressRow(country, row)) {
+      count(reasons, country === 'FR' ? 'cedex' : 'large customer');
+      continue;
+    }
+    usedNames.add(row.place);
+    const subdivision = subdivisionOf(country, row);
+    if ('unmapped' in subdivision) {
+      count(reasons, subdivision.unmapped);
+      continue;
+    }
+    const name = districtNameOf(country, row, admin2Names);
+    if (name === '') {
+      count(reasons, 'no district name');
+      continue;
+    }
+    if (!isServablePostalCode(row.zipCode)) {
+      count(reasons, 'postal code not servable');
+      continue;
+    }
+    usedNames.add(name);
+    const key = districtKey(subdivision.isoCode, name);
+    let draft = drafts.get(key);
+    if (draft === undefined) {
+      draft = { key, isoCode: subdivision.isoCode, name, admin1Codes: new Map(), latitudeSum: 0, longitudeSum: 0, located: 0, neighbourhoods: new Map() };
+      drafts.set(key, draft);
+    }
+    const admin1 = admin1ByPair.get(pairKey(country, row.admin1Code, row.admin1Name));
+    if (admin1) count(draft.admin1Codes, admin1);
+    if (Number.isFinite(row.latitude) && Number.isFinite(row.longitude)) {
+      draft.latitudeSum += row.latitude;
+      draft.longitudeSum += row.longitude;
+      draft.located++;
+    }
+    draft.neighbourhoods.set(`${row.zipCode}\u0000${row.place}`, { zipCode: row.zipCode, place: row.place });
+  }
+
+  return { drafts, usedNames };
+}
+
+/** The drafts as records in data order: districts by subdivision and name, each district's neighbourhoods by name and postal code. */
+function recordsOf(
+  drafts: ReadonlyMap<string, DistrictDraft>,
+  aliases: ReadonlyMap<string, string>,
+  { provinceByIso, idForDistrict, idForNeighbourhood }: RecordIds,
+) {
+  const sorted = [...drafts.values()].sort(
+    (a, b) => compareCodePoints(a.isoCode, b.isoCode) || englishCollator.compare(a.name, b.name) || compareCodePoints(a.name, b.name),
+  );
+  const districts: District[] = [];
+  const neighbourhoods: Neighborhood[] = [];
+  for (const draft of sorted) {
+    const stateProvinceId = provinceByIso.get(draft.isoCode)?.id as string;
+    const id = idForDistrict(draft.key);
+    const alias = aliases.get(draft.key);
+    districts.push(alias === undefined ? { id, stateProvinceId, name: draft.name } : { id, stateProvinceId, name: draft.name, aliases: [alias] });
+    const ofDistrict = [...draft.neighbourhoods.values()].sort(
+      (a, b) => englishCollator.compare(a.place, b.place) || compareCodePoints(a.place, b.place) || compareCodePoints(a.zipCode, b.zipCode),
+    );
+    for (const { zipCode, place } of ofDistrict) {
+      neighbourhoods.push({ id: idForNeighbourhood(neighbourhoodKey(zipCode, place, draft.key)), districtId: id, name: place, zipCode });
+    }
+  }
+  return { districts, neighbourhoods };
+}
+
+/** The districts of the countries no postal file covers, from the Countries States Cities Database's cities; the cities left out, by country. */
+function cscDistricts(inputs: WorldInputs, { provinceByIso, idForDistrict }: RecordIds, districtsByCountry: Map<string, District[]>): Map<string, number> {
+  const cscLeftOut = new Map<string, number>();
+  for (const [country, cities] of groupBy(inputs.cscCities, (city) => city.country)) {
+    if (country === pttCountry || inputs.postalRows.has(country)) continue;
+    const keys = new Map<string, { isoCode: string; name: string }>();
+    for (const city of cities) {
+      const name = city.name.trim();
+      if (!provinceByIso.has(city.stateIsoCode) || name === '') {
+        count(cscLeftOut, country);
+        continue;
+      }
+      keys.set(districtKey(city.stateIsoCode, name), { isoCode: city.stateIsoCode, name });
+    }
+    const districts = [...keys]
+      .sort(([, a], [, b]) => compareCodePoints(a.isoCode, b.isoCode) || englishCollator.compare(a.name, b.name) || compareCodePoints(a.name, b.name))
+      .map(([key, { isoCode, name }]) => ({ id: idForDistrict(key), stateProvinceId: provinceByIso.get(isoCode)?.id as string, name }));
+    if (districts.length > 0) districtsByCountry.set(country, districts);
+  }
+  return cscLeftOut;
+}
+
 export function buildWorldAddresses(inputs: WorldInputs): WorldAddresses {
   const alpha2ById = new Map(inputs.countries.map((country) => [country.id, country.alpha2Code]));
   const isoCodeOf = (province: StateProvince) => `${alpha2ById.get(province.countryId) ?? province.countryId}-${province.abbreviation}`;
@@ -138,6 +249,8 @@ export function buildWorldAddresses(inputs: WorldInputs): WorldAddresses {
     return neighbourhoodKey(record.zipCode, record.name, district);
   });
 
+  const resolve: RowResolvers = { subdivisionOf, admin2Names, admin1ByPair };
+  const ids: RecordIds = { provinceByIso, idForDistrict, idForNeighbourhood };
   const districtsByCountry = new Map<string, District[]>();
   const neighbourhoodsByCountry = new Map<string, Neighborhood[]>();
   const leftOut = new Map<string, Map<LeftOutReason, number>>();
@@ -147,45 +260,7 @@ export function buildWorldAddresses(inputs: WorldInputs): WorldAddresses {
     if (country === pttCountry) continue;
     const reasons = new Map<LeftOutReason, number>();
     leftOut.set(country, reasons);
-    const drafts = new Map<string, DistrictDraft>();
-    const usedNames = new Set<string>();
-    for (const row of rows) {
-      if (!isAddressRow(country, row)) {
-        count(reasons, country === 'FR' ? 'cedex' : 'large customer');
-        continue;
-      }
-      usedNames.add(row.place);
-      const subdivision = subdivisionOf(country, row);
-      if ('unmapped' in subdivision) {
-        count(reasons, subdivision.unmapped);
-        continue;
-      }
-      const name = districtNameOf(country, row, admin2Names);
-      if (name === '') {
-        count(reasons, 'no district name');
-        continue;
-      }
-      if (!isServablePostalCode(row.zipCode)) {
-        count(reasons, 'postal code not servable');
-        continue;
-      }
-      usedNames.add(name);
-      const key = districtKey(subdivision.isoCode, name);
-      let draft = drafts.get(key);
-      if (draft === undefined) {
-        draft = { key, isoCode: subdivision.isoCode, name, admin1Codes: new Map(), latitudeSum: 0, longitudeSum: 0, located: 0, neighbourhoods: new Map() };
-        drafts.set(key, draft);
-      }
-      const admin1 = admin1ByPair.get(pairKey(country, row.admin1Code, row.admin1Name));
-      if (admin1) count(draft.admin1Codes, admin1);
-      if (Number.isFinite(row.latitude) && Number.isFinite(row.longitude)) {
-        draft.latitudeSum += row.latitude;
-        draft.longitudeSum += row.longitude;
-        draft.located++;
-      }
-      draft.neighbourhoods.set(`${row.zipCode}\u0000${row.place}`, { zipCode: row.zipCode, place: row.place });
-    }
-
+    const { drafts, usedNames } = draftDistricts(country, rows, reasons, resolve);
     const places: DistrictPlace[] = [...drafts.values()].flatMap((draft) => {
       const admin1 = mostCommon(draft.admin1Codes);
       return admin1 === undefined || draft.located === 0
@@ -199,44 +274,12 @@ export function buildWorldAddresses(inputs: WorldInputs): WorldAddresses {
     // A county or municipality of many places is not the city nearest its centre.
     const aliases = districtLevelOf(country) === 'place' ? matchExonyms(places, cities, usedNames) : new Map<string, string>();
 
-    const sorted = [...drafts.values()].sort(
-      (a, b) => compareCodePoints(a.isoCode, b.isoCode) || englishCollator.compare(a.name, b.name) || compareCodePoints(a.name, b.name),
-    );
-    const districts: District[] = [];
-    const neighbourhoods: Neighborhood[] = [];
-    for (const draft of sorted) {
-      const stateProvinceId = provinceByIso.get(draft.isoCode)?.id as string;
-      const id = idForDistrict(draft.key);
-      const alias = aliases.get(draft.key);
-      districts.push(alias === undefined ? { id, stateProvinceId, name: draft.name } : { id, stateProvinceId, name: draft.name, aliases: [alias] });
-      const ofDistrict = [...draft.neighbourhoods.values()].sort(
-        (a, b) => englishCollator.compare(a.place, b.place) || compareCodePoints(a.place, b.place) || compareCodePoints(a.zipCode, b.zipCode),
-      );
-      for (const { zipCode, place } of ofDistrict) {
-        neighbourhoods.push({ id: idForNeighbourhood(neighbourhoodKey(zipCode, place, draft.key)), districtId: id, name: place, zipCode });
-      }
-    }
+    const { districts, neighbourhoods } = recordsOf(drafts, aliases, ids);
     districtsByCountry.set(country, districts);
     neighbourhoodsByCountry.set(country, neighbourhoods);
   }
 
-  const cscLeftOut = new Map<string, number>();
-  for (const [country, cities] of groupBy(inputs.cscCities, (city) => city.country)) {
-    if (country === pttCountry || inputs.postalRows.has(country)) continue;
-    const keys = new Map<string, { isoCode: string; name: string }>();
-    for (const city of cities) {
-      const name = city.name.trim();
-      if (!provinceByIso.has(city.stateIsoCode) || name === '') {
-        count(cscLeftOut, country);
-        continue;
-      }
-      keys.set(districtKey(city.stateIsoCode, name), { isoCode: city.stateIsoCode, name });
-    }
-    const districts = [...keys]
-      .sort(([, a], [, b]) => compareCodePoints(a.isoCode, b.isoCode) || englishCollator.compare(a.name, b.name) || compareCodePoints(a.name, b.name))
-      .map(([key, { isoCode, name }]) => ({ id: idForDistrict(key), stateProvinceId: provinceByIso.get(isoCode)?.id as string, name }));
-    if (districts.length > 0) districtsByCountry.set(country, districts);
-  }
+  const cscLeftOut = cscDistricts(inputs, ids, districtsByCountry);
   return { districtsByCountry, neighbourhoodsByCountry, leftOut, cscLeftOut };
 }
 

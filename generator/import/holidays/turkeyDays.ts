@@ -176,6 +176,30 @@ function assertHijriSpacing(summary: string, firstDays: readonly CivilDay[]): vo
   }
 }
 
+/** The kandil nights of every year: Diyanet's published dates where curated, else computed from their Hijri rule. */
+function kandilNights(
+  kandils: TurkeyRules['kandils'],
+  years: readonly number[],
+  curatedIn: (inYear: number) => NonNullable<ReligiousDates['kandils']>[number] | undefined,
+  computedDays: (rule: string, inYear: number) => readonly CivilDay[],
+): ObservedDay[] {
+  const nights: ObservedDay[] = [];
+  for (const kandil of kandils) {
+    const ofKandil = years.flatMap((inYear) => {
+      const curated = asList(curatedIn(inYear)?.[kandil.key]);
+      if (curated.length > 0) return curated;
+      // The eve of a first Friday may fall in the year before the rule's day (1 Recep on 1 January),
+      // so a night can come from two years: the same night is kept once, and two different nights
+      // too close together stop the import (the spacing check).
+      return computedDays(kandil.computedRule, inYear).map((day) => (kandil.eveOfFirstFriday ? thursdayBeforeFirstFriday(day) : day));
+    });
+    const unique = [...new Set(ofKandil)];
+    assertHijriSpacing(kandil.summary, unique);
+    for (const night of unique) nights.push({ day: night, summary: kandil.summary, english: kandil.english });
+  }
+  return nights;
+}
+
 export async function loadTurkeyDays(dataDir: string, window: HolidayYears): Promise<TurkeyDays> {
   const rules = await readCuratedFile(dataDir, turkeyDaysFile, turkeyDaysSchema);
   const religious = await readCuratedFile(dataDir, religiousDatesFile, religiousDatesSchema);
@@ -239,19 +263,7 @@ export async function loadTurkeyDays(dataDir: string, window: HolidayYears): Pro
     }
   }
 
-  for (const kandil of rules.kandils) {
-    const nights = years.flatMap((inYear) => {
-      const curated = asList(kandilsByYear.get(inYear)?.[kandil.key]);
-      if (curated.length > 0) return curated;
-      // The eve of a first Friday may fall in the year before the rule's day (1 Recep on 1 January),
-      // so a night can come from two years: the same night is kept once, and two different nights
-      // too close together stop the import (the spacing check).
-      return computedDays(kandil.computedRule, inYear).map((day) => (kandil.eveOfFirstFriday ? thursdayBeforeFirstFriday(day) : day));
-    });
-    const unique = [...new Set(nights)];
-    assertHijriSpacing(kandil.summary, unique);
-    for (const night of unique) specialDays.push({ day: night, summary: kandil.summary, english: kandil.english });
-  }
+  specialDays.push(...kandilNights(rules.kandils, years, (inYear) => kandilsByYear.get(inYear), computedDays));
 
   return {
     timeZone: rules.timeZone,
