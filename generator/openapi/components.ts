@@ -11,7 +11,7 @@ import { manifestEntrySchema, manifestSchema } from '../../contract/manifest.ts'
 import { recordTypes, routes, type RecordType, type Route } from '../../contract/routes.ts';
 import { labelOf } from '../../contract/recordTypes.ts';
 import { allowedMethods, cacheControl, noStore, publicCacheControl, realm } from '../../contract/http.ts';
-import { acceptLanguageParameter, languageHeaders } from './languages.ts';
+import { acceptLanguageParameter, languageHeaders } from './languageParameter.ts';
 import { recordDefinitions, shownFields } from '../records/recordTypes.ts';
 import { workCalendarSchema } from '../records/schemas.ts';
 

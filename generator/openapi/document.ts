@@ -14,7 +14,7 @@ import { labelOf } from '../../contract/recordTypes.ts';
 import { recordDefinitions } from '../records/recordTypes.ts';
 import { components, envelope, failure, foundResponseName, headerRefs, ref, tokenSources, type JsonObject } from './components.ts';
 import { formatParameter, queryParameter } from './parameters.ts';
-import { languageParameter } from './languages.ts';
+import { languageParameter } from './languageParameter.ts';
 import { downloadPaths, mirroringTag } from './downloads.ts';
 import { pickExamples, type ParameterExamples } from './examples.ts';
 import type { Dataset } from '../validate.ts';

@@ -12,7 +12,7 @@ import type { WorkCalendar } from '../../contract/workCalendar.ts';
 import { codingOf, encodeResponse } from './compression.ts';
 import type { Exchange, Handler } from './exchange.ts';
 import { calendarType, renderICalendar, utcStamp } from './icalendar.ts';
-import { chooseByAcceptLanguage } from './languages.ts';
+import { chooseByAcceptLanguage } from './languageChoice.ts';
 import { findTarget } from './lookups.ts';
 import { chooseEncoding, codedEtag, matchesIfNoneMatch } from './negotiation.ts';
 import { collectParams, noOperation, refuseUnknownParams } from './query.ts';

@@ -12,7 +12,7 @@ import { whenIndexed, type Lookup } from '../store/indexReader.ts';
 import type { BodyStore } from '../store/store.ts';
 import { codingOf, encodeResponse } from './compression.ts';
 import type { Exchange, Handler } from './exchange.ts';
-import { chooseByAcceptLanguage, findInNamedLanguage, resolveLanguage } from './languages.ts';
+import { chooseByAcceptLanguage, findInNamedLanguage, resolveLanguage } from './languageChoice.ts';
 import { chooseEncoding, codedEtag, matchesIfNoneMatch, noCorsHeaders } from './negotiation.ts';
 import { formatOf, noOperation, notFound, resolveKeys } from './query.ts';
 import { whenReady } from './respond.ts';

@@ -21,7 +21,7 @@ export interface ResolvedTarget {
   readonly found: Lookup;
   /** The language of `found`'s names (Content-Language), where the route has languages and the query named one. */
   readonly language?: string;
-  /** Where the query named no language: the body in each, Accept-Language choosing per request (languages.ts). */
+  /** Where the query named no language: the body in each, Accept-Language choosing per request (languageChoice.ts). */
   readonly languages?: LanguageBodies;
   /** How many records the single lookup's key names, where it names several (the manifest's `ambiguous`). */
   readonly matches?: number;

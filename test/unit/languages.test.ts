@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { languageKey } from '../../contract/keys.ts';
 import type { Lookup } from '../../proxy/store/indexReader.ts';
 import { findRoute, type Route } from '../../contract/routes.ts';
-import { acceptLanguageBounds, chooseByAcceptLanguage, parseAcceptLanguage } from '../../proxy/http/languages.ts';
+import { acceptLanguageBounds, chooseByAcceptLanguage, parseAcceptLanguage } from '../../proxy/http/languageChoice.ts';
 import { findTarget } from '../../proxy/http/lookups.ts';
 import type { LanguageBodies } from '../../proxy/http/targets.ts';
 import type { BodyStore } from '../../proxy/store/store.ts';
