@@ -1,16 +1,22 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * One project per kind of test, so that a developer can run one kind alone (`npm run test:unit`, `test:system`,
- * `test:data`, `test:bench`, or `test:dev` for all but the bench). `npm test` runs every project.
+ * The tests a developer runs while changing the code: one project per kind, so that a kind runs
+ * alone (`npm run test:unit`, `test:system`, `test:data`); a bare `npx vitest` runs all three.
+ * The bench's tests load the machine for minutes and live apart, in vitest.bench.config.ts;
+ * `npm test` runs both configurations.
  */
-const kinds = ['unit', 'system', 'data', 'bench'] as const;
+export const shared = {
+  globalSetup: ['test/support/globalSetup.ts'],
+  testTimeout: 30_000,
+  hookTimeout: 120_000,
+};
+
+const kinds = ['unit', 'system', 'data'] as const;
 
 export default defineConfig({
   test: {
-    globalSetup: ['test/support/globalSetup.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 120_000,
+    ...shared,
     projects: kinds.map((kind) => ({ extends: true, test: { name: kind, include: [`test/${kind}/**/*.test.ts`] } })),
   },
 });
