@@ -84,7 +84,7 @@ export function sameBankName(ours: string, theirs: string): boolean {
 
 const ratio = (part: number, whole: number) => (whole === 0 ? 0 : part / whole);
 
-export const banksCheck: DataCheck = {
+export const check: DataCheck = {
   name: 'banks',
   async run(data, dataDir): Promise<CheckReport> {
     const reference = await readBanksReference(dataDir);

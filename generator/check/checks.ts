@@ -1,37 +1,33 @@
 /**
- * The data checks `npm run data:check` runs, in this order. Adding a check is adding it here, its
- * reference to data/checks/references/ and data/SOURCES.md, and its targets to its report.
+ * The data checks, as the record types' rows name them (generator/records/recordTypes.ts,
+ * `checkedBy`): each the module generator/check/<name>.ts exporting `check`, loaded when the checks
+ * run, in the order of the record types. Adding a check is its module, its name in the rows of the
+ * types it checks, its reference in data/checks/references/ and data/SOURCES.md, and its targets in
+ * its report.
  */
-import { banksCheck } from './banks.ts';
+import { recordTypes, type RecordType } from '../../contract/recordTypes.ts';
+import { recordDefinitions } from '../records/recordTypes.ts';
 import type { DataCheck } from './check.ts';
-import { countryNamesCheck } from './countryNames.ts';
-import { frenchPostalCodesCheck } from './frenchPostalCodes.ts';
-import { germanPostalCodesCheck } from './germanPostalCodes.ts';
-import { holidaysCheck } from './holidays.ts';
-import { indianPostalCodesCheck } from './indianPostalCodes.ts';
-import { neighbourhoodNamesCheck } from './neighbourhoodNames.ts';
-import { openHolidaysCheck, regionalHolidaysCheck } from './openHolidays.ts';
-import { populationCheck } from './population.ts';
-import { postalCodesCheck } from './postalCodes.ts';
-import { subdivisionsCheck } from './subdivisions.ts';
-import { timeZonesCheck } from './timeZones.ts';
-import { usPostalCodesCheck } from './usPostalCodes.ts';
-import { weekendsCheck } from './weekends.ts';
 
-export const dataChecks: readonly DataCheck[] = [
-  subdivisionsCheck,
-  populationCheck,
-  banksCheck,
-  timeZonesCheck,
-  postalCodesCheck,
-  neighbourhoodNamesCheck,
-  germanPostalCodesCheck,
-  frenchPostalCodesCheck,
-  usPostalCodesCheck,
-  indianPostalCodesCheck,
-  holidaysCheck,
-  openHolidaysCheck,
-  regionalHolidaysCheck,
-  weekendsCheck,
-  countryNamesCheck,
-];
+const moduleUrl = (file: string) => new URL(file, import.meta.url).href;
+
+/** Every check's name, in the order of the first record type that names it. */
+export function checkNames(): string[] {
+  return [...new Set(recordTypes.flatMap((type) => recordDefinitions[type].checkedBy))];
+}
+
+/** The record types whose rows name no check: no independent source compares them yet. */
+export function uncheckedTypes(): RecordType[] {
+  return recordTypes.filter((type) => recordDefinitions[type].checkedBy.length === 0);
+}
+
+/** The named checks (all by default), loaded from their modules; a module that does not export the check its name says is an error. */
+export async function loadChecks(names: readonly string[] = checkNames()): Promise<DataCheck[]> {
+  const checks: DataCheck[] = [];
+  for (const name of names) {
+    const loaded = (await import(moduleUrl(`${name}.ts`))) as { check?: DataCheck };
+    if (loaded.check?.name !== name) throw new Error(`generator/check/${name}.ts must export \`check\`, the data check named ${name}.`);
+    checks.push(loaded.check);
+  }
+  return checks;
+}

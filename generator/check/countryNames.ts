@@ -156,7 +156,7 @@ function compareCountry(
   return { named, found };
 }
 
-export const countryNamesCheck: DataCheck = {
+export const check: DataCheck = {
   name: 'countryNames',
   async run(data, dataDir): Promise<CheckReport> {
     const snapshot = snapshotSchema.parse(JSON.parse(gunzipSync(await readFile(referenceFile(dataDir))).toString('utf8')));

@@ -54,7 +54,7 @@ export function departementSubdivisions(departement: string): string[] {
   return [departement];
 }
 
-export const frenchPostalCodesCheck: DataCheck = {
+export const check: DataCheck = {
   name: 'frenchPostalCodes',
   explainedFigures: (report, notExplained) => postalExplainedFigures(report.figures, notExplained),
   async run(data, dataDir): Promise<CheckReport> {

@@ -43,7 +43,7 @@ export function landCodes(subdivisions: readonly { name: string; abbreviation: s
   return new Map(subdivisions.map((subdivision) => [foldName(subdivision.name), subdivision.abbreviation]));
 }
 
-export const germanPostalCodesCheck: DataCheck = {
+export const check: DataCheck = {
   name: 'germanPostalCodes',
   explainedFigures: (report, notExplained) => postalExplainedFigures(report.figures, notExplained),
   async run(data, dataDir): Promise<CheckReport> {

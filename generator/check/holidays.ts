@@ -62,7 +62,7 @@ function referenceDays(alpha2Codes: readonly string[]): DaysByCountry {
 
 const ratio = (part: number, whole: number) => (whole === 0 ? 1 : part / whole);
 
-export const holidaysCheck: DataCheck = {
+export const check: DataCheck = {
   name: 'holidays',
   explainedFigures: dayExplainedFigures,
   async run(data) {

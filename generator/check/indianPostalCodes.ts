@@ -81,7 +81,7 @@ export function stateSubdivisions(state: string, byName: ReadonlyMap<string, str
   return code === undefined ? [] : [code];
 }
 
-export const indianPostalCodesCheck: DataCheck = {
+export const check: DataCheck = {
   name: 'indianPostalCodes',
   explainedFigures: (report, notExplained) => postalExplainedFigures(report.figures, notExplained),
   async run(data, dataDir): Promise<CheckReport> {

@@ -184,7 +184,7 @@ function countByClass(differences: Compared['differences']): Record<string, numb
   return counts;
 }
 
-export const neighbourhoodNamesCheck: DataCheck = {
+export const check: DataCheck = {
   name: 'neighbourhoodNames',
   explainedFigures: (report, notExplained) => ({
     namesChangedEqualCountingExplained: ratio((report.figures.namesChangedPaired ?? 0) - notExplained.length, report.figures.namesChangedPaired ?? 0),

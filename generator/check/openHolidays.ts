@@ -1,17 +1,10 @@
 /**
- * Two checks against OpenHolidays' data (data/checks/references/openholidays-public.json.gz,
+ * The `openHolidays` check against OpenHolidays' data (data/checks/references/openholidays-public.json.gz,
  * written by references/openHolidays.py), a source independent of python-holidays and of
- * date-holidays:
- *
- * - `openHolidays`: the nation-wide public holidays of 2024–2027 (countryHoliday) against
- *   OpenHolidays' public holidays that name no subdivision, for every country both cover.
- * - `regionalHolidays`: each subdivision's own days off of 2024–2027 (its holidays, and its special
- *   days that are days off for all or some: `public`, `optional` and `bank` days) against
- *   OpenHolidays' days that name it (types Public, Optional and Bank), for every subdivision both
- *   give days of their own (Italy's provinces, whose patron-saint days OpenHolidays does not hold,
- *   are not compared). A day either side calls national is a day off in the subdivision either way
- *   and counts as agreement; a day OpenHolidays gives only part of the subdivision (some of a
- *   canton's districts) agrees with ours but is not required of us.
+ * date-holidays: the nation-wide public holidays of 2024–2027 (countryHoliday) against
+ * OpenHolidays' public holidays that name no subdivision, for every country both cover. The
+ * snapshot's reader and the day tallies are shared with the `regionalHolidays` check
+ * (regionalHolidays.ts).
  *
  * Only the years the reference holds for a country are compared, and only the days that fall on its
  * working days: a holiday on a weekend day changes no one's working time, and the two sources list
@@ -39,7 +32,7 @@ const snapshotSchema = z.strictObject({
   source: z.strictObject({ repository: z.string(), commit: z.string().regex(/^[0-9a-f]{40}$/), committed: z.string(), licence: z.string() }),
   countries: z.record(z.string().regex(/^[A-Z]{2}$/), z.strictObject({ holidays: z.record(z.string(), z.string()), subdivisions: z.string() })),
 });
-type Snapshot = z.infer<typeof snapshotSchema>;
+export type Snapshot = z.infer<typeof snapshotSchema>;
 
 /** Semicolon-separated rows with a header, RFC 4180 quoting (`""` inside quotes), a BOM ignored. */
 export function parseCsv(text: string): Record<string, string>[] {
@@ -86,7 +79,7 @@ export async function readOpenHolidays(dataDir: string): Promise<Snapshot> {
   return snapshotSchema.parse(JSON.parse(gunzipSync(await readFile(file)).toString('utf8')));
 }
 
-function referenceDays(country: Snapshot['countries'][string], types: readonly string[] = ['Public']): ReferenceDay[] {
+export function referenceDays(country: Snapshot['countries'][string], types: readonly string[] = ['Public']): ReferenceDay[] {
   const days: ReferenceDay[] = [];
   for (const text of Object.values(country.holidays)) {
     for (const row of parseCsv(text)) {
@@ -106,7 +99,7 @@ function referenceDays(country: Snapshot['countries'][string], types: readonly s
 }
 
 /** OpenHolidays' subdivisions by short code: the ISO 3166-2 code of each, or of the nearest ancestor that has one, and whether it is that one itself. */
-function subdivisionIndex(country: Snapshot['countries'][string]): Map<string, { iso: string; whole: boolean }> {
+export function subdivisionIndex(country: Snapshot['countries'][string]): Map<string, { iso: string; whole: boolean }> {
   const rows = parseCsv(country.subdivisions);
   const byShort = new Map(rows.map((row) => [row.ShortName ?? '', row]));
   const index = new Map<string, { iso: string; whole: boolean }>();
@@ -122,9 +115,9 @@ function subdivisionIndex(country: Snapshot['countries'][string]): Map<string, {
   return index;
 }
 
-type Days = Map<string, Map<string, string[]>>;
+export type Days = Map<string, Map<string, string[]>>;
 
-function add(days: Days, owner: string, day: string, name: string): void {
+export function add(days: Days, owner: string, day: string, name: string): void {
   const ofOwner = days.get(owner) ?? new Map<string, string[]>();
   const names = ofOwner.get(day) ?? [];
   if (!names.includes(name)) names.push(name);
@@ -156,7 +149,7 @@ function weekendTest(data: CheckedData, alpha2ById: ReadonlyMap<unknown, string>
 }
 
 /** Agreement over working days, the figures the targets read, and over every day, reported beside. */
-class Tally {
+export class Tally {
   served = 0;
   inReference = 0;
   agreedOurs = 0;
@@ -205,7 +198,7 @@ class Tally {
 }
 
 /** Our days: nation-wide by alpha-2 code, and each subdivision's own by ISO 3166-2 code. */
-function ourDays(data: CheckedData): {
+export function ourDays(data: CheckedData): {
   national: Days;
   regional: Days;
   stateCodes: Map<string, string>;
@@ -235,10 +228,10 @@ function ourDays(data: CheckedData): {
   return { national, regional, stateCodes, onWeekend: weekendTest(data, alpha2ById) };
 }
 
-const referenceName = (snapshot: Snapshot) =>
+export const referenceName = (snapshot: Snapshot) =>
   `OpenHolidays data (${snapshot.source.repository}, commit ${snapshot.source.commit.slice(0, 7)} of ${snapshot.source.committed.slice(0, 10)}, ${snapshot.source.licence}), public holidays ${years.first}–${years.last}`;
 
-export const openHolidaysCheck: DataCheck = {
+export const check: DataCheck = {
   name: 'openHolidays',
   explainedFigures: dayExplainedFigures,
   async run(data, dataDir) {
@@ -276,80 +269,6 @@ export const openHolidaysCheck: DataCheck = {
       figures: { ...tally.figures(), countriesCompared: covered.length },
       targets: { precision: 0.97, recall: 0.97 },
       disagreements,
-    };
-  },
-};
-
-export const regionalHolidaysCheck: DataCheck = {
-  name: 'regionalHolidays',
-  explainedFigures: dayExplainedFigures,
-  async run(data, dataDir) {
-    const snapshot = await readOpenHolidays(dataDir);
-    const { national, regional, stateCodes, onWeekend } = ourDays(data);
-    const ourCountries = new Set([...regional.keys()].map((code) => code.slice(0, 2)));
-    const disagreements: Disagreement[] = [];
-    const perSubdivision: Record<string, { ours: number; theirs: number }> = {};
-    const tally = new Tally();
-    const compared: string[] = [];
-    let onlyOurs = 0;
-    let onlyTheirs = 0;
-    for (const alpha2Code of Object.keys(snapshot.countries).sort()) {
-      const country = snapshot.countries[alpha2Code] as Snapshot['countries'][string];
-      const days = referenceDays(country, ['Public', 'Optional', 'Bank']);
-      if (!ourCountries.has(alpha2Code) || !days.some((day) => day.subdivisions.length > 0)) continue;
-      compared.push(alpha2Code);
-      const index = subdivisionIndex(country);
-      const theirNational = new Set(days.filter((day) => day.subdivisions.length === 0).map((day) => day.day));
-      const ourNational = new Set((national.get(alpha2Code) ?? new Map()).keys());
-      // Theirs, per ISO subdivision: the days it has whole, and those only part of it has.
-      const whole: Days = new Map();
-      const partial: Days = new Map();
-      for (const { day, name, subdivisions } of days) {
-        for (const code of subdivisions) {
-          const found = index.get(code);
-          if (found) add(found.whole ? whole : partial, found.iso, day, name);
-        }
-      }
-      // The subdivisions both give days of their own; the others are counted, not compared.
-      const ofCountry = [...new Set([...stateCodes.values()].filter((code) => code.startsWith(`${alpha2Code}-`)))];
-      const subdivisionCodes = ofCountry.filter((code) => regional.has(code) && whole.has(code));
-      onlyOurs += ofCountry.filter((code) => regional.has(code) && !whole.has(code)).length;
-      onlyTheirs += ofCountry.filter((code) => !regional.has(code) && whole.has(code)).length;
-      const heldYears = new Set(days.map(({ day }) => day.slice(0, 4)));
-      for (const code of subdivisionCodes.sort()) {
-        const ours = new Map([...(regional.get(code) ?? new Map<string, string[]>())].filter(([day]) => heldYears.has(day.slice(0, 4))));
-        const theirs = whole.get(code) ?? new Map<string, string[]>();
-        const theirsInPart = partial.get(code) ?? new Map<string, string[]>();
-        for (const [day, names] of ours) {
-          const key = `${code} ${day}`;
-          const agreed = theirs.has(day) || theirsInPart.has(day) || theirNational.has(day);
-          const weekend = onWeekend(alpha2Code, day);
-          tally.count(key, 'ours', agreed, weekend);
-          if (!agreed && !weekend) disagreements.push({ key, ours: names.join('; '), theirs: 'absent' });
-        }
-        for (const [day, names] of theirs) {
-          const key = `${code} ${day}`;
-          const agreed = ours.has(day) || ourNational.has(day);
-          const weekend = onWeekend(alpha2Code, day);
-          tally.count(key, 'theirs', agreed, weekend);
-          if (!agreed && !weekend) disagreements.push({ key, ours: 'absent', theirs: names.join('; ') });
-        }
-        perSubdivision[code] = { ours: ours.size, theirs: theirs.size };
-      }
-    }
-    return {
-      name: 'regionalHolidays',
-      reference: referenceName(snapshot),
-      figures: {
-        ...tally.figures(),
-        countriesCompared: compared.length,
-        subdivisionsCompared: Object.keys(perSubdivision).length,
-        subdivisionsOnlyWithOurs: onlyOurs,
-        subdivisionsOnlyWithTheirs: onlyTheirs,
-      },
-      targets: { precision: 0.97, recall: 0.97 },
-      disagreements,
-      detail: { countries: compared, perSubdivision },
     };
   },
 };

@@ -39,7 +39,7 @@ function describe(theirs: number, ours: number, source: string): string {
   return `${persons.format(theirs)} (${source}; ours is ${signed >= 0 ? '+' : ''}${(signed * 100).toFixed(1)}%)`;
 }
 
-export const populationCheck: DataCheck = {
+export const check: DataCheck = {
   name: 'population',
   async run(data, dataDir) {
     const countries = countriesSchema.parse(data.get('country') ?? []);

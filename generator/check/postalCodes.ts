@@ -140,7 +140,7 @@ function compareWithVillages(ours: readonly Row[], villages: VillagesReference['
   return { compared, equal, estimated, villagesOnlyTheirs, villageRowsOnlyOurs, disagreements };
 }
 
-export const postalCodesCheck: DataCheck = {
+export const check: DataCheck = {
   name: 'postalCodes',
   async run(data, dataDir): Promise<CheckReport> {
     const reference = await readVillagesReference(dataDir);

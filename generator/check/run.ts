@@ -2,7 +2,7 @@
 import { loadData } from '../load.ts';
 import { validateData } from '../validate.ts';
 import type { CheckReport } from './check.ts';
-import { dataChecks } from './checks.ts';
+import { checkNames, loadChecks } from './checks.ts';
 import { readExceptions, readOpen, sortDisagreements, type SortedDisagreements } from './exceptions.ts';
 
 export interface CheckResult extends CheckReport, SortedDisagreements {
@@ -16,13 +16,20 @@ export interface CheckResult extends CheckReport, SortedDisagreements {
   readonly heldTheLine: boolean;
 }
 
+/** The checks `--only` names, in the rows' order (all when it names none); a name no row gives is refused with the list of names. */
+export function chosenChecks(only: readonly string[] = []): string[] {
+  const names = checkNames();
+  const unknown = only.filter((name) => !names.includes(name));
+  if (unknown.length > 0) throw new Error(`no data check is named ${unknown.join(', ')}; the checks are ${names.join(', ')}`);
+  return only.length === 0 ? names : names.filter((name) => only.includes(name));
+}
+
 export async function runDataChecks(dataDir: string, only?: readonly string[]): Promise<CheckResult[]> {
   const dataset = validateData((await loadData(dataDir)).files);
   const exceptions = await readExceptions(dataDir);
   const open = await readOpen(dataDir);
   const results: CheckResult[] = [];
-  for (const check of dataChecks) {
-    if (only && only.length > 0 && !only.includes(check.name)) continue;
+  for (const check of await loadChecks(chosenChecks(only))) {
     const report = await check.run(dataset.records, dataDir);
     const sorted = sortDisagreements(report, exceptions, open);
     const explainedFigures = check.explainedFigures?.(report, [...sorted.open, ...sorted.unexplained]) ?? {};

@@ -82,7 +82,7 @@ function servedCodes(data: CheckedData): Map<string, Map<string, string>> {
 
 const sorted = (codes: Iterable<string>) => [...codes].sort(compareCodePoints);
 
-export const subdivisionsCheck: DataCheck = {
+export const check: DataCheck = {
   name: 'subdivisions',
   async run(data): Promise<CheckReport> {
     const { version } = await readPackageJson('cldr-core', 'package.json', manifestSchema);

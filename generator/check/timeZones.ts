@@ -26,7 +26,7 @@ const snapshotSchema = z.object({
 
 export const referenceFile = (dataDir: string): string => path.join(dataDir, 'checks', 'references', 'tzdata-standard-offsets.json');
 
-export const timeZonesCheck: DataCheck = {
+export const check: DataCheck = {
   name: 'timeZones',
   async run(data, dataDir): Promise<CheckReport> {
     const snapshot = snapshotSchema.parse(JSON.parse(await readFile(referenceFile(dataDir), 'utf8')));

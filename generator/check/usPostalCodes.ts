@@ -32,7 +32,7 @@ export const usTerritories = ['PR', 'VI', 'GU', 'MP', 'AS'] as const;
 /** A ZIP Code of Puerto Rico, the US Virgin Islands, Guam, the Northern Marianas or American Samoa. */
 export const isTerritoryZip = (code: string): boolean => /^(00[6-9]|969)/u.test(code) || code === '96799';
 
-export const usPostalCodesCheck: DataCheck = {
+export const check: DataCheck = {
   name: 'usPostalCodes',
   explainedFigures: (report, notExplained) => postalExplainedFigures(report.figures, notExplained),
   async run(data, dataDir): Promise<CheckReport> {

@@ -30,7 +30,7 @@ export function cldrWeekend(weekData: WeekData, alpha2Code: string): number[] {
 
 const written = (days: readonly number[]) => `[${days.join(',')}]`;
 
-export const weekendsCheck: DataCheck = {
+export const check: DataCheck = {
   name: 'weekends',
   explainedFigures: (report, notExplained) => {
     const compared = report.figures.countriesCompared ?? 0;

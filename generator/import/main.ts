@@ -1,7 +1,8 @@
 /**
  * `npm run data:import`: rebuilds data/records/ from maintained packages and data/curated/,
  * reusing the ids already there: first the base records (regions, calling codes, countries,
- * currencies), then every dataset importer of importers.ts, which may link to the base records.
+ * currencies), then every dataset importer the record types' rows name (importers.ts), which may
+ * link to the base records.
  *
  * Everything is built and validated before anything is written, so a failed import leaves
  * data/records as it was. Re-running on unchanged sources rewrites no byte.
@@ -23,7 +24,7 @@ import { ImportError } from './shared/importError.ts';
 import { assertSourcesDocumented, repositoryRoot } from './shared/packages.ts';
 import { loadCountryPopulations } from './countries/population.ts';
 import type { ImportContext, RecordOutput } from './importer.ts';
-import { datasetImporters } from './importers.ts';
+import { baseImport, importerPlan, loadImporters, ownOutputs } from './importers.ts';
 import { assertValid, readRecords, writeRecords } from './shared/recordsFile.ts';
 import { buildRegions } from './countries/regions.ts';
 import { writeSourceVersions } from './sourceVersions.ts';
@@ -130,10 +131,12 @@ export async function importReferenceData(dataDir: string = defaultDataDir): Pro
   const { regions, callingCodes, countries, localizedNames, currencies, withdrawn } = await importBase(dataDir, fileOf);
 
   const outputs: RecordOutput[] = [
-    { recordType: 'region', records: regions, schema: regionSchema },
-    { recordType: 'callingCode', records: callingCodes, schema: callingCodeSchema },
-    { recordType: 'country', records: countries, schema: countrySchema },
-    { recordType: 'currency', records: currencies, schema: currencySchema },
+    ...ownOutputs({ module: baseImport, writes: importerPlan().get(baseImport) ?? new Set() }, [
+      { recordType: 'region', records: regions, schema: regionSchema },
+      { recordType: 'callingCode', records: callingCodes, schema: callingCodeSchema },
+      { recordType: 'country', records: countries, schema: countrySchema },
+      { recordType: 'currency', records: currencies, schema: currencySchema },
+    ]),
   ];
   const context: ImportContext = {
     dataDir,
@@ -155,7 +158,7 @@ export async function importReferenceData(dataDir: string = defaultDataDir): Pro
         .filter((output) => output.recordType === recordType)
         .flatMap((output) => ('records' in output ? output.records : [...output.parts.values()].flat())),
   };
-  for (const importDataset of datasetImporters) outputs.push(...(await importDataset(context)));
+  for (const importer of await loadImporters()) outputs.push(...ownOutputs(importer, await importer.run(context)));
   for (const output of outputs) {
     const all = 'records' in output ? output.records : [...output.parts.values()].flat();
     assertValid(output.recordType, all, output.schema);

@@ -102,6 +102,18 @@ export interface RecordDefinition {
   readonly example?: ExampleRule;
   readonly words?: RecordWords;
   readonly partitioned?: Partitioned;
+  /**
+   * The importers that write its records, in `npm run data:import`: `base` (the base import of
+   * generator/import/main.ts) or a module that exports `importer`, by its path under generator/, in
+   * the order they run. An importer writing records of a type whose row does not name it fails the import.
+   */
+  readonly importedBy: readonly string[];
+  /**
+   * The data checks that compare its records with an independent source (`npm run data:check`),
+   * each a module generator/check/<name>.ts exporting `check`. Empty where no second source is
+   * checked yet: `npm run data:check` lists those types.
+   */
+  readonly checkedBy: readonly string[];
 }
 
 const countryRef: Reference = { field: 'countryId', to: 'country' };
@@ -159,6 +171,8 @@ export const recordDefinitions: Readonly<Record<RecordType, RecordDefinition>> =
     },
     example: ofExampleCountry,
     words: { code: "A bank's EFT code in Türkiye's payment systems (the Central Bank's list of participants): three digits, such as 010 for Ziraat." },
+    importedBy: ['import/finance/banks.ts'],
+    checkedBy: ['banks'],
   },
   currency: {
     schema: currencySchema,
@@ -166,6 +180,8 @@ export const recordDefinitions: Readonly<Record<RecordType, RecordDefinition>> =
     references: [],
     example: (currency) => currency.code === 'TRY',
     words: { code: "A currency's ISO 4217 alphabetic code: three letters, such as TRY or EUR." },
+    importedBy: ['base'],
+    checkedBy: [],
   },
   country: {
     schema: countrySchema,
@@ -186,8 +202,17 @@ export const recordDefinitions: Readonly<Record<RecordType, RecordDefinition>> =
         rule: "a record's own name wins over another's alternative name, which wins over another's name in another language; then the first in data order",
       },
     },
+    importedBy: ['base'],
+    checkedBy: ['population', 'countryNames'],
   },
-  region: { schema: regionSchema, hidden: [], references: [], example: (region, example) => region.id === example('country')?.regionId },
+  region: {
+    schema: regionSchema,
+    hidden: [],
+    references: [],
+    example: (region, example) => region.id === example('country')?.regionId,
+    importedBy: ['base'],
+    checkedBy: [],
+  },
   stateProvince: {
     schema: stateProvinceSchema,
     hidden: [],
@@ -214,6 +239,8 @@ export const recordDefinitions: Readonly<Record<RecordType, RecordDefinition>> =
       name: "A state or province's name as ISO 3166-2 gives it (Bayern, Hérault); Türkiye's provinces as PTT writes them (İstanbul).",
       searched: "a state or province's name as ISO 3166-2 gives it (bay finds Bayern); Türkiye's provinces as PTT writes them (ist finds İstanbul)",
     },
+    importedBy: ['import/addresses/addresses.ts'],
+    checkedBy: ['subdivisions'],
   },
   district: {
     schema: districtSchema,
@@ -233,6 +260,8 @@ export const recordDefinitions: Readonly<Record<RecordType, RecordDefinition>> =
       },
     },
     partitioned: { by: ['id', 'stateProvinceId', 'countryId'], gatedBy: [countryCodeFields, stateProvinceCountry] },
+    importedBy: ['import/addresses/addresses.ts', 'import/addresses/worldAddresses.ts'],
+    checkedBy: ['postalCodes', 'germanPostalCodes', 'frenchPostalCodes', 'indianPostalCodes'],
   },
   neighborhood: {
     schema: neighborhoodSchema,
@@ -258,6 +287,8 @@ export const recordDefinitions: Readonly<Record<RecordType, RecordDefinition>> =
       },
     },
     partitioned: { by: ['id', 'districtId', 'countryId'], gatedBy: [countryCodeFields, stateProvinceCountry, districtStateProvince] },
+    importedBy: ['import/addresses/addresses.ts', 'import/addresses/worldAddresses.ts'],
+    checkedBy: ['postalCodes', 'neighbourhoodNames', 'germanPostalCodes', 'frenchPostalCodes', 'usPostalCodes', 'indianPostalCodes'],
   },
   callingCode: {
     schema: callingCodeSchema,
@@ -265,54 +296,105 @@ export const recordDefinitions: Readonly<Record<RecordType, RecordDefinition>> =
     references: [],
     example: (callingCode, example) => callingCode.id === example('country')?.callingCodeId,
     words: { code: 'An international calling code (the ITU-T E.164 country code dialled after + or 00): 90 for Türkiye, 1 for the NANP countries.' },
+    importedBy: ['base'],
+    checkedBy: [],
   },
   language: {
     schema: languageSchema,
     hidden: [],
     references: [],
     example: (language, example) => language.id === example('countryLanguage')?.languageId,
+    importedBy: ['import/countries/languages.ts'],
+    checkedBy: [],
   },
-  timeZone: { schema: timeZoneSchema, hidden: [], references: [], example: (zone, example) => zone.id === example('countryTimeZone')?.timeZoneId },
+  timeZone: {
+    schema: timeZoneSchema,
+    hidden: [],
+    references: [],
+    example: (zone, example) => zone.id === example('countryTimeZone')?.timeZoneId,
+    importedBy: ['import/countries/timeZones.ts'],
+    checkedBy: ['timeZones'],
+  },
   webDomain: {
     schema: webDomainSchema,
     hidden: [],
     references: [],
     example: (domain, example) => domain.id === example('countryTopLevelWebDomain')?.webDomainId,
     words: { name: 'A domain without the leading dot: a top-level domain (tr, com) or a second-level public suffix (com.tr, co.uk).' },
+    importedBy: ['import/countries/webDomains.ts'],
+    checkedBy: [],
   },
   countryCurrency: {
     schema: countryCurrencySchema,
     hidden: [],
     references: [countryRef, { field: 'currencyCode', to: 'currency', toField: 'code' }],
     example: (link, example) => ofExampleCountry(link, example) && link.currencyCode === example('currency')?.code,
+    importedBy: ['import/finance/currencyLinks.ts'],
+    checkedBy: [],
   },
-  countryLanguage: { schema: countryLanguageSchema, hidden: [], references: [countryRef, { field: 'languageId', to: 'language' }], example: ofExampleCountry },
-  countryTimeZone: { schema: countryTimeZoneSchema, hidden: [], references: [countryRef, { field: 'timeZoneId', to: 'timeZone' }], example: ofExampleCountry },
+  countryLanguage: {
+    schema: countryLanguageSchema,
+    hidden: [],
+    references: [countryRef, { field: 'languageId', to: 'language' }],
+    example: ofExampleCountry,
+    importedBy: ['import/countries/languages.ts'],
+    checkedBy: [],
+  },
+  countryTimeZone: {
+    schema: countryTimeZoneSchema,
+    hidden: [],
+    references: [countryRef, { field: 'timeZoneId', to: 'timeZone' }],
+    example: ofExampleCountry,
+    importedBy: ['import/countries/timeZones.ts'],
+    checkedBy: [],
+  },
   countryTopLevelWebDomain: {
     schema: countryTopLevelWebDomainSchema,
     hidden: [],
     references: [countryRef, { field: 'webDomainId', to: 'webDomain' }],
     example: ofExampleCountry,
+    importedBy: ['import/countries/webDomains.ts'],
+    checkedBy: [],
   },
-  countryHoliday: { schema: countryDaySchema, hidden: holidayHidden, references: [countryRef], derived: { year, countryCode } },
-  countrySpecialDay: { schema: countrySpecialDaySchema, hidden: [...holidayHidden, 'dayType'], references: [countryRef], derived: { year, countryCode } },
+  countryHoliday: {
+    schema: countryDaySchema,
+    hidden: holidayHidden,
+    references: [countryRef],
+    derived: { year, countryCode },
+    importedBy: ['import/holidays/holidays.ts'],
+    checkedBy: ['holidays', 'openHolidays'],
+  },
+  countrySpecialDay: {
+    schema: countrySpecialDaySchema,
+    hidden: [...holidayHidden, 'dayType'],
+    references: [countryRef],
+    derived: { year, countryCode },
+    importedBy: ['import/holidays/holidays.ts'],
+    checkedBy: [],
+  },
   stateProvinceHoliday: {
     schema: stateProvinceHolidaySchema,
     hidden: holidayHidden,
     references: [stateProvinceRef],
     derived: { year, stateProvinceCode: regionalCode },
+    importedBy: ['import/holidays/holidays.ts'],
+    checkedBy: ['regionalHolidays'],
   },
   stateProvinceSpecialDay: {
     schema: stateProvinceSpecialDaySchema,
     hidden: [...holidayHidden, 'dayType'],
     references: [stateProvinceRef],
     derived: { year, stateProvinceCode: regionalCode },
+    importedBy: ['import/holidays/holidays.ts'],
+    checkedBy: ['regionalHolidays'],
   },
   weekend: {
     schema: weekendSchema,
     hidden: [],
     references: [countryRef, { ...stateProvinceRef, nullable: true }],
     derived: { countryCode },
+    importedBy: ['import/holidays/holidays.ts'],
+    checkedBy: ['weekends'],
   },
 };
 

@@ -9,7 +9,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ImportError } from '../../generator/import/shared/importError.ts';
-import { subdivisionsCheck } from '../../generator/check/subdivisions.ts';
+import { check as subdivisionsCheck } from '../../generator/check/subdivisions.ts';
 import { cleanSubdivisionName } from '../../generator/import/addresses/isoCodes.ts';
 import { importReferenceData } from '../../generator/import/main.ts';
 import { cleanNeighbourhoodName, loadTurkeyAddresses, neighbourhoodKeys } from '../../generator/import/addresses/turkey.ts';

@@ -7,7 +7,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { RecordType } from '../../contract/routes.ts';
 import type { CheckReport } from '../../generator/check/check.ts';
-import { countryNamesCheck } from '../../generator/check/countryNames.ts';
+import { check as countryNamesCheck } from '../../generator/check/countryNames.ts';
 import { loadLocaleMatcher, type LocaleMatcher } from '../../generator/check/gettextLocales.ts';
 import { countrySchema, type Country, type DataRecord } from '../../generator/records/schemas.ts';
 import { dataDir, readValidated } from '../support/data.ts';

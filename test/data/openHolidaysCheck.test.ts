@@ -9,7 +9,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import type { CheckedData } from '../../generator/check/check.ts';
-import { openHolidaysCheck, openHolidaysFile } from '../../generator/check/openHolidays.ts';
+import { check as openHolidaysCheck, openHolidaysFile } from '../../generator/check/openHolidays.ts';
 import type { RecordType } from '../../contract/routes.ts';
 import type { DataRecord } from '../../generator/records/schemas.ts';
 

@@ -84,7 +84,7 @@ function buildStateProvinces(
   );
 }
 
-export const importAddresses: DatasetImporter = async (context) => {
+export const importer: DatasetImporter = async (context) => {
   const subdivisions = await loadIsoSubdivisions(context.dataDir);
   const addresses = await loadTurkeyAddresses(context.dataDir);
   const previousProvinces = await context.previous('stateProvince', stateProvinceSchema);

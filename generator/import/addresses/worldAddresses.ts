@@ -335,7 +335,7 @@ export async function loadWorldInputsFrom(dataDir: string): Promise<WorldInputs>
   };
 }
 
-export const importWorldAddresses: DatasetImporter = async (context) => {
+export const importer: DatasetImporter = async (context) => {
   const world = buildWorldAddresses(await loadWorldInputs(context));
   return [
     { recordType: 'district', parts: partsOf(world.districtsByCountry), schema: districtSchema },

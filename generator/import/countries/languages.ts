@@ -122,7 +122,7 @@ async function loadOfficialLanguages(): Promise<Map<string, string[]>> {
   return byTerritory;
 }
 
-export const importLanguages: DatasetImporter = async ({ countries, previous }) => {
+export const importer: DatasetImporter = async ({ countries, previous }) => {
   const describe = await loadLanguageDescriber();
   const officialByTerritory = await loadOfficialLanguages();
   const alpha2Codes = new Set(countries.map((country) => country.alpha2Code));

@@ -60,7 +60,7 @@ async function assertTzdataDocumented(dataDir: string): Promise<void> {
   }
 }
 
-export const importTimeZones: DatasetImporter = async ({ dataDir, countries, previous }) => {
+export const importer: DatasetImporter = async ({ dataDir, countries, previous }) => {
   await assertTzdataDocumented(dataDir);
   const canonicalZones = loadCanonicalZones();
   const zoneNamesByCountry = new Map<string, Set<string>>();

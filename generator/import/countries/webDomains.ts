@@ -79,7 +79,7 @@ async function loadSecondLevelSuffixes(topLevelDomains: ReadonlySet<string>): Pr
   return suffixes;
 }
 
-export const importWebDomains: DatasetImporter = async ({ dataDir, countries, previous }) => {
+export const importer: DatasetImporter = async ({ dataDir, countries, previous }) => {
   const topLevelDomains = await loadTopLevelDomains();
   const secondLevelSuffixes = await loadSecondLevelSuffixes(topLevelDomains);
   const idFor = reuseIds('webDomain', await previous('webDomain', webDomainSchema), (webDomain) => webDomain.name);

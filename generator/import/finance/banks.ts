@@ -40,7 +40,7 @@ export function toApiBankCode(tcmbCode: string): string | undefined {
   return Number.isInteger(value) && value >= 0 && value < 1000 ? String(value).padStart(3, '0') : undefined;
 }
 
-export const importBanks: DatasetImporter = async ({ dataDir, countries, previous }) => {
+export const importer: DatasetImporter = async ({ dataDir, countries, previous }) => {
   const curated = await readCuratedFile(dataDir, 'banks.json', curatedBanksSchema);
   const country = countries.find((candidate) => candidate.alpha2Code === bankCountryAlpha2);
   if (country === undefined) throw new ImportError([`banks.json: no imported country ${bankCountryAlpha2}`]);

@@ -25,7 +25,7 @@ export async function loadLegalTender(): Promise<Map<string, string[]>> {
   return tenderByRegion;
 }
 
-export const importCountryCurrencies: DatasetImporter = async ({ countries, currencies, previous }) => {
+export const importer: DatasetImporter = async ({ countries, currencies, previous }) => {
   const tenderByRegion = await loadLegalTender();
   const currencyCodes = new Set(currencies.map((currency) => currency.code));
   const idFor = reuseLinkIds('countryCurrency', await previous('countryCurrency', countryCurrencySchema), countries, (link) => link.currencyCode);

@@ -163,7 +163,7 @@ async function previousIds(context: ImportContext, recordType: 'countryHoliday' 
   );
 }
 
-export const importHolidays: DatasetImporter = async (context) => {
+export const importer: DatasetImporter = async (context) => {
   const window = await readHolidayYears(context.dataDir);
   const snapshot = await readSnapshot(context.dataDir, window);
   await assertSourceDocumented(context.dataDir, snapshot.version);
