@@ -23,7 +23,7 @@
  *
  * Layout (integers little-endian):
  *
- *   head:  "RDLI"  u32 version (4)  u32 headLength  head: the manifest without `files` nor `ambiguous`, JSON (UTF-8)
+ *   head:  "RDLI"  u32 the build format (4)  u32 headLength  head: the manifest without `files` nor `ambiguous`, JSON (UTF-8)
  *          u32 ambiguousLength  32 bytes: the SHA-256 of the next  the manifest's `ambiguous`, JSON (UTF-8)
  *          u8 shardBits  u32 count (all entries)
  *          2^shardBits × shard: u32 count, u32 size, u8 tagLength, the shard file's ETag without quotes,
@@ -40,18 +40,33 @@
  * never found. A lookup compares the path itself, never the hash alone.
  */
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { computeEtag, type Manifest, type ManifestEntry } from './manifest.ts';
 
 export const lookupIndexFileName = 'lookups.idx';
+
+/** The build format a build directory's head says (undefined when it has no head of npm run build): read from its first 8 bytes. */
+export async function buildFormatOf(buildDir: string): Promise<number | undefined> {
+  const handle = await open(path.join(buildDir, lookupIndexFileName), 'r').catch(() => undefined);
+  if (!handle) return undefined;
+  const start = Buffer.alloc(8);
+  const { bytesRead } = await handle.read(start, 0, 8, 0).finally(() => handle.close());
+  return bytesRead === 8 && start.toString('latin1', 0, 4) === headMagic ? start.readUInt32LE(4) : undefined;
+}
 /** The folder of a build that holds its index shards. */
 export const lookupShardsDir = 'lookups';
 
 const headMagic = 'RDLI';
 const shardMagic = 'RDLS';
-/** The head's layout version: 4 holds the ambiguous lookups apart from the rest of the head. */
-const headVersion = 4;
+/**
+ * The build format: one number for a whole build (its index, packs, manifest, exports and change
+ * lists), written first in its head. A build of another format is refused whole: the proxy will
+ * not serve it, rollback will not activate it, and a new build neither patches it nor lists
+ * changes since it. A change to what a build holds that an earlier reader cannot read raises it,
+ * so that no reader carries branches for builds made before the change.
+ */
+export const buildFormat = 4;
 /** The shards' layout version. */
 const version = 3;
 /** Before the head's ambiguous lookups: their length and their SHA-256. */
@@ -271,7 +286,7 @@ export function encodeHead(head: ManifestHead, shardBits: number, shards: readon
   const directoryBytes = shards.reduce((sum, shard) => sum + 10 + shard.etag.length - 2 + shard.packEtag.length - 2, 0);
   const buffer = Buffer.alloc(12 + headBytes.length + ambiguousPrefixBytes + ambiguousBytes.length + 5 + directoryBytes);
   buffer.write(headMagic, 0, 'latin1');
-  buffer.writeUInt32LE(headVersion, 4);
+  buffer.writeUInt32LE(buildFormat, 4);
   buffer.writeUInt32LE(headBytes.length, 8);
   headBytes.copy(buffer, 12);
   let at = 12 + headBytes.length;
@@ -385,8 +400,8 @@ export class LookupHead {
   /** Reads the layout; throws an Error naming what is wrong when the bytes are no head of this version. */
   constructor(bytes: Buffer) {
     if (!isLookupIndex(bytes)) failWith(`it does not start with ${headMagic}`);
-    if (bytes.readUInt32LE(4) !== headVersion)
-      failWith(`it is version ${bytes.readUInt32LE(4)}, this service reads ${headVersion}: build it again with this version (npm run build)`);
+    if (bytes.readUInt32LE(4) !== buildFormat)
+      failWith(`it is of build format ${bytes.readUInt32LE(4)}, this service reads format ${buildFormat}: build it again with this version (npm run build)`);
     const headEnd = 12 + bytes.readUInt32LE(8);
     if (headEnd + ambiguousPrefixBytes > bytes.length) failWith('its head runs past its end');
     const ambiguousStart = headEnd + ambiguousPrefixBytes;

@@ -7,7 +7,7 @@
  */
 import { hash } from 'node:crypto';
 import { z } from 'zod';
-import { buildIdPattern, downloadFilePattern } from './downloads.ts';
+import { buildIdPattern, downloadFilePattern, exportsIndexFile } from './downloads.ts';
 
 export const manifestFileName = 'manifest.json';
 
@@ -96,41 +96,38 @@ export const manifestHeadSchema = z.strictObject({
    * without a language key), then each that has bodies of its own (`…/<key>/<language key>.json`
    * where its names differ from the own). Absent for a country without such records.
    */
-  languages: z.record(z.string(), z.array(z.string().min(1)).min(1)).default({}),
+  languages: z.record(z.string(), z.array(z.string().min(1)).min(1)),
   /**
    * For each lookup that answers with another's bodies (routes.ts `aliasOf`), by its path: each
    * first key it answers (a country's alpha-2 code) with the key of the parent's id it stands for.
    */
-  aliases: z.record(z.string(), z.record(z.string(), z.string())).default({}),
+  aliases: z.record(z.string(), z.record(z.string(), z.string())),
   /**
    * Whose districts and neighbourhoods the build serves (data/build.json `addressCountries`):
    * `all`, or the served countries' alpha-2 codes by their ids. A lookup of another country's
    * answers 404 naming the setting.
    */
-  addressCountries: z.union([z.literal('all'), z.record(z.string(), z.string().regex(/^[A-Z]{2}$/))]).default('all'),
+  addressCountries: z.union([z.literal('all'), z.record(z.string(), z.string().regex(/^[A-Z]{2}$/))]),
   /**
    * Files served as they are, without a token: the OpenAPI document and the docs page's assets
    * (e.g. `openapi.json`, `docs/index.html`). Nothing outside this list is reachable that way.
    */
-  public: z.record(z.string(), manifestEntrySchema.extend({ contentType: z.string().min(1) })).default({}),
+  public: z.record(z.string(), manifestEntrySchema.extend({ contentType: z.string().min(1) })),
   /** The data sources and their versions (data/sources.json): a change list names those that moved. */
-  sources: z.record(z.string(), z.string()).default({}),
+  sources: z.record(z.string(), z.string()),
   /**
    * Files served with a token that are not lookups: the exports, their index and the change lists
    * (contract/downloads.ts). Nothing outside this list is reachable that way.
    */
-  downloads: z.record(z.string().regex(downloadFilePattern), manifestEntrySchema.extend({ contentType: z.string().min(1) })).default({}),
+  downloads: z.record(z.string().regex(downloadFilePattern), manifestEntrySchema.extend({ contentType: z.string().min(1) })),
   /**
    * The change lists: `latest` against the build this one replaced, `since` by each build kept,
-   * newest first (this one included, an empty list). Absent in a build made before change lists
-   * existed.
+   * newest first (this one included, an empty list). Each is a file of `downloads`.
    */
-  changes: z
-    .strictObject({
-      latest: z.string().regex(downloadFilePattern),
-      since: z.record(z.string().regex(buildIdPattern), z.string().regex(downloadFilePattern)),
-    })
-    .optional(),
+  changes: z.strictObject({
+    latest: z.string().regex(downloadFilePattern),
+    since: z.record(z.string().regex(buildIdPattern), z.string().regex(downloadFilePattern)),
+  }),
 });
 
 /**
@@ -138,6 +135,15 @@ export const manifestHeadSchema = z.strictObject({
  * holds it as JSON (a build of the world's addresses has millions of bodies); a tool reads the
  * entries from the lookup index, one shard at a time.
  */
+/**
+ * The files a manifest names that its `downloads` must hold (the exports' index, every change list):
+ * those it lacks. A build of this format writes them all, so a manifest that lacks one is not a whole build.
+ */
+export function missingDownloads(head: Pick<z.infer<typeof manifestHeadSchema>, 'downloads' | 'changes'>): string[] {
+  const named = [exportsIndexFile, head.changes.latest, ...Object.values(head.changes.since)];
+  return [...new Set(named)].filter((file) => !Object.hasOwn(head.downloads, file));
+}
+
 export const manifestSchema = manifestHeadSchema.extend({ files: z.record(z.string(), manifestEntrySchema) });
 
 export type Manifest = z.infer<typeof manifestSchema>;

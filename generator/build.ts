@@ -256,7 +256,7 @@ async function begin(options: BuildOptions): Promise<{ readonly upToDate: BuildS
   const summary = await readSummary(distDir);
   if (summary && summary.inputsVersion === inputsVersion && !force) {
     const { buildId, counts, ambiguous, files, bytes } = summary;
-    // A build made before the pointer was a link through dist gets its id file and the link.
+    // The pointer made right, should something have left it wrong: a no-op when it is.
     await repairPointer(distDir, buildId);
     return { upToDate: { buildDir: await realpath(distDir), files, bytes, buildId, dataVersion: summary.dataVersion, counts, ambiguous, upToDate: true } };
   }

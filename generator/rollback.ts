@@ -10,7 +10,7 @@
  * rollback never switches to a build that would answer 503. It holds the build lock (builds/lock.ts),
  * so it never races a build. The next `npm run build` builds from data/ again, as after any build.
  */
-import { readdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
+import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -38,9 +38,9 @@ export async function keptBuildIds(distDir: string): Promise<string[]> {
 }
 
 /**
- * Problems that keep a build from being served: its lookup index's head, every shard it names at
- * its size, every pack a shard names long enough for the bodies it holds, and every public file
- * and download at its size.
+ * Problems that keep a build from being served: its lookup index's head (of this build format),
+ * its id file, every shard it names at its size, every pack a shard names long enough for the
+ * bodies it holds, and every public file and download at its size.
  */
 async function checkBuild(buildDir: string): Promise<string[]> {
   const indexFile = path.join(buildDir, lookupIndexFileName);
@@ -61,6 +61,9 @@ async function checkBuild(buildDir: string): Promise<string[]> {
     ...Object.entries(manifest.data.downloads),
   ];
   const problems: string[] = [];
+  // The origin's pointer reads the build's id file through the dist link.
+  const idFile = await readFile(path.join(buildDir, buildIdFileName), 'utf8').catch(() => undefined);
+  if (idFile !== buildIdFile(path.basename(buildDir))) problems.push(`${buildIdFileName} is missing or names another build`);
   // Each shard read for the packs it names: how long each must be for the bodies in it.
   for (const [number, shard] of head.shards.entries()) {
     const shardBytes = await readFile(path.join(buildDir, shardFileOf(shard.etag))).catch(() => undefined);
@@ -112,8 +115,6 @@ export async function rollback(distDir: string, buildId?: string): Promise<Rollb
     const buildDir = path.join(buildsRoot, target);
     const problems = await checkBuild(buildDir);
     if (problems.length > 0) throw new RollbackError([`build ${target} cannot be served, so it was not activated:`, ...problems]);
-    // Builds made before builds carried their id file get one: the pointer reads it through the link.
-    await writeFile(path.join(buildDir, buildIdFileName), buildIdFile(target));
     await linkPointer(distDir);
     await swapLink(path.resolve(distDir), buildDir);
     return { from: current, to: target };

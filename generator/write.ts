@@ -80,7 +80,7 @@ async function currentTarget(distDir: string): Promise<string | undefined> {
   const stats = await lstat(distDir).catch(() => undefined);
   if (!stats) return undefined;
   if (stats.isSymbolicLink()) return path.resolve(path.dirname(distDir), await readlink(distDir));
-  // A plain directory from elsewhere (a copy, an older layout): moved aside once, then linked.
+  // A plain directory from elsewhere (a copy of a build): moved aside once, then linked.
   const movedAside = path.join(buildsRootOf(distDir), `moved-aside-${Date.now()}`);
   await rename(distDir, movedAside);
   return movedAside;
@@ -112,8 +112,8 @@ export async function linkPointer(distDir: string): Promise<void> {
 }
 
 /**
- * For a build made before builds carried their id file: writes it, then the pointer link. A no-op
- * when both are there.
+ * The current build's id file and the pointer link made right, whatever left them wrong (a copy
+ * of the builds folder that turned the link into a file). A no-op when both are right.
  */
 export async function repairPointer(distDir: string, buildId: string): Promise<void> {
   const idFile = path.join(distDir, buildIdFileName);

@@ -8,10 +8,9 @@
  * keeps them and prunes the rest). A type whose NDJSON hash is the same in both builds is not read
  * at all; of another, only the chunks whose text differs (compareType).
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import { gunzip } from 'node:zlib';
+import { buildFormat, buildFormatOf } from '../../contract/lookupIndex.ts';
 import { changeListFile, exportFile, firstChangeListFile, type ChangeList, type ExportsIndex, type RecordChanges } from '../../contract/downloads.ts';
 import { jsonType } from '../../contract/http.ts';
 import type { Manifest } from '../../contract/manifest.ts';
@@ -22,21 +21,22 @@ import { readMembers, readMemberTexts } from './gzipMembers.ts';
 import { movedSources } from '../records/sources.ts';
 import type { DownloadFile } from '../write.ts';
 
-const decompress = promisify(gunzip);
-
 /** A build whose exports are kept: its directory and its exports index. */
 export type KeptBuild = ExportsOf;
 
 /**
  * The builds under `buildsRoot` whose exports a new build keeps: the one it replaces (`previousDir`)
  * first when it has exports, then the newest others, `keep - 1` in all (the new build is the
- * `keep`th). Unfinished builds (`.partial`) and directories without a readable index are left out.
+ * `keep`th). Unfinished builds (`.partial`), builds of another format (contract/lookupIndex.ts,
+ * `buildFormat`) and directories without a readable index are left out.
  */
 export async function keptBuilds(buildsRoot: string, previousDir: string | undefined, keep: number): Promise<KeptBuild[]> {
   const entries = await readdir(buildsRoot).catch(() => [] as string[]);
   const found: KeptBuild[] = [];
   for (const entry of entries.filter((name) => !name.endsWith('.partial'))) {
     const dir = path.join(buildsRoot, entry);
+    // A build of another format is not read: its change list is not made, and the proxy answers that it is not kept.
+    if ((await buildFormatOf(dir)) !== buildFormat) continue;
     const index = await readExportsIndex(dir);
     if (index) found.push({ dir, index });
   }
@@ -142,15 +142,16 @@ interface Scratch {
  * - a chunk whose ids' hash a member of the other side holds has the same records in the same
  *   order (a record changed in place): the two are compared line by line, as bytes;
  * - the other lines go through compareLines' lookup by id.
- *
- * A file without member headers (from a build made before them) is read whole.
  */
 async function compareType(build: KeptBuild, type: RecordType, current: ExportedType | undefined, scratch: Scratch): Promise<RecordChanges> {
   const after = current ?? { count: 0, chunks: [], lines: () => [] };
   if (!build.index.exports[type]) return compareLines([], after.lines(0, after.count));
   const file = path.join(build.dir, exportFile(type));
   const members = await readMembers(file);
-  if (!members) return compareLines(linesOf(await decompress(await readFile(file))), after.lines(0, after.count));
+  if (!members)
+    throw new Error(
+      `${file}, an export of kept build ${build.index.buildId}, is damaged: its gzip members cannot be read. Remove that build's folder to build without its change list.`,
+    );
   const laterTexts = new Set(after.chunks.map((chunk) => chunk.textSha256));
   const earlierTexts = new Set(members.map((member) => member.textSha256));
   const earlier = members.filter((member) => !laterTexts.has(member.textSha256));

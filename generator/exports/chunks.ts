@@ -94,7 +94,7 @@ export interface WrittenType {
 export interface EarlierFile {
   readonly path: string;
   readonly entry: ExportEntry;
-  /** In file order; empty for a file of another form (a single member without the field, from an older build). */
+  /** In file order. */
   readonly members: readonly GzipMember[];
 }
 
@@ -113,10 +113,11 @@ async function fileSha256(file: string, buffer: Buffer): Promise<string | undefi
   }
 }
 
-/** The previous build's file of a type, when its index lists one and the file is as the index says. */
+/** The previous build's file of a type, when its index lists one and the file is as the index says, made of readable members. */
 export async function readEarlierFile(file: string, entry: ExportEntry | undefined, how: ChunkWriter): Promise<EarlierFile | undefined> {
   if (!entry || (await fileSha256(file, how.reading)) !== entry.sha256) return undefined;
-  return { path: file, entry, members: (await readMembers(file)) ?? [] };
+  const members = await readMembers(file);
+  return members && { path: file, entry, members };
 }
 
 /**

@@ -8,8 +8,7 @@
  * as BGZF (the blocked gzip of SAM/BAM) carries its block size. A file therefore describes its
  * members itself: their offsets are found by hopping from header to header, without
  * decompressing, and a chunk's text is known by its hash. No table beside the file can disagree
- * with it or be pruned apart from it, and a file of a build made before the members existed (a
- * single member without the field) is told apart by its first header.
+ * with it or be pruned apart from it.
  *
  * The header is fixed but for the field: no time, no name, XFL 2 (maximum compression), OS 255
  * (unknown, so that the platform that built the file does not change its bytes). The field also
@@ -166,7 +165,7 @@ function parseHeader(header: Buffer, offset: number): GzipMember | number | unde
 
 /**
  * The members of a file on disk, read header by header (a few bytes per megabyte); undefined when
- * it is not made of compressMember's members (a file of an older build) or cannot be read.
+ * it is not made of compressMember's members or cannot be read (a damaged file).
  */
 export async function readMembers(file: string): Promise<GzipMember[] | undefined> {
   const handle = await open(file, 'r').catch(() => undefined);

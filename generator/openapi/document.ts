@@ -253,7 +253,6 @@ function publicFileOperation(operationId: string, summary: string, description: 
         headers: headerRefs({ ETag: 'PublicETag', 'Cache-Control': 'CacheControlPublic', 'X-Request-Id': 'RequestId' }),
       },
       400: ref('responses', 'Unparsable'),
-      404: failure('The build being served has no documentation (built before it existed).'),
       503: ref('responses', 'Unavailable'),
       default: ref('responses', 'OtherFailure'),
     },

@@ -75,7 +75,7 @@ const gzipContent = { [gzipType]: { schema: { type: 'string', contentMediaType: 
 const commonParameters = [ref('parameters', 'XRequestId'), ref('parameters', 'Traceparent'), ref('parameters', 'IfNoneMatch')];
 
 /** A JSON file of the build answered in the envelope, as lookups are: 200 with the body, 304, and the failures. */
-function envelopeResponses(body: JsonObject, description: string, notFound: string): JsonObject {
+function envelopeResponses(body: JsonObject, description: string, notFound?: string): JsonObject {
   return {
     200: {
       description,
@@ -84,7 +84,7 @@ function envelopeResponses(body: JsonObject, description: string, notFound: stri
     },
     304: ref('responses', 'NotModified'),
     401: ref('responses', 'Unauthorized'),
-    404: failure(notFound),
+    ...(notFound === undefined ? {} : { 404: failure(notFound) }),
     429: ref('responses', 'TooManyRequests'),
     503: ref('responses', 'Unavailable'),
     default: ref('responses', 'OtherFailure'),
@@ -125,7 +125,7 @@ function changesOperation(): JsonObject {
       ...envelopeResponses(
         withDescriptions(jsonSchemaOf(changeListSchema), changeListDescriptions),
         'The change list.',
-        'The `since` build is no longer kept (the message names the builds that are: start again from the exports); or the build was made before change lists existed.',
+        'The `since` build is no longer kept (the message names the builds that are: start again from the exports).',
       ),
       400: ref('responses', 'BadParameter'),
     },
@@ -146,11 +146,7 @@ function exportsIndexOperation(): JsonObject {
     'x-extension': true,
     parameters: commonParameters,
     responses: {
-      ...envelopeResponses(
-        withDescriptions(jsonSchemaOf(exportsIndexSchema), exportsIndexDescriptions),
-        'The index of the exports.',
-        'The build was made before exports existed.',
-      ),
+      ...envelopeResponses(withDescriptions(jsonSchemaOf(exportsIndexSchema), exportsIndexDescriptions), 'The index of the exports.'),
       400: ref('responses', 'BadAuthorization'),
     },
   };
@@ -206,7 +202,7 @@ function exportOperation(): JsonObject {
       400: ref('responses', 'BadAuthorization'),
       401: ref('responses', 'Unauthorized'),
       403: ref('responses', 'Forbidden'),
-      404: failure('No such record type (`/exports` lists them), or the build was made before exports existed.'),
+      404: failure('No such record type: `/exports` lists them.'),
       416: unsatisfiable(),
       429: ref('responses', 'TooManyRequests'),
       503: ref('responses', 'Unavailable'),

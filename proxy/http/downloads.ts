@@ -40,20 +40,18 @@ function exportsOf(manifest: Manifest): ReadonlyMap<string, { readonly file: str
   return byPath;
 }
 
-function listed(manifest: Manifest, file: string, missing: string): Lookup {
+/** A file the manifest names (the exports' index, a change list, an export): the store refuses a build whose downloads lack one. */
+function listed(manifest: Manifest, file: string): Lookup {
   const entry: DownloadEntry | undefined = manifest.downloads[file];
-  if (!entry) throw new ServiceError('ERR_NO_FILE', missing);
+  if (!entry) throw new Error(`the build's downloads lack ${file}, which its manifest names`);
   return { file, entry };
 }
-
-const noExports = 'This build has no exports (it was made before they existed): run npm run build again.';
 
 /** The change list a /meta/changes query asks for: the latest, or the one since a kept build. */
 function changeList(query: string, manifest: Manifest): Lookup {
   const { changes } = manifest;
-  if (!changes) throw new ServiceError('ERR_NO_FILE', 'This build has no change lists (it was made before they existed): run npm run build again.');
   const values = collectParams(query).get('since');
-  if (values === undefined) return listed(manifest, changes.latest, noExports);
+  if (values === undefined) return listed(manifest, changes.latest);
   if (values.length > 1)
     throw new ServiceError('ERR_PARAM_REPEATED', `Query parameter since is given ${values.length} times: give it once, as ${buildIdForm}.`);
   const since = values[0] ?? '';
@@ -66,7 +64,7 @@ function changeList(query: string, manifest: Manifest): Lookup {
       `Build ${since} is not kept, so there is no change list since it: the kept builds are ${kept}. Start again from the exports at /exports/.`,
     );
   }
-  return listed(manifest, file, noExports);
+  return listed(manifest, file);
 }
 
 /** Whether a path names a download (any letter case, one trailing slash ignored): the lookups' paths never do. */
@@ -80,14 +78,14 @@ function resolveDownload(exchange: Exchange, manifest: Manifest): Download {
   const { pathname } = exchange;
   const path = (pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname).toLowerCase();
   if (path === '/meta/changes') return { kind: 'envelope', lookup: changeList(exchange.query, manifest) };
-  if (path === '/exports' || path === '/exports/index') return { kind: 'envelope', lookup: listed(manifest, exportsIndexFile, noExports) };
+  if (path === '/exports' || path === '/exports/index') return { kind: 'envelope', lookup: listed(manifest, exportsIndexFile) };
   if (!path.startsWith('/exports/')) throw noOperation(pathname);
   const found = exportsOf(manifest).get(path);
   if (!found) {
     throw new ServiceError('ERR_NO_FILE', `No export at ${echo(pathname)}: /exports/ lists them, one per record type, such as /exports/country.ndjson.gz.`);
   }
   exchange.authorize(recordAreaOf(found.type));
-  return { kind: 'file', lookup: listed(manifest, found.file, noExports), name: found.file.slice('exports/'.length) };
+  return { kind: 'file', lookup: listed(manifest, found.file), name: found.file.slice('exports/'.length) };
 }
 
 /** A download, once the token's budget lets it in: the index and change lists in the envelope, an export as it is. */

@@ -24,7 +24,7 @@ import {
   type PositionalRead,
   type ShardEntry,
 } from '../../contract/lookupIndex.ts';
-import { manifestHeadSchema, type ManifestEntry } from '../../contract/manifest.ts';
+import { manifestHeadSchema, missingDownloads, type ManifestEntry } from '../../contract/manifest.ts';
 import type { z } from 'zod';
 import { ServiceError } from '../../contract/errors.ts';
 import { defaultIndexCacheMb } from '../config/config.ts';
@@ -256,6 +256,8 @@ export function openIndexHead(bytes: Uint8Array, where: string): OpenedIndex {
   }
   const parsed = servedHeadSchema.safeParse(parsedHead);
   if (!parsed.success) throw invalid(describeIssue(parsed.error.issues[0]));
+  const missing = missingDownloads(parsed.data);
+  if (missing.length > 0) throw invalid(`its downloads lack ${missing.join(', ')}, which it names`);
   return { manifest: withAmbiguousOnDemand(parsed.data, head, invalid), head };
 }
 

@@ -40,12 +40,12 @@ describe('the origin pointer', () => {
     expect(await readlink(path.join(buildsRootOf(distDir), 'current.json'))).toBe(path.join('..', 'dist', 'build.json'));
   });
 
-  it('is repaired by a rebuild that finds nothing to do, where an older build left a file naming another build', async () => {
+  it('is repaired by a rebuild that finds nothing to do, where a copy left a file naming another build', async () => {
     const distDir = await newDist();
     await buildDist({ dataDir: fixtureData, distDir });
     const current = await buildIdOf(distDir);
     const buildsRoot = buildsRootOf(distDir);
-    // The layout of a build made before the pointer was a link, left wrong by a crash.
+    // The pointer a copy of the builds folder leaves: a file, naming another build, and no id file.
     await rm(path.join(distDir, 'build.json'));
     await rm(path.join(buildsRoot, 'current.json'));
     await writeFile(path.join(buildsRoot, 'current.json'), '{"buildId":"20200101T000000Z-000000"}\n');

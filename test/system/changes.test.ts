@@ -97,10 +97,10 @@ describe('change lists', () => {
     const distDir = await newDist();
     await buildDist({ dataDir: await copyFixture(), distDir });
     const { buildId, changes } = await readManifest(distDir);
-    expect(changes?.latest).toBe('changes/first.json');
+    expect(changes.latest).toBe('changes/first.json');
     expect(await latestChanges(distDir)).toMatchObject({ from: null, to: { buildId }, records: {}, sources: [] });
     // Since itself: an empty list, for a mirror that is already current.
-    expect(await readChangeList(distDir, changes?.since[buildId] ?? '')).toMatchObject({ from: { buildId }, to: { buildId }, records: {}, sources: [] });
+    expect(await readChangeList(distDir, changes.since[buildId] ?? '')).toMatchObject({ from: { buildId }, to: { buildId }, records: {}, sources: [] });
   });
 
   it('names the record changed (with its changed field), the one added, the one removed, and the source whose version moved', async () => {
@@ -125,7 +125,7 @@ describe('change lists', () => {
     const after = await readManifest(distDir);
 
     const changes = await latestChanges(distDir);
-    expect(after.changes?.latest).toBe(`changes/${before.buildId}.json`);
+    expect(after.changes.latest).toBe(`changes/${before.buildId}.json`);
     expect(changes).toEqual({
       from: { buildId: before.buildId, builtAt: before.builtAt, dataVersion: before.dataVersion },
       to: { buildId: after.buildId, builtAt: after.builtAt, dataVersion: after.dataVersion },
@@ -135,7 +135,7 @@ describe('change lists', () => {
       },
       sources: [{ name: 'python-holidays', from: '0.104', to: '0.105' }],
     });
-    expect(Object.keys(after.changes?.since ?? {}).sort()).toEqual([before.buildId, after.buildId].sort());
+    expect(Object.keys(after.changes.since).sort()).toEqual([before.buildId, after.buildId].sort());
   });
 
   it('a rebuild of the same data has an empty change list, and links the exports it shares with the previous build', async () => {
@@ -162,12 +162,12 @@ describe('change lists', () => {
     }
     const [gone, older, previous, current] = builds as [string, string, string, string];
     const { changes } = await readManifest(distDir);
-    expect(Object.keys(changes?.since ?? {}).sort()).toEqual([older, previous, current].sort());
+    expect(Object.keys(changes.since).sort()).toEqual([older, previous, current].sort());
     const buildsRoot = path.join(path.dirname(distDir), '.dist-builds');
     expect((await readdir(buildsRoot)).sort()).toEqual([older, previous, current, 'current.json', '.inputs'].sort());
     expect(JSON.parse(await readFile(path.join(buildsRoot, 'current.json'), 'utf8'))).toEqual({ buildId: current });
     for (const kept of [older, previous]) expect(await readdir(path.join(buildsRoot, kept))).toContain('manifest.json');
-    expect(changes?.since[gone]).toBeUndefined();
+    expect(changes.since[gone]).toBeUndefined();
   });
 
   it('refuses a number of builds to keep that is not a whole number from 2 to 100, naming the setting', () => {

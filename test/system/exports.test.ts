@@ -9,9 +9,11 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { changeListSchema, exportsIndexSchema, type ChangeList, type ExportsIndex } from '../../contract/downloads.ts';
-import type { ManifestHead } from '../../contract/lookupIndex.ts';
+import { buildFormat, lookupIndexFileName, type ManifestHead } from '../../contract/lookupIndex.ts';
 import { manifestHeadSchema } from '../../contract/manifest.ts';
 import { buildDist } from '../../generator/build.ts';
+import { buildsRootOf } from '../../contract/builds.ts';
+import { keptBuildIds, rollback } from '../../generator/rollback.ts';
 import type { RunningServer } from '../../proxy/http/server.ts';
 import { copyFixture, pick, repoRoot, startProxy, tempDir, testKey, type FixtureRecord } from '../support/service.ts';
 
@@ -93,7 +95,7 @@ describe('/meta/changes', () => {
     expect(current.body).toMatchObject({ from: { buildId: manifest.buildId }, to: { buildId: manifest.buildId }, records: {}, sources: [] });
     const response = await get('/meta/changes');
     const etag = response.headers.get('etag') ?? '';
-    expect(etag).toBe(manifest.downloads[manifest.changes?.latest ?? '']?.etag);
+    expect(etag).toBe(manifest.downloads[manifest.changes.latest]?.etag);
     expect(response.headers.get('x-data-version')).toBe(manifest.dataVersion);
     expect((await get('/meta/changes', { 'If-None-Match': etag })).status).toBe(304);
   });
@@ -200,5 +202,33 @@ describe('/exports', () => {
       expect(missing.status, target).toBe(404);
       expect(missing.message, target).toContain('/exports/ lists them');
     }
+  });
+});
+
+describe('a kept build of another build format', () => {
+  it('gets no change list and is not kept: it can be neither served nor rolled back to', async () => {
+    const dataDir = await copyFixture();
+    const dist = path.join(await tempDir(), 'dist');
+    const banksFile = path.join(dataDir, 'records/bank.json');
+    const banks = JSON.parse(await readFile(banksFile, 'utf8')) as FixtureRecord[];
+    const buildIds: string[] = [];
+    for (const kept of [banks.length, banks.length - 1, banks.length - 2]) {
+      await writeFile(banksFile, JSON.stringify(banks.slice(0, kept)));
+      await buildDist({ dataDir, distDir: dist });
+      buildIds.push(manifestHeadSchema.parse(JSON.parse(await readFile(path.join(dist, 'manifest.json'), 'utf8'))).buildId);
+      if (buildIds.length === 1) {
+        // The first build, written by a generator of the format before this one.
+        const index = path.join(buildsRootOf(dist), buildIds[0] ?? '', lookupIndexFileName);
+        const bytes = await readFile(index);
+        bytes.writeUInt32LE(buildFormat - 1, 4);
+        await writeFile(index, bytes);
+      }
+    }
+    const [older, middle, newest] = buildIds;
+    const latest = manifestHeadSchema.parse(JSON.parse(await readFile(path.join(dist, 'manifest.json'), 'utf8')));
+    expect(latest.buildId).toBe(newest);
+    expect(Object.keys(latest.changes.since)).toEqual([newest, middle]);
+    expect(await keptBuildIds(dist)).toEqual([middle, newest].sort());
+    await expect(rollback(dist, older)).rejects.toThrow(`build ${older} is not kept`);
   });
 });

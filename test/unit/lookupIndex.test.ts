@@ -157,7 +157,7 @@ describe('the lookup index', () => {
     expect(() => new LookupHead(damaged)).toThrow('its list of ambiguous lookups does not match its SHA-256: the file is damaged');
     const older = Buffer.from(index.head);
     older.writeUInt32LE(1, 4);
-    expect(() => new LookupHead(older)).toThrow('it is version 1, this service reads 4: build it again with this version (npm run build)');
+    expect(() => new LookupHead(older)).toThrow('it is of build format 1, this service reads format 4: build it again with this version (npm run build)');
     const first = index.files.get(shardFileOf(opened.shards[0]?.etag ?? '')) as Buffer;
     expect(() => LookupShard.over(first, opened.shardBits, 1, opened.shards[1] as ShardEntry)).toThrow(/is shard 0 of 2\^3, not shard 1 of 2\^3/);
     expect(() => LookupShard.over(index.head, opened.shardBits, 0, opened.shards[0] as ShardEntry)).toThrow(/does not start with RDLS/);
