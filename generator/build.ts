@@ -249,11 +249,13 @@ async function buildLocked(options: BuildOptions): Promise<BuildSummary> {
 async function begin(options: BuildOptions): Promise<{ readonly upToDate: BuildSummary } | { readonly run: BuildRun; readonly inputs: Handoff<Inputs> }> {
   const timer = new StageTimer();
   const { distDir, force = false } = options;
-  const inputs = await readInputs(options.dataDir);
+  const summary = await readSummary(distDir);
+  // What the previous build read spares hashing the files it read as they are, unless a full build is asked for.
+  const known = summary?.rebuild?.signatures && !force ? { records: summary.rebuild.records, signatures: summary.rebuild.signatures } : undefined;
+  const inputs = await readInputs(options.dataDir, known);
   const { dataVersion } = inputs;
   const codeVersion = await buildCodeFingerprint();
   const inputsVersion = createHash('sha256').update(dataVersion).update(codeVersion).digest('hex').slice(0, 16);
-  const summary = await readSummary(distDir);
   if (summary && summary.inputsVersion === inputsVersion && !force) {
     const { buildId, counts, ambiguous, files, bytes } = summary;
     // The pointer made right, should something have left it wrong: a no-op when it is.

@@ -3,7 +3,7 @@
  * "is JSON and is an array"; validate.ts judges the records.
  */
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
 import { isRecordType, recordTypes, type RecordType } from '../contract/recordTypes.ts';
@@ -53,6 +53,60 @@ export interface InputFile {
   readonly bytes: Buffer;
   /** SHA-256 of the bytes (hex): what a rebuild compares with the previous build's inputs. */
   readonly sha256: string;
+  /**
+   * The file's identity as stat(2) gave it while it was read (size, modification and change
+   * times in nanoseconds, inode, device), when it had not changed for a while before: what the
+   * next build may take the SHA-256 on trust for (see readInputs). Undefined for a file changed
+   * too recently to be told apart from a later change in the same clock tick.
+   */
+  readonly signature?: string;
+}
+
+/** What an earlier build read: each record file's SHA-256 and signature, by its path in the data directory. */
+export interface KnownInputs {
+  readonly records: Readonly<Record<string, string>>;
+  readonly signatures: Readonly<Record<string, string>>;
+}
+
+/**
+ * A file changed less than this long before it is read is not given a signature: a write in the
+ * same tick of a coarse file-system clock could leave its times as they were (git's "racily
+ * clean" entries, handled the same way).
+ */
+const settledNs = 2_000_000_000n;
+
+interface StatTimes {
+  readonly size: bigint;
+  readonly mtimeNs: bigint;
+  readonly ctimeNs: bigint;
+  readonly ino: bigint;
+  readonly dev: bigint;
+}
+
+const signatureOf = (stats: StatTimes): string => `${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}:${stats.ino}:${stats.dev}`;
+
+/**
+ * A file's bytes and SHA-256. The SHA-256 an earlier build recorded is taken without hashing when
+ * the file's signature, the same before and after the read, is the one recorded with it: the
+ * change time moves on every write to the file and cannot be set back, so an equal signature is
+ * the same bytes. Any other file is hashed.
+ */
+async function readInput(dataDir: string, relativePath: string, known: KnownInputs | undefined, startedNs: bigint): Promise<InputFile> {
+  const file = path.join(dataDir, relativePath);
+  const displayPath = path.relative(process.cwd(), file) || relativePath;
+  const handle = await open(file, 'r');
+  try {
+    const before = signatureOf(await handle.stat({ bigint: true }));
+    const bytes = await handle.readFile();
+    const after = await handle.stat({ bigint: true });
+    const steady = signatureOf(after) === before;
+    const trusted = steady && known?.signatures[relativePath] === before ? known.records[relativePath] : undefined;
+    const sha256 = trusted ?? createHash('sha256').update(bytes).digest('hex');
+    const settled = steady && after.ctimeNs + settledNs < startedNs && after.mtimeNs + settledNs < startedNs;
+    return { relativePath, displayPath, bytes, sha256, ...(settled ? { signature: before } : {}) };
+  } finally {
+    await handle.close();
+  }
 }
 
 export interface Inputs {
@@ -63,16 +117,16 @@ export interface Inputs {
   readonly dataVersion: string;
 }
 
-/** Every input file's text and the data version, without parsing: enough to see nothing changed. */
-export async function readInputs(dataDir: string): Promise<Inputs> {
+/**
+ * Every input file's text and the data version, without parsing: enough to see nothing changed.
+ * `known`, what the previous build read, spares hashing the record files it read as they are.
+ */
+export async function readInputs(dataDir: string, known?: KnownInputs, { startedAtMs = Date.now() }: { readonly startedAtMs?: number } = {}): Promise<Inputs> {
+  const startedNs = BigInt(startedAtMs) * 1_000_000n;
   const relativePaths = (await fg(recordGlob, { cwd: dataDir, onlyFiles: true })).sort();
-  const read = async (relativePath: string): Promise<InputFile> => {
-    const file = path.join(dataDir, relativePath);
-    const bytes = await readFile(file);
-    return { relativePath, displayPath: path.relative(process.cwd(), file) || relativePath, bytes, sha256: createHash('sha256').update(bytes).digest('hex') };
-  };
-  // Read side by side (the disk, not the CPU, is the wait), hashed in path order.
-  const records = await Promise.all(relativePaths.map(read));
+  // Read side by side (the disk, not the CPU, is the wait).
+  const records = await Promise.all(relativePaths.map((relativePath) => readInput(dataDir, relativePath, known, startedNs)));
+  const read = (relativePath: string) => readInput(dataDir, relativePath, undefined, startedNs);
   const settings = await read(settingsFile).catch(() => {
     throw new BuildError([`${path.join(dataDir, settingsFile)}: missing (it holds the build settings, e.g. the holiday year window)`]);
   });

@@ -36,6 +36,7 @@ export function basisOf(inputs: Inputs, codeVersion: string, entriesPerShard: nu
     settings: inputs.settings.sha256,
     entriesPerShard,
     records: Object.fromEntries(inputs.records.map((file) => [file.relativePath, file.sha256])),
+    signatures: Object.fromEntries(inputs.records.flatMap((file) => (file.signature === undefined ? [] : [[file.relativePath, file.signature]]))),
   };
 }
 

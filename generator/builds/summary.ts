@@ -16,6 +16,8 @@ export interface RebuildBasis {
   readonly entriesPerShard: number;
   /** Each record file's SHA-256, by its path in the data directory. */
   readonly records: Readonly<Record<string, string>>;
+  /** Each record file's signature when it was read (load.ts, InputFile), by its path: the next build takes the SHA-256 of a file that still has it. */
+  readonly signatures?: Readonly<Record<string, string>>;
 }
 
 export const summaryFileName = 'build-summary.json';
