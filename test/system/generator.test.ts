@@ -105,8 +105,15 @@ describe('the generator on the fixture dataset', () => {
         records: Object.fromEntries(
           await Promise.all((await fg('records/**/*.json', { cwd: fixtureData })).map(async (file) => [file, await sha256Of(path.join(fixtureData, file))])),
         ),
+        signatures: expect.any(Object),
       },
     });
+    // A file's signature, where it has one (it had not changed for a while when read), is its stat.
+    for (const [file, signature] of Object.entries(summary?.rebuild?.signatures ?? {})) {
+      expect(summary?.rebuild?.records).toHaveProperty([file]);
+      const stats = await stat(path.join(fixtureData, file), { bigint: true });
+      expect(signature).toBe(`${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}:${stats.ino}:${stats.dev}`);
+    }
     // The record files are kept by content beside the builds, for the next build to compare.
     const kept = await readdir(path.join(path.dirname(distDir), '.dist-builds', '.inputs'));
     expect(kept.sort()).toEqual(Object.values(summary?.rebuild?.records ?? {}).sort());
