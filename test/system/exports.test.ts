@@ -228,7 +228,7 @@ describe('a kept build of another build format', () => {
     const latest = manifestHeadSchema.parse(JSON.parse(await readFile(path.join(dist, 'manifest.json'), 'utf8')));
     expect(latest.buildId).toBe(newest);
     expect(Object.keys(latest.changes.since)).toEqual([newest, middle]);
-    expect(await keptBuildIds(dist)).toEqual([middle, newest].sort());
+    expect(await keptBuildIds(dist)).toEqual([middle, newest]);
     await expect(rollback(dist, older)).rejects.toThrow(`build ${older} is not kept`);
   });
 });
