@@ -1,7 +1,8 @@
 /**
- * The build summary: a few hundred bytes beside manifest.json, written last with it. A rebuild
- * reads it to see whether dist/ already holds a build of the same inputs, without parsing the
- * manifest's 66,000 entries or loading zod (a no-op rebuild is mostly process start-up). Not part
+ * The build summary beside manifest.json, written last with it: a few hundred bytes and each
+ * record file's SHA-256 and signature. A rebuild reads it to see whether dist/ already holds a
+ * build of the same inputs, without parsing the manifest or loading zod (a no-op rebuild is mostly
+ * reading the record files' stat). Not part
  * of the proxy's contract: the proxy reads only the manifest.
  */
 import { readFile } from 'node:fs/promises';
