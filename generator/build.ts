@@ -29,6 +29,7 @@ import { SpilledBodies, spillDirName, type BodySink } from './packs/spill.ts';
 import { createProgress, silentProgress, type Progress } from './builds/progress.ts';
 import type { RebuildChoice, RebuildPlan } from './rebuild.ts';
 import type { DataSources } from './records/sources.ts';
+import type { PartitionMap } from './plan/partitionMapFile.ts';
 import type { BuildSettings } from './records/schemas.ts';
 import type { Dataset, ValidatedDataset } from './validate.ts';
 import type { ManifestHead } from '../contract/lookupIndex.ts';
@@ -167,21 +168,27 @@ class StageTimer {
 
 /** The stages' modules, loaded only for a real build, so that a no-op rebuild starts quickly. */
 async function loadStages() {
-  const [load, { routes }, docs, bodies, document, validate, write, exports, sources, rebuild, savedInputs, lookupIndex] = await Promise.all([
-    import('./load.ts'),
-    import('../contract/routes.ts'),
-    import('./openapi/docs.ts'),
-    import('./bodies.ts'),
-    import('./openapi/document.ts'),
-    import('./validate.ts'),
-    import('./write.ts'),
-    import('./exports/exports.ts'),
-    import('./records/sources.ts'),
-    import('./rebuild.ts'),
-    import('./plan/savedInputs.ts'),
-    import('../contract/lookupIndex.ts'),
-  ]);
-  return { ...load, routes, ...docs, ...bodies, ...document, ...validate, ...write, ...exports, ...sources, ...rebuild, ...savedInputs, lookupIndex };
+  const [load, { routes }, docs, bodies, document, validate, write, exports, sources, rebuild, savedInputs, lookupIndex, partitionMap, partitionMapFile] =
+    await Promise.all([
+      import('./load.ts'),
+      import('../contract/routes.ts'),
+      import('./openapi/docs.ts'),
+      import('./bodies.ts'),
+      import('./openapi/document.ts'),
+      import('./validate.ts'),
+      import('./write.ts'),
+      import('./exports/exports.ts'),
+      import('./records/sources.ts'),
+      import('./rebuild.ts'),
+      import('./plan/savedInputs.ts'),
+      import('../contract/lookupIndex.ts'),
+      import('./plan/partitionMap.ts'),
+      import('./plan/partitionMapFile.ts'),
+    ]);
+  return {
+    ...{ ...load, routes, ...docs, ...bodies, ...document, ...validate, ...write, ...exports, ...sources, ...rebuild, ...savedInputs, lookupIndex },
+    ...{ ...partitionMap, ...partitionMapFile },
+  };
 }
 type Stages = Awaited<ReturnType<typeof loadStages>>;
 
@@ -208,6 +215,8 @@ interface Checked {
   readonly sources: DataSources;
   readonly dataset: Handoff<ValidatedDataset>;
   readonly choice: RebuildChoice;
+  /** The previous build's partition map (plan/partitionMap.ts), when it has one a rebuild can start from. */
+  readonly partitions: PartitionMap | undefined;
 }
 
 /** What a build writes besides its bodies: the public files, the downloads, and the head's facts. */
@@ -230,6 +239,9 @@ type BodiesFacts = Pick<IndexedBodies<BodySink>, 'ambiguous' | 'aliases' | 'lang
 
 /** Where the write takes the bodies from: a full build's spill, or a patch of the previous build's index. */
 type BodySource = { readonly spill: SpilledBodies } | { readonly patch: BodyPatch };
+
+/** Where the bodies come from, and where the partitioned types' records lie for the next build. */
+type WrittenFrom = BodySource & { readonly partitions: PartitionMap };
 
 async function buildLocked(options: BuildOptions): Promise<BuildSummary> {
   const begun = await begin(options);
@@ -292,13 +304,14 @@ async function checkAndPlan({ stages, routes, timer, options, summary, basis, re
   const sources = stages.validateSources(loaded.sources);
   timer.end('validate');
   const whole = (reason: string): RebuildChoice => ({ kind: 'full', reason });
+  const partitions = options.force ? undefined : await stages.readPartitionMap(replaced);
   const choice = options.force
     ? whole('a full build was asked for (--force)')
     : replaced === undefined
       ? whole('there is no previous build')
-      : await stages.planRebuild({ buildsRoot, basis: summary?.rebuild, current: basis, loaded, dataset, routes });
+      : await stages.planRebuild({ buildsRoot, basis: summary?.rebuild, current: basis, loaded, dataset, routes, partitions });
   timer.end('plan');
-  return { settings, sources, dataset: new Handoff(dataset), choice };
+  return { settings, sources, dataset: new Handoff(dataset), choice, partitions };
 }
 
 /**
@@ -313,7 +326,8 @@ async function patchBuild(run: BuildRun, checked: Checked, plan: RebuildPlan): P
     const made = await patchOf(run.routes, plan, replaced, checked.dataset.peek(), checked.settings);
     timer.end('bodies');
     const documents = await makeDocuments(run, checked, made.indexed.shown, made.changedRecords);
-    const written = await writeBuild(run, documents, made.indexed, { patch: made.patch });
+    const partitions = run.stages.mapPartitions(checked.dataset.peek(), run.routes, (file) => run.basis.records[file], checked.partitions);
+    const written = await writeBuild(run, documents, made.indexed, { patch: made.patch, partitions });
     const records = Object.fromEntries([...made.changedRecords].map(([type, ids]) => [type, ids.size]));
     return finish(run, documents, written, { ambiguous: made.indexed.ambiguous.length, rebuilt: { changed: made.patch.changes.size, records } });
   } catch (error) {
@@ -326,6 +340,7 @@ async function patchBuild(run: BuildRun, checked: Checked, plan: RebuildPlan): P
 async function fullBuild(run: BuildRun, checked: Checked, reason: string): Promise<BuildSummary> {
   const { stages, routes, timer, buildsRoot, options } = run;
   let dataset: ValidatedDataset | undefined = checked.dataset.take();
+  const partitions = stages.mapPartitions(dataset, routes, (file) => run.basis.records[file]);
   options.progress.stage('bodies', stages.indexingWork(routes, dataset), 'records of routes');
   const spill = new SpilledBodies(path.join(buildsRoot, spillDirName));
   let made: IndexedBodies<SpilledBodies> | undefined = stages.indexData(dataset, checked.settings, routes, undefined, {
@@ -339,7 +354,7 @@ async function fullBuild(run: BuildRun, checked: Checked, reason: string): Promi
   dataset = undefined;
   made = undefined;
   collectNow();
-  const written = await writeBuild(run, documents, { ambiguous, aliases, languages }, { spill });
+  const written = await writeBuild(run, documents, { ambiguous, aliases, languages }, { spill, partitions });
   return finish(run, documents, written, { ambiguous: ambiguous.length, rebuilt: { reason } });
 }
 
@@ -379,13 +394,13 @@ async function makeDocuments(
 }
 
 /** dist/ written atomically: the bodies (or the previous build's patched), the manifest, the pointer switched last. */
-async function writeBuild({ stages, options, dataVersion, inputsVersion, basis }: BuildRun, documents: Documents, bodies: BodiesFacts, source: BodySource) {
+async function writeBuild({ stages, options, dataVersion, inputsVersion, basis }: BuildRun, documents: Documents, bodies: BodiesFacts, source: WrittenFrom) {
   const { buildId, builtAt, counts, addressCountries, publicFiles, downloads, changes, holidayYears, sources, keep } = documents;
   const { ambiguous, aliases, languages } = bodies;
   const head = { buildId, builtAt, dataVersion, inputsVersion, holidayYears, addressCountries, counts, ambiguous, aliases, languages, sources, changes };
   const { entriesPerShard, packThreads, progress, force = false } = options;
   const patch = 'patch' in source ? source.patch : undefined;
-  const how = { keep, entriesPerShard, packThreads, patch, basis, progress, verifyLinks: force };
+  const how = { keep, entriesPerShard, packThreads, patch, basis, partitions: source.partitions, progress, verifyLinks: force };
   return stages.writeDist(options.distDir, 'spill' in source ? source.spill : new Map(), head, publicFiles, downloads, how);
 }
 

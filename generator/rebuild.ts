@@ -25,6 +25,7 @@ import { typeNameOf, type Inputs, type LoadedData } from './load.ts';
 import { previousData } from './plan/previous.ts';
 import { planRoutes } from './plan/routePlans.ts';
 import { partitionOf } from './plan/reads.ts';
+import type { PartitionMap } from './plan/partitionMapFile.ts';
 import type { CheckedBefore, Dataset, ValidatedDataset } from './validate.ts';
 
 export type { RebuildBasis };
@@ -76,6 +77,8 @@ export interface RebuildInputs {
   readonly loaded: LoadedData;
   readonly dataset: ValidatedDataset;
   readonly routes: readonly Route[];
+  /** The previous build's partition map, if it saved one. */
+  readonly partitions?: PartitionMap | undefined;
 }
 
 /** Why the previous build's basis is not this one's, if it is not. */
@@ -88,13 +91,16 @@ function otherBasis(basis: RebuildBasis | undefined, current: RebuildBasis): str
 }
 
 /** The plan of a rebuild from the previous build, or why a full build is needed. */
-export async function planRebuild({ buildsRoot, basis, current, loaded, dataset, routes }: RebuildInputs): Promise<RebuildChoice> {
+export async function planRebuild({ buildsRoot, basis, current, loaded, dataset, routes, partitions }: RebuildInputs): Promise<RebuildChoice> {
   const other = otherBasis(basis, current);
   if (other !== undefined || basis === undefined) return { kind: 'full', reason: other ?? 'no previous build records its inputs' };
   const previous = await previousData({ buildsRoot, basis, current, loaded, dataset });
   if (previous.kind === 'full') return previous;
-  const { before, changed, readBefore } = previous;
-  const planned = planRoutes({ routes, dataset, before, changed, readBefore });
+  const { before, changed, readBefore, beforeFiles } = previous;
+  // The map describes the previous build's files; of this build's, those whose SHA-256 is the same.
+  const located = partitions && { byFile: dataset.byFile, map: partitions, sha256Of: (file: string) => current.records[file] };
+  const locatedBefore = partitions && { byFile: beforeFiles, map: partitions, sha256Of: (file: string) => basis.records[file] };
+  const planned = planRoutes({ routes, dataset, before, changed, readBefore, located, locatedBefore });
   if (planned.kind === 'full') return planned;
   const ids = new Map([...changed].map(([type, { after, before: was }]) => [type, new Set([...after, ...was].map((record) => record.id))]));
   return { kind: 'patch', plan: { before, plans: planned.plans, plansBefore: planned.plansBefore, changed: ids } };

@@ -30,6 +30,7 @@ import { writeIndex, type BodyPatch, type WrittenBodies } from './packs/writeInd
 import { silentProgress, type Progress } from './builds/progress.ts';
 import type { RebuildBasis } from './rebuild.ts';
 import { summaryFileName, type BuildSummaryFile } from './builds/summary.ts';
+import { writePartitionMap, type PartitionMap } from './plan/partitionMapFile.ts';
 
 /** A file served as it is, without a token (the OpenAPI document, the docs page): its bytes and type. */
 export interface PublicFile {
@@ -180,6 +181,7 @@ export async function writeDist(
     packThreads,
     patch,
     basis,
+    partitions,
     progress = silentProgress,
     verifyLinks = false,
   }: {
@@ -193,6 +195,8 @@ export async function writeDist(
     readonly patch?: BodyPatch | undefined;
     /** What the next build starts from (rebuild.ts), kept in the summary. */
     readonly basis?: RebuildBasis | undefined;
+    /** Where the partitioned types' records lie (plan/partitionMap.ts), kept beside the summary for the next build. */
+    readonly partitions?: PartitionMap | undefined;
     /** Told as each shard is written. */
     readonly progress?: Progress;
     /** Compare each pack and shard of the previous build with the bytes it stands for before linking it (a forced build). */
@@ -227,6 +231,7 @@ export async function writeDist(
       ...(basis ? { rebuild: basis } : {}),
     };
     await writeFile(path.join(partialDir, summaryFileName), `${JSON.stringify(summary, null, 2)}\n`);
+    if (partitions) await writePartitionMap(partialDir, partitions);
     await writeFile(path.join(partialDir, buildIdFileName), buildIdFile(manifest.buildId));
     await rename(partialDir, buildDir);
   } catch (error) {

@@ -22,6 +22,8 @@ export type PreviousData =
       readonly changed: ReadonlyMap<RecordType, Changed>;
       /** The records read from the previous build's copies (not shared with this build's data). */
       readonly readBefore: ReadonlySet<DataRecord>;
+      /** The previous build's records by file, in data order: the changed files' as read from its copies, the others this build's. */
+      readonly beforeFiles: ReadonlyMap<string, readonly DataRecord[]>;
     };
 
 export interface PreviousInputs {
@@ -98,5 +100,6 @@ export async function previousData({ buildsRoot, basis, current, loaded, dataset
     );
   }
   const before: Dataset = { records: beforeRecords, where: () => undefined };
-  return { kind: 'previous', before, changed, readBefore: new Set([...recordsBefore.values()].flat()) };
+  const beforeFiles = new Map(gatedPaths.map((file) => [file, recordsBefore.get(file) ?? dataset.byFile.get(file) ?? []]));
+  return { kind: 'previous', before, changed, readBefore: new Set([...recordsBefore.values()].flat()), beforeFiles };
 }

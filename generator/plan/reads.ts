@@ -6,13 +6,20 @@
  * calendar) reads the types its module lists. A rebuild remakes a route's bodies when anything it reads changed,
  * so a new route, or a new derived field, is planned right without a line here.
  */
-import { recordTypes, type RecordType } from '../../contract/recordTypes.ts';
+import { isRecordType, recordTypes, type RecordType } from '../../contract/recordTypes.ts';
 import type { Route } from '../../contract/routes.ts';
 import { workCalendarReads } from '../bodies/calendars.ts';
+import { typeNameOf } from '../load.ts';
 import { recordDefinitions, type Partitioned, type TypeFields } from '../records/recordTypes.ts';
 
 /** How a type's routes are planned group by group, or undefined where they are made whole. */
 export const partitionOf = (type: RecordType): Partitioned | undefined => recordDefinitions[type].partitioned;
+
+/** The record type of a partitioned type's file, or undefined for a file of a type made whole. */
+export function partitionedTypeOf(file: string): RecordType | undefined {
+  const type = typeNameOf(file);
+  return isRecordType(type) && partitionOf(type) !== undefined ? type : undefined;
+}
 
 /** What a derived field of `type` reads of other records; nothing for a field the record carries. */
 const readsOfField = (type: RecordType, field: string): readonly TypeFields[] => recordDefinitions[type].derived?.[field]?.reads ?? [];

@@ -19,7 +19,8 @@ import { RecordKeys } from '../bodies/recordKeys.ts';
 import type { DataRecord } from '../records/schemas.ts';
 import type { Dataset } from '../validate.ts';
 import { sameSignatures, type Changed } from './changes.ts';
-import { fieldsRead, partitionOf, readByPartitioned, typesRead } from './reads.ts';
+import type { PartitionMap } from './partitionMapFile.ts';
+import { fieldsRead, partitionedTypeOf, partitionOf, readByPartitioned, typesRead } from './reads.ts';
 
 export interface RoutePlanInputs {
   readonly routes: readonly Route[];
@@ -28,6 +29,18 @@ export interface RoutePlanInputs {
   readonly changed: ReadonlyMap<RecordType, Changed>;
   /** The records of the previous build's copies of the changed files (the others are shared with `dataset`). */
   readonly readBefore: ReadonlySet<DataRecord>;
+  /** Where the records lie, when the previous build saved its partition map: the files a partitioned route's changed groups cannot reach are passed over. */
+  readonly located?: Located | undefined;
+  /** The same of the data as the previous build had it. */
+  readonly locatedBefore?: Located | undefined;
+}
+
+/** The data's records by file, and what the previous build's partition map says of each file it still describes. */
+export interface Located {
+  readonly byFile: ReadonlyMap<string, readonly DataRecord[]>;
+  readonly map: PartitionMap;
+  /** A record file's SHA-256 now: a map entry of another describes another file. */
+  readonly sha256Of: (file: string) => string | undefined;
 }
 
 export type RoutePlans =
@@ -95,20 +108,49 @@ function parentKeys(route: Route, versions: Changed, added: ReadonlySet<DataReco
   });
 }
 
-/** Each record's country, worked out once per type rather than once per route (millions of places). */
+/** Each record's country, worked out once per list of records rather than once per route (millions of places). */
 function countriesOnce(keys: RecordKeys): (type: RecordType, records: readonly DataRecord[]) => unknown[] {
-  const byType = new Map<RecordType, unknown[]>();
+  const byList = new WeakMap<readonly DataRecord[], unknown[]>();
   return (type, records) => {
-    let found = byType.get(type);
+    let found = byList.get(records);
     if (found === undefined) {
       found = records.map((record) => keys.fieldValue(type, record, 'countryId'));
-      byType.set(type, found);
+      byList.set(records, found);
     }
     return found;
   };
 }
 
-export function planRoutes({ routes, dataset, before, changed, readBefore }: RoutePlanInputs): RoutePlans {
+/**
+ * The records of `type` a partitioned route's groups may take, in data order: every record, or,
+ * where the partition map describes a file as it is, only the records of the files with a record
+ * of one of `countries` or in a spanning group `only` admits (the route's spanning part's).
+ */
+function candidates(type: RecordType, all: readonly DataRecord[], located: Located | undefined, reach: Reach): readonly DataRecord[] {
+  if (located === undefined) return all;
+  const countries = new Set([...reach.countries].map(String));
+  const found: DataRecord[] = [];
+  for (const [file, records] of located.byFile) {
+    if (partitionedTypeOf(file) !== type) continue;
+    const entry = located.map.files[file];
+    const concerned =
+      entry === undefined ||
+      entry.sha256 !== located.sha256Of(file) ||
+      entry.countries.some((country) => countries.has(country)) ||
+      (reach.spanning !== undefined && (entry.spanning[reach.spanning] ?? []).some(reach.only));
+    if (concerned) for (const record of records) found.push(record);
+  }
+  return found;
+}
+
+/** What a partitioned route's changed groups reach: their countries, and the groups of its spanning part (by route path) `only` admits. */
+interface Reach {
+  readonly countries: ReadonlySet<unknown>;
+  readonly spanning: string | undefined;
+  readonly only: GroupFilter;
+}
+
+export function planRoutes({ routes, dataset, before, changed, readBefore, located, locatedBefore }: RoutePlanInputs): RoutePlans {
   const why = unplannable(routes, changed);
   if (why !== undefined) return { kind: 'full', reason: why };
   const keys: BothKeys = { after: new RecordKeys(dataset, []), before: new RecordKeys(before, []) };
@@ -157,12 +199,13 @@ export function planRoutes({ routes, dataset, before, changed, readBefore }: Rou
       countries.has(country)
         ? groupsOf(route, record, { keys: keysOf }).some(only)
         : spanning !== undefined && groupsOf(spanning, record, { keys: keysOf }).some(only);
-    const records = dataset.records.get(route.record) ?? [];
+    const reach: Reach = { countries, spanning: spanning && route.path, only };
+    const records = candidates(route.record, dataset.records.get(route.record) ?? [], located, reach);
     const countryAt = countriesAfter(route.record, records);
     const madeFrom = records.filter((record, at) => admits(keys.after, record, countryAt[at]));
     // A record of an unchanged file is the same object in both, in the same groups.
     const admitted = new Set(madeFrom);
-    const madeBefore = (before.records.get(route.record) ?? []).filter((record) =>
+    const madeBefore = candidates(route.record, before.records.get(route.record) ?? [], locatedBefore, reach).filter((record) =>
       readBefore.has(record) ? admits(keys.before, record) : admitted.has(record),
     );
     plans.set(route.path, { make: 'groups', records: madeFrom, only });

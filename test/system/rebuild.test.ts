@@ -5,13 +5,16 @@
  * the same data whole in a fresh directory, and compares.
  */
 import { randomUUID } from 'node:crypto';
-import { cp, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, realpath, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readLookupHead } from '../../contract/lookupIndex.ts';
 import { routes, type Route } from '../../contract/routes.ts';
 import { buildDist, type BuildSummary } from '../../generator/build.ts';
+import { postalCodeKey } from '../../contract/keys.ts';
 import { copyFixture, realBuildTimeoutMs, repoRoot, tempDir } from '../support/service.ts';
+import { packedBody } from '../support/store.ts';
+import { partitionMapFileName } from '../../generator/plan/partitionMapFile.ts';
 
 type Row = Record<string, unknown>;
 
@@ -148,14 +151,43 @@ describe('a rebuild made from the previous build', () => {
   it(
     "gives a place another country's postal code (a body without a country holds both)",
     async () => {
-      const lu = await readRows(dataDir, 'neighborhood/LU.json');
+      // A Turkish place's code as written, the same key in Liechtenstein: one body without a country holds both.
+      const turkish = row(await readRows(dataDir, 'neighborhood/34.json'), 0);
+      const moved = row(await readRows(dataDir, 'neighborhood/LI.json'), 0);
       const summary = await rebuildAfter(() =>
         edit(dataDir, 'neighborhood/LI.json', (rows) => {
-          row(rows, 0).zipCode = String(row(lu, 0).zipCode).replace(/^L-/, '');
+          row(rows, 0).zipCode = turkish.zipCode;
+          return undefined;
+        }),
+      );
+      const key = postalCodeKey(String(turkish.zipCode));
+      const body = key.ok ? await packedBody(distDir, `addressmanagement/api/neighborhood/getbyzipcode/${key.key}.json`) : undefined;
+      const ids = (JSON.parse(body?.bytes.toString('utf8') ?? '[]') as Row[]).map((place) => place.id);
+      expect(ids).toEqual(expect.arrayContaining([turkish.id, moved.id]));
+      expect(patched(summary).records).toEqual({ neighborhood: 1 });
+    },
+    realBuildTimeoutMs,
+  );
+
+  it(
+    'reads every record when the previous build saved no partition map, or a damaged one',
+    async () => {
+      await writeFile(path.join(await realpath(distDir), partitionMapFileName), '{"files":{"records/neighborhood/LU.json":{"sha256":1}}}');
+      const summary = await rebuildAfter(() =>
+        edit(dataDir, 'neighborhood/LU.json', (rows) => {
+          row(rows, 1).name = `${String(row(rows, 1).name)} Gare`;
           return undefined;
         }),
       );
       expect(patched(summary).records).toEqual({ neighborhood: 1 });
+      await rm(path.join(await realpath(distDir), partitionMapFileName));
+      const again = await rebuildAfter(() =>
+        edit(dataDir, 'neighborhood/MT.json', (rows) => {
+          row(rows, 1).name = `${String(row(rows, 1).name)} Ta' Fuq`;
+          return undefined;
+        }),
+      );
+      expect(patched(again).records).toEqual({ neighborhood: 1 });
     },
     realBuildTimeoutMs,
   );
