@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util';
 import fg from 'fast-glob';
 import { ProblemsError } from '../contract/errors.ts';
 import { BuildError } from './records/errors.ts';
-import { readInputs, type Inputs } from './load.ts';
+import { readInputs, type Inputs, type RecordFile } from './load.ts';
 import { readSummary, type BuildSummaryFile, type RebuildBasis } from './builds/summary.ts';
 import { buildsRootOf } from '../contract/builds.ts';
 import { withBuildLock } from './builds/lock.ts';
@@ -30,6 +30,8 @@ import { createProgress, silentProgress, type Progress } from './builds/progress
 import type { RebuildChoice, RebuildPlan } from './rebuild.ts';
 import type { DataSources } from './records/sources.ts';
 import type { PartitionMap } from './plan/partitionMapFile.ts';
+import type { ReadPlan } from './plan/readPlan.ts';
+import type { RecordType } from '../contract/recordTypes.ts';
 import type { BuildSettings } from './records/schemas.ts';
 import type { Dataset, ValidatedDataset } from './validate.ts';
 import type { ManifestHead } from '../contract/lookupIndex.ts';
@@ -79,7 +81,15 @@ export interface BuildSummary extends WrittenBuild {
    * A real build's kind: made from the previous build (the bodies it changed, the records that
    * changed per type), or made whole (why).
    */
-  readonly rebuilt?: { readonly changed: number; readonly records: Readonly<Record<string, number>> } | { readonly reason: string };
+  readonly rebuilt?:
+    | {
+        readonly changed: number;
+        readonly records: Readonly<Record<string, number>>;
+        /** Record files taken as the previous build read them, without reading them (plan/readPlan.ts), of `files`. */
+        readonly unread: number;
+        readonly files: number;
+      }
+    | { readonly reason: string };
 }
 
 function newBuildId(now: Date): string {
@@ -168,26 +178,44 @@ class StageTimer {
 
 /** The stages' modules, loaded only for a real build, so that a no-op rebuild starts quickly. */
 async function loadStages() {
-  const [load, { routes }, docs, bodies, document, validate, write, exports, sources, rebuild, savedInputs, lookupIndex, partitionMap, partitionMapFile] =
-    await Promise.all([
-      import('./load.ts'),
-      import('../contract/routes.ts'),
-      import('./openapi/docs.ts'),
-      import('./bodies.ts'),
-      import('./openapi/document.ts'),
-      import('./validate.ts'),
-      import('./write.ts'),
-      import('./exports/exports.ts'),
-      import('./records/sources.ts'),
-      import('./rebuild.ts'),
-      import('./plan/savedInputs.ts'),
-      import('../contract/lookupIndex.ts'),
-      import('./plan/partitionMap.ts'),
-      import('./plan/partitionMapFile.ts'),
-    ]);
+  const [
+    load,
+    { routes },
+    docs,
+    bodies,
+    document,
+    validate,
+    write,
+    exports,
+    sources,
+    rebuild,
+    savedInputs,
+    lookupIndex,
+    partitionMap,
+    partitionMapFile,
+    readPlan,
+    reads,
+  ] = await Promise.all([
+    import('./load.ts'),
+    import('../contract/routes.ts'),
+    import('./openapi/docs.ts'),
+    import('./bodies.ts'),
+    import('./openapi/document.ts'),
+    import('./validate.ts'),
+    import('./write.ts'),
+    import('./exports/exports.ts'),
+    import('./records/sources.ts'),
+    import('./rebuild.ts'),
+    import('./plan/savedInputs.ts'),
+    import('../contract/lookupIndex.ts'),
+    import('./plan/partitionMap.ts'),
+    import('./plan/partitionMapFile.ts'),
+    import('./plan/readPlan.ts'),
+    import('./plan/reads.ts'),
+  ]);
   return {
     ...{ ...load, routes, ...docs, ...bodies, ...document, ...validate, ...write, ...exports, ...sources, ...rebuild, ...savedInputs, lookupIndex },
-    ...{ ...partitionMap, ...partitionMapFile },
+    ...{ ...partitionMap, ...partitionMapFile, ...readPlan, partitionedTypeOf: reads.partitionedTypeOf },
   };
 }
 type Stages = Awaited<ReturnType<typeof loadStages>>;
@@ -214,10 +242,15 @@ interface Checked {
   readonly settings: BuildSettings;
   readonly sources: DataSources;
   readonly dataset: Handoff<ValidatedDataset>;
-  readonly choice: RebuildChoice;
+  readonly choice: Exclude<RebuildChoice, { readonly kind: 'more' }>;
   /** The previous build's partition map (plan/partitionMap.ts), when it has one a rebuild can start from. */
   readonly partitions: PartitionMap | undefined;
+  /** The record files of partitioned types not read (plan/readPlan.ts): none unless a rebuild read part of them. */
+  readonly unread: ReadonlySet<string>;
 }
+
+/** What a try at checking and planning on part of the files found: the files to read besides, or every one. */
+type ReadMore = { readonly more: ReadonlySet<string> | 'all' };
 
 /** What a build writes besides its bodies: the public files, the downloads, and the head's facts. */
 interface Documents {
@@ -243,18 +276,43 @@ type BodySource = { readonly spill: SpilledBodies } | { readonly patch: BodyPatc
 /** Where the bodies come from, and where the partitioned types' records lie for the next build. */
 type WrittenFrom = BodySource & { readonly partitions: PartitionMap };
 
+/** Tries on part of the files before every file is read: each asks for the files it found it needs. */
+const partialTries = 3;
+
 async function buildLocked(options: BuildOptions): Promise<BuildSummary> {
   const begun = await begin(options);
   if ('upToDate' in begun) return begun.upToDate;
   const { run, inputs } = begun;
-  const checked = await checkAndPlan(run, inputs);
-  let reason = checked.choice.kind === 'full' ? checked.choice.reason : '';
-  if (checked.choice.kind === 'patch') {
-    const patched = await patchBuild(run, checked, checked.choice.plan);
-    if (!('fallback' in patched)) return patched;
-    reason = patched.fallback;
+  const { stages, summary, basis, replaced } = run;
+  const partitions = options.force ? undefined : await stages.readPartitionMap(replaced);
+  const startsFrom = summary?.rebuild && replaced !== undefined && stages.otherBasis(summary.rebuild, basis) === undefined ? summary.rebuild : undefined;
+  const readsWith = (more?: ReadonlySet<string>): ReadPlan =>
+    startsFrom && !options.force
+      ? stages.planReads({ inputs: inputs.peek(), basis: startsFrom, map: partitions, routes: run.routes, more })
+      : stages.readEverything;
+  let reads = readsWith();
+  // A later try parses only the files the earlier did not.
+  const parsed = new Map<string, RecordFile>();
+  for (let tried = 1; ; tried++) {
+    const checked = await checkAndPlan(run, inputs, reads, partitions, parsed);
+    if ('more' in checked) {
+      const wanted = checked.more;
+      reads = wanted === 'all' || tried >= partialTries || reads.all ? stages.readEverything : readsWith(new Set([...reads.partitioned, ...wanted]));
+      continue;
+    }
+    let reason = checked.choice.kind === 'full' ? checked.choice.reason : '';
+    if (checked.choice.kind === 'patch') {
+      const patched = await patchBuild(run, checked, checked.choice.plan);
+      if (!('fallback' in patched)) return patched;
+      reason = patched.fallback;
+    }
+    // A build made whole is made from every file.
+    if (!reads.all) {
+      reads = stages.readEverything;
+      continue;
+    }
+    return fullBuild(run, checked, reason);
   }
-  return fullBuild(run, checked, reason);
 }
 
 /** Reads the inputs; a build of the same inputs as dist/'s is up to date, else the run begins. */
@@ -294,24 +352,45 @@ async function begin(options: BuildOptions): Promise<{ readonly upToDate: BuildS
   return { run, inputs: new Handoff(inputs) };
 }
 
-/** Parses and validates the records and plans the build: a patch of the previous one, or whole (and why). */
-async function checkAndPlan({ stages, routes, timer, options, summary, basis, replaced, buildsRoot }: BuildRun, inputs: Handoff<Inputs>): Promise<Checked> {
-  // The files as read and as parsed are needed until the rebuild is planned, and then no more.
-  const loaded = stages.parseInputs(inputs.take());
+/**
+ * Parses and validates the records (those `reads` names) and plans the build: a patch of the
+ * previous one, or whole (and why). On part of the files, what the try found it needs besides.
+ */
+async function checkAndPlan(
+  run: BuildRun,
+  inputs: Handoff<Inputs>,
+  reads: ReadPlan,
+  partitions: PartitionMap | undefined,
+  parsed: Map<string, RecordFile>,
+): Promise<Checked | ReadMore> {
+  const { stages, routes, timer, options, summary, basis, replaced, buildsRoot } = run;
+  const isRead = (file: string) => reads.all || stages.partitionedTypeOf(file) === undefined || reads.partitioned.has(file);
+  const unread = new Map(inputs.peek().records.flatMap((file) => (isRead(file.relativePath) ? [] : [[file.relativePath, file.bytes] as const])));
+  // The files as read and as parsed are needed until the rebuild is planned, and then no more (unless a try on part of them asks for more).
+  // Every file read: the earlier tries' parses are let go of with the inputs (a full build's heap is gigabytes).
+  if (reads.all) parsed.clear();
+  const loaded = stages.parseInputs(reads.all ? inputs.take() : inputs.peek(), reads.all ? {} : { only: isRead, parsed });
   timer.end('parse');
   const settings = stages.validateSettings(loaded.settings);
-  const dataset = stages.validateData(loaded.files, options.force ? {} : stages.checkedBefore(summary?.rebuild, basis));
+  let dataset: ValidatedDataset;
+  try {
+    dataset = stages.validateData(loaded.files, options.force ? {} : stages.checkedBefore(summary?.rebuild, basis));
+  } catch (error) {
+    // A problem found on part of the records is found again, and named as it should be, on all of them.
+    if (!reads.all && error instanceof BuildError) return { more: 'all' };
+    throw error;
+  }
   const sources = stages.validateSources(loaded.sources);
   timer.end('validate');
-  const whole = (reason: string): RebuildChoice => ({ kind: 'full', reason });
-  const partitions = options.force ? undefined : await stages.readPartitionMap(replaced);
+  const whole = (reason: string) => ({ kind: 'full', reason }) as const;
   const choice = options.force
     ? whole('a full build was asked for (--force)')
     : replaced === undefined
       ? whole('there is no previous build')
-      : await stages.planRebuild({ buildsRoot, basis: summary?.rebuild, current: basis, loaded, dataset, routes, partitions });
+      : await stages.planRebuild({ buildsRoot, basis: summary?.rebuild, current: basis, loaded, dataset, routes, partitions, unread });
   timer.end('plan');
-  return { settings, sources, dataset: new Handoff(dataset), choice, partitions };
+  if (choice.kind === 'more') return { more: choice.files };
+  return { settings, sources, dataset: new Handoff(dataset), choice, partitions, unread: new Set(unread.keys()) };
 }
 
 /**
@@ -325,15 +404,70 @@ async function patchBuild(run: BuildRun, checked: Checked, plan: RebuildPlan): P
     if (replaced === undefined) throw new PatchNotApplicable('there is no previous build');
     const made = await patchOf(run.routes, plan, replaced, checked.dataset.peek(), checked.settings);
     timer.end('bodies');
-    const documents = await makeDocuments(run, checked, made.indexed.shown, made.changedRecords);
-    const partitions = run.stages.mapPartitions(checked.dataset.peek(), run.routes, (file) => run.basis.records[file], checked.partitions);
+    const partial = checked.unread.size > 0 ? partialFacts(run, checked, plan) : undefined;
+    const documents = await makeDocuments(run, checked, made.indexed.shown, made.changedRecords, partial);
+    const sha256Of = (file: string) => run.basis.records[file];
+    const partitions = run.stages.mapPartitions(checked.dataset.peek(), run.routes, sha256Of, checked.partitions, checked.unread);
     const written = await writeBuild(run, documents, made.indexed, { patch: made.patch, partitions });
     const records = Object.fromEntries([...made.changedRecords].map(([type, ids]) => [type, ids.size]));
-    return finish(run, documents, written, { ambiguous: made.indexed.ambiguous.length, rebuilt: { changed: made.patch.changes.size, records } });
+    const rebuilt = { changed: made.patch.changes.size, records, unread: checked.unread.size, files: Object.keys(run.basis.records).length };
+    return finish(run, documents, written, { ambiguous: made.indexed.ambiguous.length, rebuilt });
   } catch (error) {
     if (!(error instanceof PatchNotApplicable)) throw error;
     return { fallback: error.message };
   }
+}
+
+/** What a rebuild that read part of the files takes from the previous build for the files it did not read. */
+interface PartialFacts {
+  /** Records per type: the previous build's, less the records read as they were, plus those read as they are. */
+  readonly counts: Record<string, number>;
+  /**
+   * The files whose lines the exports copy from the previous build's, with their records' count and
+   * where their lines began there: those not read, and those read as the previous build read them.
+   */
+  readonly unread: ReadonlyMap<string, { readonly count: number; readonly previousStart: number }>;
+}
+
+/**
+ * The counts and exports' facts of a rebuild that read part of the files, or PatchNotApplicable
+ * where the files read cannot stand for all: the examples of the OpenAPI document are not those
+ * of the previous build (the record they came from changed), which every file decides.
+ */
+function partialFacts({ stages, summary, basis }: BuildRun, { dataset: held, partitions, unread }: Checked, plan: RebuildPlan): PartialFacts {
+  const dataset = held.peek();
+  const examples = stages.examplesOf(dataset);
+  const previousExamples = partitions?.examples ?? {};
+  const moved = [...new Set([...Object.keys(examples), ...Object.keys(previousExamples)])].find(
+    (type) => examples[type]?.id !== previousExamples[type]?.id || !stages.referencesFound(dataset, type as RecordType, examples[type]?.id),
+  );
+  if (moved !== undefined || partitions === undefined || summary === undefined)
+    throw new PatchNotApplicable(`the examples of ${moved ?? 'the partitioned types'} may come from a file this build did not read`);
+  const counts = Object.fromEntries(
+    Object.entries(summary.counts).map(([type, count]) => [
+      type,
+      count - (plan.before.records.get(type as RecordType)?.length ?? 0) + (dataset.records.get(type as RecordType)?.length ?? 0),
+    ]),
+  );
+  // Each previous file's first line in its type's export: the type's files in path order, one after another.
+  const previousStart = new Map<string, number>();
+  const lineOfType = new Map<string, number>();
+  for (const [file, entry] of Object.entries(partitions.files).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const type = stages.typeNameOf(file);
+    const at = lineOfType.get(type) ?? 0;
+    previousStart.set(file, at);
+    lineOfType.set(type, at + entry.records);
+  }
+  const previousBasis = summary.rebuild;
+  const unchanged = [...dataset.byFile.keys()].filter((file) => stages.partitionedTypeOf(file) && previousBasis?.records[file] === basis.records[file]);
+  const counted = [...unread, ...unchanged].map((file) => {
+    const start = previousStart.get(file);
+    const entry = partitions.files[file];
+    if (start === undefined || entry === undefined)
+      throw new PatchNotApplicable(`${file} was not read, and the previous build's partition map does not hold it`);
+    return [file, { count: entry.records, previousStart: start }] as const;
+  });
+  return { counts, unread: new Map(counted) };
 }
 
 /** A build made whole: every body, to the disk as it is made (packs/spill.ts), then packed. */
@@ -364,6 +498,7 @@ async function makeDocuments(
   { dataset: held, settings, sources }: Checked,
   shown: IndexedBodies<BodySink>['shown'],
   changed?: RebuildPlan['changed'],
+  partial?: PartialFacts,
 ): Promise<Documents> {
   const dataset = held.peek();
   const now = new Date();
@@ -375,14 +510,21 @@ async function makeDocuments(
   const kept = await stages.keptBuilds(buildsRoot, replaced, options.keepBuilds);
   const previous = kept.find((build) => build.dir === replaced);
   // What a rebuild knows changed since the build it replaces: the other records' lines are not made again.
-  const exported = await stages.buildExports(dataset, shown, { buildId, builtAt, dataVersion, sources }, previous, changed ? { changed } : {});
+  const exported = await stages
+    .buildExports(dataset, shown, { buildId, builtAt, dataVersion, sources }, previous, {
+      ...(changed ? { changed } : {}),
+      ...(partial ? { unread: partial.unread } : {}),
+    })
+    .catch((error: unknown) => {
+      throw error instanceof stages.UnreadNotCopied ? new PatchNotApplicable(error.message) : error;
+    });
   timer.end('openapi and exports');
   const changeLists = await stages.buildChangeLists(exported.index, exported.lines, kept, replaced);
   timer.end('change lists');
   return {
     buildId,
     builtAt,
-    counts: stages.countRecords(dataset),
+    counts: partial?.counts ?? stages.countRecords(dataset),
     addressCountries: servedAddressCountries(settings, dataset),
     publicFiles,
     downloads: new Map([...exported.files, ...changeLists.files]),
@@ -526,6 +668,7 @@ async function main(): Promise<void> {
       .map(([type, count]) => `${type} ${count}`)
       .join(', ');
     console.log(`  made from the previous build: ${rebuilt.changed} bodies changed (records changed: ${changed || 'none'})`);
+    console.log(`  record files read: ${rebuilt.files - rebuilt.unread} of ${rebuilt.files} (the others are as the previous build read them)`);
   }
   if (summary.ambiguous > 0) console.log(`  ${summary.ambiguous} ambiguous names resolved by the documented rule (see manifest.json)`);
   console.log(`  peak memory ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB (resident)`);

@@ -143,15 +143,25 @@ export async function readInputs(dataDir: string, known?: KnownInputs, { started
 /** Which countries' districts and neighbourhoods to load: those build.json's `addressCountries` serves, or every one. */
 export interface LoadOptions {
   readonly addressCountries?: 'served' | 'all';
+  /** The record files to parse (a rebuild that reads part of them, plan/readPlan.ts); every one when absent. */
+  readonly only?: (relativePath: string) => boolean;
+  /** Files parsed before, by path, taken as they are (a rebuild's later try on more files); those parsed now are added. */
+  readonly parsed?: Map<string, RecordFile>;
 }
 
 /**
  * The inputs parsed: each record file's records by record type, and the settings. For the build,
  * the districts and neighbourhoods of the countries build.json does not serve are left out.
  */
-export function parseInputs(inputs: Inputs, { addressCountries = 'served' }: LoadOptions = {}): LoadedData {
+export function parseInputs(inputs: Inputs, { addressCountries = 'served', only, parsed }: LoadOptions = {}): LoadedData {
   const problems: string[] = [];
-  const files = parseRecordFiles(inputs.records, problems);
+  const wanted = only ? inputs.records.filter((file) => only(file.relativePath)) : inputs.records;
+  const fresh = parseRecordFiles(
+    wanted.filter((file) => !parsed?.has(file.relativePath)),
+    problems,
+  );
+  for (const file of fresh) parsed?.set(file.relativePath, file);
+  const files = parsed ? wanted.flatMap((file) => parsed.get(file.relativePath) ?? []) : fresh;
   if (problems.length > 0) throw new BuildError(problems);
   const settings = parseJson(inputs.settings.displayPath, inputs.settings.bytes.toString('utf8'));
   return {

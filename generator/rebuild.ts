@@ -18,6 +18,8 @@
  * type changed, a district moved to another country.
  */
 import { isRecordType, recordTypes, type RecordType } from '../contract/recordTypes.ts';
+import { recordDefinitions } from './records/recordTypes.ts';
+import type { Changed } from './plan/changes.ts';
 import type { Route } from '../contract/routes.ts';
 import type { RoutePlan } from './bodies.ts';
 import type { RebuildBasis } from './builds/summary.ts';
@@ -67,8 +69,11 @@ export interface RebuildPlan {
   readonly changed: ReadonlyMap<RecordType, ReadonlySet<string>>;
 }
 
-/** A build made whole, and why; or a patch of the previous build, and its plan. */
-export type RebuildChoice = { readonly kind: 'full'; readonly reason: string } | { readonly kind: 'patch'; readonly plan: RebuildPlan };
+/** A build made whole, and why; a patch of the previous build, and its plan; or the files to read besides before it can be planned. */
+export type RebuildChoice =
+  | { readonly kind: 'full'; readonly reason: string }
+  | { readonly kind: 'patch'; readonly plan: RebuildPlan }
+  | { readonly kind: 'more'; readonly files: ReadonlySet<string> };
 
 export interface RebuildInputs {
   readonly buildsRoot: string;
@@ -79,10 +84,41 @@ export interface RebuildInputs {
   readonly routes: readonly Route[];
   /** The previous build's partition map, if it saved one. */
   readonly partitions?: PartitionMap | undefined;
+  /** The record files of partitioned types the build did not read (plan/readPlan.ts), with their bytes. */
+  readonly unread?: ReadonlyMap<string, Buffer>;
+}
+
+/** Ids searched for in the unread files at most: beyond, every file is read. */
+const searchedIdsAtMost = 2_000;
+
+/**
+ * The unread files that may hold a record the changes collide with: one with the id of a record
+ * added (a duplicate), or one referring to a record removed. Found by the id's bytes in quotes,
+ * which any record holding it as a value has; a file found is read, and the checks of the records
+ * then say whether it is a problem. All of them when there are too many ids to search for.
+ */
+function collidingFiles(changed: ReadonlyMap<RecordType, Changed>, unread: ReadonlyMap<string, Buffer>): ReadonlySet<string> {
+  const searches: { readonly type: RecordType; readonly id: string }[] = [];
+  for (const [type, { before, after }] of changed) {
+    const was = new Set(before.map((record) => record.id));
+    const now = new Set(after.map((record) => record.id));
+    for (const id of now) if (!was.has(id)) searches.push({ type, id });
+    for (const id of was)
+      if (!now.has(id))
+        for (const referring of recordTypes)
+          if (recordDefinitions[referring].references.some((reference) => reference.to === type)) searches.push({ type: referring, id });
+  }
+  if (searches.length > searchedIdsAtMost) return new Set(unread.keys());
+  const found = new Set<string>();
+  for (const { type, id } of searches) {
+    const quoted = Buffer.from(JSON.stringify(id));
+    for (const [file, bytes] of unread) if (!found.has(file) && typeNameOf(file) === type && bytes.includes(quoted)) found.add(file);
+  }
+  return found;
 }
 
 /** Why the previous build's basis is not this one's, if it is not. */
-function otherBasis(basis: RebuildBasis | undefined, current: RebuildBasis): string | undefined {
+export function otherBasis(basis: RebuildBasis | undefined, current: RebuildBasis): string | undefined {
   if (basis === undefined) return 'no previous build records its inputs';
   if (basis.codeVersion !== current.codeVersion) return "the generator's code changed";
   if (basis.settings !== current.settings) return 'data/build.json changed';
@@ -91,17 +127,38 @@ function otherBasis(basis: RebuildBasis | undefined, current: RebuildBasis): str
 }
 
 /** The plan of a rebuild from the previous build, or why a full build is needed. */
-export async function planRebuild({ buildsRoot, basis, current, loaded, dataset, routes, partitions }: RebuildInputs): Promise<RebuildChoice> {
+export async function planRebuild({
+  buildsRoot,
+  basis,
+  current,
+  loaded,
+  dataset,
+  routes,
+  partitions,
+  unread = new Map(),
+}: RebuildInputs): Promise<RebuildChoice> {
   const other = otherBasis(basis, current);
   if (other !== undefined || basis === undefined) return { kind: 'full', reason: other ?? 'no previous build records its inputs' };
   const previous = await previousData({ buildsRoot, basis, current, loaded, dataset });
   if (previous.kind === 'full') return previous;
   const { before, changed, readBefore, beforeFiles } = previous;
+  const colliding = collidingFiles(changed, unread);
+  if (colliding.size > 0) return { kind: 'more', files: colliding };
   // The map describes the previous build's files; of this build's, those whose SHA-256 is the same.
-  const located = partitions && { byFile: dataset.byFile, map: partitions, sha256Of: (file: string) => current.records[file] };
-  const locatedBefore = partitions && { byFile: beforeFiles, map: partitions, sha256Of: (file: string) => basis.records[file] };
+  const unreadFiles = new Set(unread.keys());
+  const located = partitions && {
+    byFile: dataset.byFile,
+    map: partitions,
+    sha256Of: (file: string) => current.records[file],
+    unread: unreadFiles,
+    wanted: new Set<string>(),
+  };
+  const locatedBefore = partitions && {
+    ...{ byFile: beforeFiles, map: partitions, sha256Of: (file: string) => basis.records[file] },
+    ...{ unread: unreadFiles, wanted: new Set<string>() },
+  };
   const planned = planRoutes({ routes, dataset, before, changed, readBefore, located, locatedBefore });
-  if (planned.kind === 'full') return planned;
+  if (planned.kind !== 'planned') return planned;
   const ids = new Map([...changed].map(([type, { after, before: was }]) => [type, new Set([...after, ...was].map((record) => record.id))]));
   return { kind: 'patch', plan: { before, plans: planned.plans, plansBefore: planned.plansBefore, changed: ids } };
 }

@@ -70,7 +70,7 @@ export function chunkWriter(shown: IndexedBodies['shown'], chunkSize = defaultCh
   return {
     shown,
     chunkSize,
-    writer: writerTag(`chunks of ${chunkSize} by FNV-1a/fmix32 of the id`),
+    writer: writerTag(`chunks of ${chunkSize} by FNV-1a/fmix32 of the id, and at each record file's end`),
     press: new MemberPress(),
     // Four times the average chunk: one chunk in fifty is longer, and grows it once.
     text: new LineBuffer(4 * chunkSize),
@@ -87,7 +87,8 @@ export interface WrittenType {
   readonly file: DownloadFile;
   readonly sha256: string;
   readonly etag: string;
-  readonly ndjson: ExportEntry['ndjson'];
+  /** Worked out on a thread from the members a rebuild copied, while the next types are made: awaited for the index. */
+  readonly ndjson: ExportEntry['ndjson'] | Promise<ExportEntry['ndjson']>;
 }
 
 /** A previous build's file of a type, intact (its SHA-256 that of its index entry), and its members. */
@@ -230,8 +231,13 @@ export class ExportFile {
     this.#compressed++;
   }
 
-  /** The file: the new members, and the copied ones read from the earlier file straight into it (from the page cache: no wait on libuv for each). */
-  async finish(type: RecordType, records: readonly DataRecord[], ndjson: ExportEntry['ndjson']): Promise<WrittenType> {
+  /**
+   * The file: the new members, and the copied ones read from the earlier file straight into it
+   * (from the page cache: no wait on libuv for each). `lines` makes its lines again when asked.
+   */
+  async finish(count: number, lines: ExportedType['lines'], ndjson: WrittenType['ndjson']): Promise<WrittenType> {
+    // Awaited only when the index is written: a failure meanwhile is not one nobody handles.
+    if (ndjson instanceof Promise) ndjson.catch(() => undefined);
     const earlier = this.#earlier;
     const members = await Promise.all(this.#members);
     const bytes = Buffer.allocUnsafe(members.reduce((total, member) => total + member.bytes, 0));
@@ -253,7 +259,7 @@ export class ExportFile {
     const fileSha256 = sha256(bytes);
     const same = earlier?.entry.sha256 === fileSha256;
     return {
-      exported: { count: records.length, chunks: this.#chunks, compressed: this.#compressed, lines: linesOf(type, records, this.#how.shown) },
+      exported: { count, chunks: this.#chunks, compressed: this.#compressed, lines },
       file: { bytes, contentType: gzipType, ...(same && earlier ? { linkFrom: earlier.path } : {}) },
       sha256: fileSha256,
       etag: same && earlier ? earlier.entry.etag : computeEtag(bytes),
@@ -262,13 +268,34 @@ export class ExportFile {
   }
 }
 
-const linesOf =
+export const linesOf =
   (type: RecordType, records: readonly DataRecord[], shown: IndexedBodies['shown']): ExportedType['lines'] =>
   (start, end) =>
     records.slice(start, end).map((record) => shown(type, record));
 
-/** A type's file written from every record's line (endsChunk cuts them). */
-export async function writeType(type: RecordType, records: readonly DataRecord[], earlier: EarlierFile | undefined, how: ChunkWriter): Promise<WrittenType> {
+/**
+ * Where each record file of a type ends, as the positions of their last records in the type's
+ * records: a chunk ends there too, so that a file's lines are whole members, which a rebuild that
+ * did not read the file copies.
+ */
+export function fileEnds(counts: readonly number[]): ReadonlySet<number> {
+  const ends = new Set<number>();
+  let at = 0;
+  for (const count of counts) {
+    at += count;
+    if (count > 0) ends.add(at - 1);
+  }
+  return ends;
+}
+
+/** A type's file written from every record's line (endsChunk and the files' ends cut them). */
+export async function writeType(
+  type: RecordType,
+  records: readonly DataRecord[],
+  ends: ReadonlySet<number>,
+  earlier: EarlierFile | undefined,
+  how: ChunkWriter,
+): Promise<WrittenType> {
   const file = new ExportFile(earlier, how);
   const ndjson = createHash('sha256');
   let ndjsonBytes = 0;
@@ -285,13 +312,13 @@ export async function writeType(type: RecordType, records: readonly DataRecord[]
   for (const [at, record] of records.entries()) {
     const line = how.shown(type, record);
     text.add(line);
-    if (endsChunk(record.id, line, how) || at === records.length - 1) {
+    if (endsChunk(record.id, line, how) || ends.has(at) || at === records.length - 1) {
       await endChunk(start, at + 1);
       start = at + 1;
     }
   }
   if (records.length === 0) await endChunk(0, 0);
-  return file.finish(type, records, { bytes: ndjsonBytes, sha256: ndjson.digest('hex') });
+  return file.finish(records.length, linesOf(type, records, how.shown), { bytes: ndjsonBytes, sha256: ndjson.digest('hex') });
 }
 
 /**

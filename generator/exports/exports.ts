@@ -4,5 +4,5 @@
  * place by patch.ts), and the change list between each kept build and this one (changes.ts). Code
  * outside this folder imports this file only.
  */
-export { buildExports, readExportsIndex, type BuiltExports } from './files.ts';
+export { buildExports, readExportsIndex, UnreadNotCopied, type BuiltExports } from './files.ts';
 export { buildChangeLists, keptBuilds } from './changes.ts';

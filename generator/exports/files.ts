@@ -16,8 +16,11 @@ import { jsonType } from '../../contract/http.ts';
 import { recordTypes, type RecordType } from '../../contract/routes.ts';
 import { recordTypeFacts } from '../../contract/recordTypes.ts';
 import type { IndexedBodies } from '../bodies.ts';
-import { chunkWriter, defaultChunkSize, keepType, readEarlierFile, writeType, type ExportedType } from './chunks.ts';
+import { chunkWriter, defaultChunkSize, fileEnds, keepType, readEarlierFile, writeType, type ExportedType } from './chunks.ts';
 import { patchType } from './patch.ts';
+import { writeFromFiles, type ExportedFile } from './unread.ts';
+import { typeNameOf } from '../load.ts';
+import type { DataRecord } from '../records/schemas.ts';
 import type { DataSources } from '../records/sources.ts';
 import type { Dataset } from '../validate.ts';
 import type { DownloadFile } from '../write.ts';
@@ -30,6 +33,13 @@ export interface BuiltExports {
   readonly index: ExportsIndex;
   /** Each type's chunks, and its lines when asked for: what the change lists compare. */
   readonly lines: ReadonlyMap<RecordType, ExportedType>;
+}
+
+/** A type's file could not be made from the previous build's for the files a rebuild did not read: it must read them. */
+export class UnreadNotCopied extends Error {
+  constructor(readonly type: RecordType) {
+    super(`the previous build's export of ${type} does not hold the lines of the files this build did not read as whole members`);
+  }
 }
 
 /** Who the index describes: the build being written. */
@@ -57,6 +67,27 @@ export interface ExportOptions {
   readonly changed?: ReadonlyMap<RecordType, ReadonlySet<string>>;
   /** Characters per chunk on average: smaller in tests, to have many members. */
   readonly chunkSize?: number;
+  /**
+   * The record files a rebuild did not read (plan/readPlan.ts), or read as `previous` read them, by
+   * path: how many records each has and where its lines began in `previous`'s file of its type.
+   * Their lines are copied from there; a type with such a file is made by writeFromFiles.
+   */
+  readonly unread?: ReadonlyMap<string, { readonly count: number; readonly previousStart: number }>;
+}
+
+/** The records as validate.ts hands them over: by type, and by record file where it knows them. */
+export type ExportedData = Dataset & { readonly byFile?: ReadonlyMap<string, readonly DataRecord[]> };
+
+/** A type's record files in data order (the records of a dataset without files as one), read or not. */
+function filesOf(type: RecordType, dataset: ExportedData, unread: ExportOptions['unread']): ExportedFile[] {
+  if (dataset.byFile === undefined) return [{ file: type, records: dataset.records.get(type) ?? [] }];
+  // A file named in `unread` is copied, read or not.
+  const read = [...dataset.byFile].filter(([file]) => typeNameOf(file) === type && !unread?.has(file));
+  const notRead = [...(unread ?? [])].filter(([file]) => typeNameOf(file) === type);
+  if (notRead.length === 0) return read.map(([file, records]) => ({ file, records }));
+  const files: ExportedFile[] = [...read.map(([file, records]) => ({ file, records })), ...notRead.map(([file, counted]) => ({ file, unread: counted }))];
+  // The order readInputs reads files in: their paths, sorted.
+  return files.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
 }
 
 /** The index of the build in `buildDir`, if it has one that parses: a kept build's, or the previous build's. */
@@ -83,11 +114,11 @@ function licenceOf(type: RecordType): Pick<ExportsIndex['exports'][string], 'lic
  * whose files' members are reused.
  */
 export async function buildExports(
-  dataset: Dataset,
+  dataset: ExportedData,
   shown: IndexedBodies['shown'],
   build: ExportedBuild,
   previous: ExportsOf | undefined,
-  { changed, chunkSize = defaultChunkSize }: ExportOptions = {},
+  { changed, chunkSize = defaultChunkSize, unread }: ExportOptions = {},
 ): Promise<BuiltExports> {
   const how = chunkWriter(shown, chunkSize);
   // One type after another: a type's chunks are compressed side by side (how.press), a few at a time.
@@ -95,9 +126,18 @@ export async function buildExports(
   for (const type of recordTypes) {
     const records = dataset.records.get(type) ?? [];
     const earlier = previous && (await readEarlierFile(path.join(previous.dir, exportFile(type)), previous.index.exports[type], how));
+    const files = filesOf(type, dataset, unread);
+    if (files.some((file) => 'unread' in file)) {
+      const made = await writeFromFiles(type, files, earlier, how);
+      if (made === undefined) throw new UnreadNotCopied(type);
+      written.push({ type, ...made });
+      continue;
+    }
+    const ends = fileEnds(files.map((file) => ('records' in file ? file.records.length : 0)));
     const ids = changed?.get(type);
-    const known = changed === undefined ? undefined : ids ? await patchType(type, records, ids, earlier, how) : await keepType(type, records, earlier, how);
-    written.push({ type, ...(known ?? (await writeType(type, records, earlier, how))) });
+    const known =
+      changed === undefined ? undefined : ids ? await patchType(type, records, ends, ids, earlier, how) : await keepType(type, records, earlier, how);
+    written.push({ type, ...(known ?? (await writeType(type, records, ends, earlier, how))) });
   }
   const files = new Map<string, DownloadFile>();
   const lines = new Map<RecordType, ExportedType>();
@@ -112,7 +152,7 @@ export async function buildExports(
       bytes: file.bytes.length,
       sha256,
       etag,
-      ndjson,
+      ndjson: await ndjson,
       ...licenceOf(type),
     };
   }

@@ -19,7 +19,7 @@
  * every chunk's text in order, and ExportFile copies or compresses each member as for writeType.
  */
 import type { RecordType } from '../../contract/routes.ts';
-import { chunkIds, endsChunk, ExportFile, type ChunkWriter, type EarlierFile, type WrittenType } from './chunks.ts';
+import { chunkIds, endsChunk, ExportFile, linesOf, type ChunkWriter, type EarlierFile, type WrittenType } from './chunks.ts';
 import { digestNdjson, type DigestPart } from './ndjsonDigest.ts';
 import type { DataRecord } from '../records/schemas.ts';
 
@@ -31,6 +31,7 @@ import type { DataRecord } from '../records/schemas.ts';
 export async function patchType(
   type: RecordType,
   records: readonly DataRecord[],
+  ends: ReadonlySet<number>,
   changed: ReadonlySet<string>,
   earlier: EarlierFile | undefined,
   how: ChunkWriter,
@@ -52,7 +53,7 @@ export async function patchType(
     const isChanged = changed.has(record.id);
     touched ||= isChanged;
     const last = at === records.length - 1;
-    const cut = isChanged || record.id === openEnd ? endsChunk(record.id, how.shown(type, record), how) : cuts.has(record.id);
+    const cut = ends.has(at) || (isChanged || record.id === openEnd ? endsChunk(record.id, how.shown(type, record), how) : cuts.has(record.id));
     if (!cut && !last) continue;
     const end = at + 1;
     const chunk = chunkIds(records, start, end, ids);
@@ -63,7 +64,7 @@ export async function patchType(
     } else {
       for (let line = start; line < end; line++) {
         const shown = how.shown(type, records[line] as DataRecord);
-        const endsHere = endsChunk((records[line] as DataRecord).id, shown, how);
+        const endsHere = ends.has(line) || endsChunk((records[line] as DataRecord).id, shown, how);
         if (endsHere !== (line < at ? false : last ? endsHere : true)) return undefined;
         text.add(shown);
       }
@@ -78,5 +79,5 @@ export async function patchType(
     parts.push({ text: Buffer.alloc(0) });
     await file.add(0, 0, Buffer.alloc(0), chunkIds(records, 0, 0, ids));
   }
-  return file.finish(type, records, await digestNdjson(earlier.path, parts));
+  return file.finish(records.length, linesOf(type, records, how.shown), digestNdjson(earlier.path, parts));
 }

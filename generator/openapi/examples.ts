@@ -26,7 +26,8 @@ export interface ExampleOptions {
   readonly currentYear: number;
 }
 
-export function pickExamples(dataset: Dataset, { holidayYears, currentYear }: ExampleOptions): ParameterExamples {
+/** The record each type's examples come from: the first in data order its rule admits, else its first. */
+export function exampleRecords(dataset: Dataset): (type: RecordType) => DataRecord | undefined {
   const recordsOf = (type: RecordType): readonly DataRecord[] => dataset.records.get(type) ?? [];
   const chosen = new Map<RecordType, DataRecord | undefined>();
   const resolving = new Set<RecordType>();
@@ -42,6 +43,12 @@ export function pickExamples(dataset: Dataset, { holidayYears, currentYear }: Ex
     chosen.set(type, record);
     return record;
   };
+  return example;
+}
+
+export function pickExamples(dataset: Dataset, { holidayYears, currentYear }: ExampleOptions): ParameterExamples {
+  const recordsOf = (type: RecordType): readonly DataRecord[] => dataset.records.get(type) ?? [];
+  const example = exampleRecords(dataset);
 
   /**
    * A record's field, or one it reaches through its references when it has no such field: a

@@ -11,7 +11,10 @@
  * whose changes move a district or a province to another country is a full build
  * (plan/routePlans.ts), so an entry holds for as long as its file's SHA-256 does, on the same code.
  */
+import { recordTypes, type RecordType } from '../../contract/recordTypes.ts';
+import { recordDefinitions } from '../records/recordTypes.ts';
 import type { Route } from '../../contract/routes.ts';
+import { exampleRecords } from '../openapi/examples.ts';
 import { groupsOf } from '../bodies.ts';
 import { RecordKeys } from '../bodies/recordKeys.ts';
 import type { ValidatedDataset } from '../validate.ts';
@@ -30,13 +33,15 @@ export function spanningRoutes(routes: readonly Route[]): { readonly route: Rout
 
 /**
  * The map of `dataset`'s partitioned files. An entry of `previous` whose SHA-256 is the file's now
- * is taken as it is; the other files' entries are worked out from their records.
+ * is taken as it is; the other files' entries are worked out from their records. `unread` are the
+ * files a rebuild did not read, whose entries `previous` holds as they are.
  */
 export function mapPartitions(
   dataset: ValidatedDataset,
   routes: readonly Route[],
   sha256Of: (file: string) => string | undefined,
   previous?: PartitionMap,
+  unread: Iterable<string> = [],
 ): PartitionMap {
   const keys = new RecordKeys(dataset, []);
   const spanningOf = spanningRoutes(routes);
@@ -61,5 +66,41 @@ export function mapPartitions(
     }
     files[file] = { sha256, records: records.length, countries: [...countries].sort(), spanning };
   }
-  return { files };
+  for (const file of unread) {
+    const known = previous?.files[file];
+    if (known === undefined) throw new Error(`${file} was not read, yet the previous partition map does not describe it`);
+    files[file] = known;
+  }
+  return { files: Object.fromEntries(Object.entries(files).sort(([a], [b]) => (a < b ? -1 : 1))), examples: examplesOf(dataset) };
+}
+
+/** The record each partitioned type's examples come from, with its file: a rebuild reads that file, and checks the examples stay. */
+export function examplesOf(dataset: ValidatedDataset): NonNullable<PartitionMap['examples']> {
+  const example = exampleRecords(dataset);
+  const found: Record<string, { id: string; file: string }> = {};
+  for (const type of recordTypes) {
+    if (partitionOf(type) === undefined) continue;
+    const record = example(type);
+    if (record === undefined) continue;
+    for (const [file, records] of dataset.byFile)
+      if (partitionedTypeOf(file) === type && records.includes(record)) {
+        found[type] = { id: record.id, file };
+        break;
+      }
+  }
+  return found;
+}
+
+/**
+ * Whether the record of `type` with `id` is in `dataset` and so is every record it refers to, and
+ * theirs in turn: an example's values are read through its references (a neighbourhood's country
+ * is its district's), which a rebuild that read part of the files must hold.
+ */
+export function referencesFound(dataset: ValidatedDataset, type: RecordType, id: string | undefined, toField = 'id'): boolean {
+  const record = (dataset.records.get(type) ?? []).find((candidate) => candidate[toField] === id);
+  if (record === undefined) return false;
+  return recordDefinitions[type].references.every(
+    (reference) =>
+      (record[reference.field] === null && reference.nullable) || referencesFound(dataset, reference.to, record[reference.field] as string, reference.toField),
+  );
 }

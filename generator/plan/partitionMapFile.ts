@@ -21,6 +21,8 @@ export interface FilePartition {
 export interface PartitionMap {
   /** By the file's path in the data directory. */
   readonly files: Readonly<Record<string, FilePartition>>;
+  /** By partitioned type, the record the OpenAPI document's examples of it came from, and its file. */
+  readonly examples?: Readonly<Record<string, { readonly id: string; readonly file: string }>>;
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -29,6 +31,12 @@ const isStrings = (value: unknown): boolean => Array.isArray(value) && value.eve
 /** Whether `value` is a map of this shape (checked by hand: a schema library takes a third of a second over the world's million groups). */
 function isPartitionMap(value: unknown): value is PartitionMap {
   if (!isObject(value) || !isObject(value.files)) return false;
+  const { examples } = value;
+  if (
+    examples !== undefined &&
+    !(isObject(examples) && Object.values(examples).every((each) => isObject(each) && typeof each.id === 'string' && typeof each.file === 'string'))
+  )
+    return false;
   return Object.values(value.files).every(
     (entry) =>
       isObject(entry) &&

@@ -41,10 +41,16 @@ export interface Located {
   readonly map: PartitionMap;
   /** A record file's SHA-256 now: a map entry of another describes another file. */
   readonly sha256Of: (file: string) => string | undefined;
+  /** The files of partitioned types the build did not read (their map entries are as they are). */
+  readonly unread?: ReadonlySet<string>;
+  /** Where the unread files a plan needs are noted. */
+  readonly wanted?: Set<string>;
 }
 
 export type RoutePlans =
   | { readonly kind: 'full'; readonly reason: string }
+  /** Files the build did not read that the plan needs: read them too, and plan again. */
+  | { readonly kind: 'more'; readonly files: ReadonlySet<string> }
   | { readonly kind: 'planned'; readonly plans: ReadonlyMap<string, RoutePlan>; readonly plansBefore: ReadonlyMap<string, RoutePlan> };
 
 /** The keys of the data in both versions. */
@@ -130,16 +136,17 @@ function candidates(type: RecordType, all: readonly DataRecord[], located: Locat
   if (located === undefined) return all;
   const countries = new Set([...reach.countries].map(String));
   const found: DataRecord[] = [];
-  for (const [file, records] of located.byFile) {
-    if (partitionedTypeOf(file) !== type) continue;
+  const concerned = (file: string): boolean => {
     const entry = located.map.files[file];
-    const concerned =
+    return (
       entry === undefined ||
       entry.sha256 !== located.sha256Of(file) ||
       entry.countries.some((country) => countries.has(country)) ||
-      (reach.spanning !== undefined && (entry.spanning[reach.spanning] ?? []).some(reach.only));
-    if (concerned) for (const record of records) found.push(record);
-  }
+      (reach.spanning !== undefined && (entry.spanning[reach.spanning] ?? []).some(reach.only))
+    );
+  };
+  for (const [file, records] of located.byFile) if (partitionedTypeOf(file) === type && concerned(file)) for (const record of records) found.push(record);
+  for (const file of located.unread ?? []) if (partitionedTypeOf(file) === type && concerned(file)) located.wanted?.add(file);
   return found;
 }
 
@@ -163,6 +170,10 @@ export function planRoutes({ routes, dataset, before, changed, readBefore, locat
     const fixing = partitionOf(route.record)?.by;
     if (fixing === undefined) {
       const plan: RoutePlan = { make: [...typesRead(route)].some((type) => changed.has(type)) ? 'all' : 'none' };
+      // Made whole from a partitioned type: from every record of it.
+      if (plan.make === 'all')
+        for (const each of [located, locatedBefore])
+          for (const file of each?.unread ?? []) if (typesRead(route).has(partitionedTypeOf(file) as RecordType)) each?.wanted?.add(file);
       plans.set(route.path, plan);
       plansBefore.set(route.path, plan);
       continue;
@@ -211,5 +222,7 @@ export function planRoutes({ routes, dataset, before, changed, readBefore, locat
     plans.set(route.path, { make: 'groups', records: madeFrom, only });
     plansBefore.set(route.path, { make: 'groups', records: madeBefore, only });
   }
+  const wanted = new Set([...(located?.wanted ?? []), ...(locatedBefore?.wanted ?? [])]);
+  if (wanted.size > 0) return { kind: 'more', files: wanted };
   return { kind: 'planned', plans, plansBefore };
 }

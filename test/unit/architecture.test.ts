@@ -44,7 +44,7 @@ const generatorFolders: Readonly<Record<string, readonly string[]>> = {
   builds: ['contract', 'records'],
   packs: ['contract', 'records', 'builds'],
   bodies: ['contract', 'records', 'packs', 'root'],
-  plan: ['contract', 'records', 'builds', 'bodies', 'root'],
+  plan: ['contract', 'records', 'builds', 'bodies', 'openapi', 'root'],
   openapi: ['contract', 'records', 'root'],
   exports: ['contract', 'records', 'builds', 'root'],
   import: ['contract', 'records'],

@@ -89,7 +89,7 @@ describe('what each route makes', () => {
 
   it('remakes a route added to read another type when that type changes, and leaves one that does not read it', () => {
     const planned = planRoutes({ routes: [...routes, byDistrictState], dataset: after, before, changed, readBefore: new Set() });
-    if (planned.kind !== 'planned') throw new Error(planned.reason);
+    if (planned.kind !== 'planned') throw new Error(JSON.stringify(planned));
     expect(planned.plans.get(byDistrictState.path)).toEqual({ make: 'all' });
     expect(planned.plans.get(route('/stateprovince/getbycountryid').path)).toEqual({ make: 'none' });
     expect(planned.plans.get(route('/district/getbyid').path)).toMatchObject({ make: 'groups', records: [augsburg] });
