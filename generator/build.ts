@@ -291,13 +291,16 @@ async function buildLocked(options: BuildOptions): Promise<BuildSummary> {
       ? stages.planReads({ inputs: inputs.peek(), basis: startsFrom, map: partitions, routes: run.routes, more })
       : stages.readEverything;
   let reads = readsWith();
+  // What the tries asked for: the plan of reads closes over their countries, not over the examples' files, which need only their own records.
+  const asked = new Set<string>();
   // A later try parses only the files the earlier did not.
   const parsed = new Map<string, RecordFile>();
   for (let tried = 1; ; tried++) {
     const checked = await checkAndPlan(run, inputs, reads, partitions, parsed);
     if ('more' in checked) {
       const wanted = checked.more;
-      reads = wanted === 'all' || tried >= partialTries || reads.all ? stages.readEverything : readsWith(new Set([...reads.partitioned, ...wanted]));
+      if (wanted !== 'all') for (const file of wanted) asked.add(file);
+      reads = wanted === 'all' || tried >= partialTries || reads.all ? stages.readEverything : readsWith(asked);
       continue;
     }
     let reason = checked.choice.kind === 'full' ? checked.choice.reason : '';

@@ -58,7 +58,15 @@ describe('the generator on the fixture dataset', () => {
   });
 
   it('writes every body into a pack, with a manifest entry of its size and strong ETag, and no other files', async () => {
-    const listed = ['manifest.json', 'build-summary.json', 'build.json', 'lookups.idx', ...Object.keys(manifest.public), ...Object.keys(manifest.downloads)];
+    const listed = [
+      'manifest.json',
+      'build-summary.json',
+      'build-partitions.json',
+      'build.json',
+      'lookups.idx',
+      ...Object.keys(manifest.public),
+      ...Object.keys(manifest.downloads),
+    ];
     const written = await fg('**/*', { cwd: distDir, dot: true });
     expect(written.filter((file) => !listed.includes(file) && !/^lookups\/[A-Za-z0-9_-]{27}\.(idx|pack)$/.test(file))).toEqual([]);
     const packs = new Set<string>();
