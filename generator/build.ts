@@ -287,9 +287,7 @@ async function buildLocked(options: BuildOptions): Promise<BuildSummary> {
   const partitions = options.force ? undefined : await stages.readPartitionMap(replaced);
   const startsFrom = summary?.rebuild && replaced !== undefined && stages.otherBasis(summary.rebuild, basis) === undefined ? summary.rebuild : undefined;
   const readsWith = (more?: ReadonlySet<string>): ReadPlan =>
-    startsFrom && !options.force
-      ? stages.planReads({ inputs: inputs.peek(), basis: startsFrom, map: partitions, routes: run.routes, more })
-      : stages.readEverything;
+    startsFrom ? stages.planReads({ inputs: inputs.peek(), basis: startsFrom, map: partitions, routes: run.routes, more }) : stages.readEverything;
   let reads = readsWith();
   // What the tries asked for: the plan of reads closes over their countries, not over the examples' files, which need only their own records.
   const asked = new Set<string>();
@@ -407,10 +405,10 @@ async function patchBuild(run: BuildRun, checked: Checked, plan: RebuildPlan): P
     if (replaced === undefined) throw new PatchNotApplicable('there is no previous build');
     const made = await patchOf(run.routes, plan, replaced, checked.dataset.peek(), checked.settings);
     timer.end('bodies');
-    const partial = checked.unread.size > 0 ? partialFacts(run, checked, plan) : undefined;
-    const documents = await makeDocuments(run, checked, made.indexed.shown, made.changedRecords, partial);
     const sha256Of = (file: string) => run.basis.records[file];
     const partitions = run.stages.mapPartitions(checked.dataset.peek(), run.routes, sha256Of, checked.partitions, checked.unread);
+    const partial = checked.unread.size > 0 ? partialFacts(run, checked, plan, partitions.examples ?? {}) : undefined;
+    const documents = await makeDocuments(run, checked, made.indexed.shown, made.changedRecords, partial);
     const written = await writeBuild(run, documents, made.indexed, { patch: made.patch, partitions });
     const records = Object.fromEntries([...made.changedRecords].map(([type, ids]) => [type, ids.size]));
     const rebuilt = { changed: made.patch.changes.size, records, unread: checked.unread.size, files: Object.keys(run.basis.records).length };
@@ -434,12 +432,17 @@ interface PartialFacts {
 
 /**
  * The counts and exports' facts of a rebuild that read part of the files, or PatchNotApplicable
- * where the files read cannot stand for all: the examples of the OpenAPI document are not those
- * of the previous build (the record they came from changed), which every file decides.
+ * where the files read cannot stand for all: the examples of the OpenAPI document (`examples`, as
+ * this build's partition map found them) are not those of the previous build (the record they
+ * came from changed), which every file decides.
  */
-function partialFacts({ stages, summary, basis }: BuildRun, { dataset: held, partitions, unread }: Checked, plan: RebuildPlan): PartialFacts {
+function partialFacts(
+  { stages, summary, basis }: BuildRun,
+  { dataset: held, partitions, unread }: Checked,
+  plan: RebuildPlan,
+  examples: NonNullable<PartitionMap['examples']>,
+): PartialFacts {
   const dataset = held.peek();
-  const examples = stages.examplesOf(dataset);
   const previousExamples = partitions?.examples ?? {};
   const moved = [...new Set([...Object.keys(examples), ...Object.keys(previousExamples)])].find(
     (type) => examples[type]?.id !== previousExamples[type]?.id || !stages.referencesFound(dataset, type as RecordType, examples[type]?.id),

@@ -75,7 +75,7 @@ export function mapPartitions(
 }
 
 /** The record each partitioned type's examples come from, with its file: a rebuild reads that file, and checks the examples stay. */
-export function examplesOf(dataset: ValidatedDataset): NonNullable<PartitionMap['examples']> {
+function examplesOf(dataset: ValidatedDataset): NonNullable<PartitionMap['examples']> {
   const example = exampleRecords(dataset);
   const found: Record<string, { id: string; file: string }> = {};
   for (const type of recordTypes) {

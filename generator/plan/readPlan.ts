@@ -17,7 +17,7 @@
  * the build read everything. Where a file is not read, its records are taken as the previous
  * build had them: its SHA-256 is the same, and the code and settings are.
  */
-import { recordTypes } from '../../contract/recordTypes.ts';
+import { isRecordType, recordTypes } from '../../contract/recordTypes.ts';
 import type { Route } from '../../contract/routes.ts';
 import type { RebuildBasis } from '../builds/summary.ts';
 import type { Inputs } from '../load.ts';
@@ -36,7 +36,7 @@ export const readEverything: ReadPlan = { all: true };
  * or a type made whole that refers to a partitioned one (its references are checked against all).
  */
 export function partialReadBlocked(routes: readonly Route[]): string | undefined {
-  const partitioned = (type: string) => recordTypes.some((each) => each === type && partitionOf(each) !== undefined);
+  const partitioned = (type: string) => isRecordType(type) && partitionOf(type) !== undefined;
   for (const route of routes) {
     if (!partitioned(route.record) || route.shape !== 'single' || route.document || route.params.some((param) => param.kind === 'name')) continue;
     if (route.params.some((param) => param.field !== 'id')) return `${route.path} needs its values unique across every ${route.record}`;
@@ -85,7 +85,7 @@ export function planReads({ inputs, basis, map, routes, more = new Set() }: Read
   // The closure: a file read brings its countries, whose files bring theirs.
   for (let grown = true; grown; ) {
     grown = false;
-    for (const file of read) for (const country of map.files[file]?.countries ?? []) if (!countries.has(country)) countries.add(country);
+    for (const file of read) for (const country of map.files[file]?.countries ?? []) countries.add(country);
     for (const file of current.keys()) {
       if (read.has(file) || !(map.files[file]?.countries ?? []).some((country) => countries.has(country))) continue;
       read.add(file);
