@@ -16,6 +16,7 @@ import { indexSearch, searchScopes } from './bodies/search.ts';
 import { indexSingle, singleTuples } from './bodies/singles.ts';
 import type { BodySink } from './packs/spill.ts';
 import { BuildError } from './records/errors.ts';
+import { compareCodePoints } from './records/ordering.ts';
 import { silentProgress, type Progress } from './builds/progress.ts';
 import { ParentLanguages } from './records/translations.ts';
 import type { BuildSettings, DataRecord } from './records/schemas.ts';
@@ -122,7 +123,7 @@ export function indexData<Bodies extends BodySink = Map<string, string>>(
   if (problems.length > 0) throw new BuildError(problems);
   const { ambiguous, aliases, projection } = indexing;
   // By file: the same data gives the same list, however many of its bodies a build made.
-  ambiguous.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+  ambiguous.sort((a, b) => compareCodePoints(a.file, b.file));
   return { bodies, ambiguous, aliases, languages: languages.toManifest(), shown: (type, record) => projection.project(type, record) };
 }
 

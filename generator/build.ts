@@ -18,6 +18,7 @@ import { parseArgs } from 'node:util';
 import fg from 'fast-glob';
 import { ProblemsError } from '../contract/errors.ts';
 import { BuildError } from './records/errors.ts';
+import { compareCodePoints } from './records/ordering.ts';
 import { readInputs, type Inputs, type RecordFile } from './load.ts';
 import { readSummary, type BuildSummaryFile, type RebuildBasis } from './builds/summary.ts';
 import { buildsRootOf } from '../contract/builds.ts';
@@ -458,7 +459,7 @@ function partialFacts(
   // Each previous file's first line in its type's export: the type's files in path order, one after another.
   const previousStart = new Map<string, number>();
   const lineOfType = new Map<string, number>();
-  for (const [file, entry] of Object.entries(partitions.files).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+  for (const [file, entry] of Object.entries(partitions.files).sort(([a], [b]) => compareCodePoints(a, b))) {
     const type = stages.typeNameOf(file);
     const at = lineOfType.get(type) ?? 0;
     previousStart.set(file, at);
@@ -598,9 +599,7 @@ async function patchOf(
   for (const [file, body] of made.bodies) if (was.bodies.get(file) !== body) changes.set(file, body);
   for (const file of was.bodies.keys()) if (!made.bodies.has(file)) changes.set(file, undefined);
   const remade = (file: string) => made.bodies.has(file) || was.bodies.has(file);
-  const ambiguous = [...previousHead.ambiguous.filter((entry) => !remade(entry.file)), ...made.ambiguous].sort((a, b) =>
-    a.file < b.file ? -1 : a.file > b.file ? 1 : 0,
-  );
+  const ambiguous = [...previousHead.ambiguous.filter((entry) => !remade(entry.file)), ...made.ambiguous].sort((a, b) => compareCodePoints(a.file, b.file));
   return {
     indexed: { ...made, ambiguous },
     patch: { previousDir, changes, files: previousSummary.files, bytes: previousSummary.bytes },

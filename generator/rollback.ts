@@ -21,6 +21,7 @@ import { describeBuildFailure } from './build.ts';
 import { withBuildLock } from './builds/lock.ts';
 import { readExportsIndex } from './exports/exports.ts';
 import { RollbackError } from './records/errors.ts';
+import { compareCodePoints } from './records/ordering.ts';
 import { buildIdFile, linkPointer, swapLink } from './write.ts';
 
 export interface RollbackResult {
@@ -34,7 +35,7 @@ export async function keptBuildIds(distDir: string): Promise<string[]> {
   const ids = (await readdir(buildsRoot).catch(() => [] as string[])).filter(isBuildDirName);
   const builtAt = new Map(await Promise.all(ids.map(async (id) => [id, (await readExportsIndex(path.join(buildsRoot, id)))?.builtAt ?? id] as const)));
   const when = (id: string): string => builtAt.get(id) ?? id;
-  return ids.sort((a, b) => (when(a) < when(b) ? -1 : when(a) > when(b) ? 1 : a < b ? -1 : 1));
+  return ids.sort((a, b) => compareCodePoints(when(a), when(b)) || compareCodePoints(a, b));
 }
 
 /**

@@ -9,6 +9,7 @@ import { bodyPath, languageBodyKeys, type Route } from '../../contract/routes.ts
 import type { IsoWeekday, WeekendChange, WorkCalendar, WorkCalendarDay, WorkDayType } from '../../contract/workCalendar.ts';
 import { workDayTypes } from '../../contract/workCalendar.ts';
 import { textIn } from '../records/translations.ts';
+import { compareCodePoints } from '../records/ordering.ts';
 import type { DataRecord } from '../records/schemas.ts';
 import type { Indexing } from './indexing.ts';
 
@@ -75,7 +76,7 @@ function calendarDays(days: CalendarDay[]): CalendarDay[] {
 }
 
 function compareDays(a: CalendarDay, b: CalendarDay): number {
-  if (a.date !== b.date) return a.date < b.date ? -1 : 1;
+  if (a.date !== b.date) return compareCodePoints(a.date, b.date);
   if (a.scope !== b.scope) return a.scope === 'national' ? -1 : 1;
   return (typeOrder.get(a.type) ?? 0) - (typeOrder.get(b.type) ?? 0);
 }

@@ -10,6 +10,7 @@
  */
 import { z } from 'zod';
 import { readPackageJson } from '../import/shared/packages.ts';
+import { compareCodePoints } from '../records/ordering.ts';
 
 const likelySubtagsSchema = z.object({ supplemental: z.object({ likelySubtags: z.record(z.string(), z.string()) }) });
 const aliasesSchema = z.object({
@@ -68,7 +69,7 @@ export async function loadLocaleMatcher(cldrLocales: Iterable<string>): Promise<
   };
 
   const byMeaning = new Map<string, string>();
-  for (const locale of [...cldrLocales].sort((a, b) => a.length - b.length || (a < b ? -1 : 1))) {
+  for (const locale of [...cldrLocales].sort((a, b) => a.length - b.length || compareCodePoints(a, b))) {
     const meaning = maximise(locale);
     if (meaning !== undefined && !byMeaning.has(meaning)) byMeaning.set(meaning, locale);
   }

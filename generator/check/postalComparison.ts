@@ -21,6 +21,7 @@
 import { foldName } from '../../contract/keys.ts';
 import type { Disagreement } from './check.ts';
 import { placesByCode, type ServedPlace } from './servedPlaces.ts';
+import { compareCodePoints } from '../records/ordering.ts';
 
 export interface ReferenceCode {
   /** The places the reference lists for the code, as it writes them. */
@@ -213,7 +214,7 @@ export function comparePostalCodes(comparison: PostalComparison): PostalComparis
   let referenceCodesServed = 0;
   const tally: Tally = { namesCompared: 0, namesAgree: 0, districtNamesAgree: 0, agreements: {}, stateProvincesCompared: 0, stateProvincesAgree: 0 };
 
-  for (const [code, theirs] of [...comparison.reference].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+  for (const [code, theirs] of [...comparison.reference].sort(([a], [b]) => compareCodePoints(a, b))) {
     const set = comparison.setApart?.(code);
     const served = ours.get(code);
     if (set !== undefined) {

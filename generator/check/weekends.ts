@@ -8,6 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import { packageFilePath } from '../import/shared/packages.ts';
 import type { DataCheck, Disagreement } from './check.ts';
+import { compareCodePoints } from '../records/ordering.ts';
 
 const cldrDays = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
 
@@ -48,7 +49,7 @@ export const check: DataCheck = {
       if (alpha2Code) today.set(alpha2Code, [...(period.weekendDays as number[])]);
     }
     const disagreements: Disagreement[] = [];
-    for (const [alpha2Code, ours] of [...today].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    for (const [alpha2Code, ours] of [...today].sort(([a], [b]) => compareCodePoints(a, b))) {
       const theirs = cldrWeekend(weekData, alpha2Code);
       if (written(ours) !== written(theirs)) disagreements.push({ key: alpha2Code, ours: written(ours), theirs: written(theirs) });
     }

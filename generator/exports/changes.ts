@@ -19,6 +19,7 @@ import { LineBuffer } from './chunks.ts';
 import { readExportsIndex, type ExportedType, type ExportsOf } from './files.ts';
 import { readMembers, readMemberTexts } from './gzipMembers.ts';
 import { movedSources } from '../records/sources.ts';
+import { compareCodePoints } from '../records/ordering.ts';
 import type { DownloadFile } from '../write.ts';
 
 /** A build whose exports are kept: its directory and its exports index. */
@@ -40,7 +41,7 @@ export async function keptBuilds(buildsRoot: string, previousDir: string | undef
     const index = await readExportsIndex(dir);
     if (index) found.push({ dir, index });
   }
-  const newestFirst = found.sort((a, b) => (a.index.builtAt < b.index.builtAt ? 1 : a.index.builtAt > b.index.builtAt ? -1 : 0));
+  const newestFirst = found.sort((a, b) => compareCodePoints(b.index.builtAt, a.index.builtAt));
   const previous = newestFirst.find((build) => build.dir === previousDir);
   const others = newestFirst.filter((build) => build !== previous);
   return [...(previous ? [previous] : []), ...others].slice(0, keep - 1);

@@ -21,6 +21,7 @@ import { patchType } from './patch.ts';
 import { writeFromFiles, type ExportedFile } from './unread.ts';
 import { typeNameOf } from '../load.ts';
 import type { DataRecord } from '../records/schemas.ts';
+import { compareCodePoints } from '../records/ordering.ts';
 import type { DataSources } from '../records/sources.ts';
 import type { Dataset } from '../validate.ts';
 import type { DownloadFile } from '../write.ts';
@@ -87,7 +88,7 @@ function filesOf(type: RecordType, dataset: ExportedData, unread: ExportOptions[
   if (notRead.length === 0) return read.map(([file, records]) => ({ file, records }));
   const files: ExportedFile[] = [...read.map(([file, records]) => ({ file, records })), ...notRead.map(([file, counted]) => ({ file, unread: counted }))];
   // The order readInputs reads files in: their paths, sorted.
-  return files.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+  return files.sort((a, b) => compareCodePoints(a.file, b.file));
 }
 
 /** The index of the build in `buildDir`, if it has one that parses: a kept build's, or the previous build's. */

@@ -10,6 +10,7 @@ import { readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { sourcesFileName, type DataSources } from '../records/sources.ts';
+import { compareCodePoints } from '../records/ordering.ts';
 import { ImportError } from './shared/importError.ts';
 import { installedVersions } from './shared/packages.ts';
 import { unWppPopulationFile, worldBankPopulationFile } from './countries/population.ts';
@@ -44,7 +45,7 @@ export async function collectSourceVersions(dataDir: string): Promise<DataSource
   for (const name of (await readdir(curatedDir)).filter((file) => file.endsWith('.json')).sort()) {
     versions[`curated/${name}`] = await fileVersion(path.join(curatedDir, name));
   }
-  return Object.fromEntries(Object.entries(versions).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return Object.fromEntries(Object.entries(versions).sort(([a], [b]) => compareCodePoints(a, b)));
 }
 
 export function formatSources(sources: DataSources): string {

@@ -13,6 +13,7 @@
  */
 import { recordTypes, type RecordType } from '../../contract/recordTypes.ts';
 import { recordDefinitions } from '../records/recordTypes.ts';
+import { compareCodePoints } from '../records/ordering.ts';
 import type { Route } from '../../contract/routes.ts';
 import { exampleRecords } from '../openapi/examples.ts';
 import { groupsOf } from '../bodies.ts';
@@ -71,7 +72,7 @@ export function mapPartitions(
     if (known === undefined) throw new Error(`${file} was not read, yet the previous partition map does not describe it`);
     files[file] = known;
   }
-  return { files: Object.fromEntries(Object.entries(files).sort(([a], [b]) => (a < b ? -1 : 1))), examples: examplesOf(dataset) };
+  return { files: Object.fromEntries(Object.entries(files).sort(([a], [b]) => compareCodePoints(a, b))), examples: examplesOf(dataset) };
 }
 
 /** The record each partitioned type's examples come from, with its file: a rebuild reads that file, and checks the examples stay. */

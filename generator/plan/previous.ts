@@ -8,6 +8,7 @@ import type { RecordType } from '../../contract/recordTypes.ts';
 import type { RebuildBasis } from '../builds/summary.ts';
 import { gateAddressCountries, parseRecordFiles, type InputFile, type LoadedData, type RecordFile } from '../load.ts';
 import type { DataRecord } from '../records/schemas.ts';
+import { compareCodePoints } from '../records/ordering.ts';
 import { parseFileRecords, type Dataset, type ValidatedDataset } from '../validate.ts';
 import { diffRecords, type Changed } from './changes.ts';
 import { readSaved } from './savedInputs.ts';
@@ -59,7 +60,7 @@ export async function previousData({ buildsRoot, basis, current, loaded, dataset
   const oldFiles = await savedFiles(buildsRoot, basis, changedPaths);
   if (typeof oldFiles === 'string') return full(oldFiles);
   const oldAll = [...loaded.allFiles.filter((file) => !changedPaths.has(file.relativePath)), ...oldFiles].sort((a, b) =>
-    a.relativePath < b.relativePath ? -1 : 1,
+    compareCodePoints(a.relativePath, b.relativePath),
   );
   let gated: readonly RecordFile[];
   try {

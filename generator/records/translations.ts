@@ -7,6 +7,7 @@ import { languageKey } from '../../contract/keys.ts';
 import type { Manifest } from '../../contract/manifest.ts';
 import type { RouteLanguages } from '../../contract/routes.ts';
 import type { DataRecord } from './schemas.ts';
+import { compareCodePoints } from './ordering.ts';
 
 /** Another language of a parent: its tag (`en-US`) and the key its bodies are named with (`en`). */
 export interface OtherLanguage {
@@ -65,7 +66,7 @@ export class ParentLanguages {
   /** manifest.json `languages`: each parent's own language, then its others. */
   toManifest(): Manifest['languages'] {
     const entries = [...this.#own].map(([parent, own]): [string, string[]] => [parent, [...own, ...this.others(parent).map(({ tag }) => tag)]]);
-    return Object.fromEntries(entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    return Object.fromEntries(entries.sort(([a], [b]) => compareCodePoints(a, b)));
   }
 }
 

@@ -10,6 +10,7 @@ import { access, readdir } from 'node:fs/promises';
 import { z } from 'zod';
 import { normaliseKey } from '../../../contract/keys.ts';
 import type { Country } from '../../records/schemas.ts';
+import { compareCodePoints } from '../shared/ordering.ts';
 import { packageFilePath, readPackageJson } from '../shared/packages.ts';
 
 const territoriesSchema = z.object({
@@ -78,7 +79,7 @@ export async function loadLocalizedCountryNames(known: ReadonlyMap<string, reado
         return result.ok ? [result.key] : [];
       }),
     );
-    const localized = [...names].filter(([key]) => !knownKeys.has(key)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const localized = [...names].filter(([key]) => !knownKeys.has(key)).sort(([a], [b]) => compareCodePoints(a, b));
     byCountry.set(
       code,
       localized.map(([, named]) => named),

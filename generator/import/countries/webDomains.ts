@@ -7,6 +7,7 @@
 import { domainToASCII, pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { countryTopLevelWebDomainSchema, webDomainSchema } from '../../records/schemas.ts';
+import { compareCodePoints } from '../shared/ordering.ts';
 import { byCountryName, reuseLinkIds } from './countryLinks.ts';
 import { readCuratedFile, sourceUrl } from '../shared/curatedFile.ts';
 import type { DatasetImporter } from '../importer.ts';
@@ -88,7 +89,7 @@ export const importer: DatasetImporter = async ({ dataDir, countries, previous }
     ...[...secondLevelSuffixes].map((name) => ({ name, isTopLevel: false })),
   ]
     // Plain code-point order: every name is ASCII, where UTF-16 order is code-point order.
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .sort((a, b) => compareCodePoints(a.name, b.name))
     .map(({ name, isTopLevel }) => ({ id: idFor(name), name, isTopLevel }));
 
   const { excluded } = await readCuratedFile(dataDir, 'country-top-level-domains.json', curatedExclusionsSchema);

@@ -16,6 +16,7 @@
 import { z } from 'zod';
 import { readCuratedFile, sourceUrl } from '../shared/curatedFile.ts';
 import { ImportError } from '../shared/importError.ts';
+import { compareCodePoints } from '../shared/ordering.ts';
 import type { PythonHolidaysSnapshot } from './pythonHolidays.ts';
 
 export const regionalCorrectionsFile = 'regional-day-corrections.json';
@@ -79,5 +80,5 @@ export function correctSubdivisionDays(
     }
   }
   if (problems.length > 0) throw new ImportError(problems.map((problem) => `data/curated/${regionalCorrectionsFile}: ${problem}`));
-  return corrected.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  return corrected.sort((a, b) => compareCodePoints(a[0], b[0]));
 }

@@ -6,7 +6,4 @@
 export const englishCollator = new Intl.Collator('en');
 export const turkishCollator = new Intl.Collator('tr');
 
-/** By UTF-16 code unit, as JavaScript's default sort: independent of the locale. */
-export function compareCodePoints(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
+export { compareCodePoints } from '../../records/ordering.ts';
