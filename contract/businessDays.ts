@@ -24,6 +24,8 @@ export const defaultClosed: readonly ClosableType[] = ['public', 'bank'];
 export const maxSpanDays = 3_653;
 
 const dayMillis = 86_400_000;
+/** The entries of a day the calendars list nothing for. */
+const noDays: readonly WorkCalendarDay[] = [];
 const datePattern = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 /** The whole days from 1970-01-01 to `date` (`YYYY-MM-DD`), or undefined when it is no calendar date. */
@@ -140,7 +142,7 @@ export class BusinessCalendar {
 
   /** What closes day `number` under the policy (empty: it is a working day). */
   #closedBy(number: number, weekend: boolean): ClosedBy[] {
-    const entries = this.#entries.get(number) ?? [];
+    const entries = this.#entries.get(number) ?? noDays;
     const closing = closableTypes.filter((type) => this.#closed.has(type) && entries.some((day) => day.type === type));
     if (closing.length > 0) return closing;
     if (entries.some((day) => day.type === 'workday')) return [];
@@ -180,7 +182,7 @@ export class BusinessCalendar {
       working: this.#working[index] === 1,
       weekend,
       closedBy: this.#closedBy(number, weekend),
-      days: this.#entries.get(number) ?? [],
+      days: this.#entries.get(number) ?? noDays,
     };
   }
 
